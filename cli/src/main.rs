@@ -1,0 +1,3 @@
+//! The `agent-registry` binary.
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! The registry HTTP API as a Lambda function.
+
+fn main() {}

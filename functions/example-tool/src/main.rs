@@ -1,0 +1,3 @@
+//! An example Bedrock action-group tool.
+
+fn main() {}

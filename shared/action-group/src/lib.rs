@@ -1,0 +1,1 @@
+//! Typed Bedrock action-group Lambda events and responses for tool authors.

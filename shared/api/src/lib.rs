@@ -1,0 +1,1 @@
+//! Registry service layer and HTTP router.

@@ -1,0 +1,13 @@
+//! The agent and tool registry domain: definitions, validation, rollout and
+//! resolution. Pure: no I/O, no clocks except where the caller passes time in.
+
+pub mod model;
+mod secret;
+pub mod validate;
+mod violation;
+
+pub use model::*;
+pub use registry_access::{AccessRule, Effect};
+pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
+pub use secret::Secret;
+pub use violation::{Violation, Violations, pointer};

@@ -1,0 +1,22 @@
+//! The wire-format data model (SPEC section 3): camelCase JSON, unknown fields captured
+//! so validation can reject them by path, map keys kept byte for byte.
+
+mod agent;
+mod definition;
+mod lifecycle;
+mod meta;
+mod rollout;
+mod tool;
+
+pub use agent::{AgentCollaboration, AgentDefinition, Collaborator, HistoryRelay, KnowledgeBase};
+pub use definition::{Definition, Kind};
+pub use lifecycle::{Lifecycle, LifecycleStatus};
+pub use meta::ServerFields;
+pub use rollout::{RolloutPolicy, Stickiness};
+pub use tool::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, ToolTarget};
+
+/// Fields a client sent that the model does not know; validation rejects each by path.
+pub type Unknown = std::collections::BTreeMap<String, serde_json::Value>;
+
+/// String-to-string map whose keys are stored and returned byte for byte.
+pub type Tags = std::collections::BTreeMap<String, String>;

@@ -1,0 +1,168 @@
+//! Tool definitions.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Lifecycle, ServerFields, Tags, Unknown};
+use crate::Secret;
+use registry_access::AccessRule;
+use registry_types::{FunctionDefinition, TypeDefinition};
+use std::collections::BTreeMap;
+
+/// How a tool is executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutionType {
+    /// An AWS Lambda function (`lambdaArn`).
+    Lambda,
+    /// A Model Context Protocol server (`url`, optional OAuth `auth`).
+    Mcp,
+    /// Code run by the runtime (`code`).
+    Inline,
+}
+
+impl ExecutionType {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lambda => "lambda",
+            Self::Mcp => "mcp",
+            Self::Inline => "inline",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "lambda" => Some(Self::Lambda),
+            "mcp" => Some(Self::Mcp),
+            "inline" => Some(Self::Inline),
+            _ => None,
+        }
+    }
+}
+
+/// Agent frameworks a tool or knowledge base supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentFramework {
+    /// AWS Bedrock agents.
+    Bedrock,
+}
+
+/// OAuth client credentials for an MCP server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpAuth {
+    /// OAuth client id.
+    pub client_id: String,
+    /// OAuth client secret: write-only; omitted on update keeps the stored one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<Secret>,
+    /// OAuth token endpoint.
+    pub token_url: String,
+    /// Fields not in the model, kept only so validation can name them.
+    #[serde(flatten, skip_serializing)]
+    #[schema(ignore)]
+    pub unknown: Unknown,
+}
+
+/// A tool an agent can call: a Lambda, an MCP server or inline code, with its functions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolDefinition {
+    /// Tool id; generated (UUIDv7) when omitted on create.
+    #[serde(default)]
+    pub tool_id: String,
+    /// How the tool runs; decides which of `lambdaArn`, `url`/`auth`, `code` apply.
+    pub execution_type: ExecutionType,
+    /// Action-group name (`([0-9a-zA-Z][_-]?){1,100}`).
+    #[serde(default)]
+    pub name: String,
+    /// Name shown to people.
+    #[serde(default)]
+    pub display_name: String,
+    /// What the tool does (1..500 characters).
+    #[serde(default)]
+    pub description: String,
+    /// Timeout in seconds (1..900, default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution_timeout: Option<u32>,
+    /// Frameworks the tool supports (non-empty).
+    #[serde(default)]
+    pub supported_agent_frameworks: Vec<AgentFramework>,
+    /// Functions the tool exposes (required for bedrock; at most 11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_schema: Option<Vec<FunctionDefinition>>,
+    /// Named types used by the function parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub types: Option<BTreeMap<String, TypeDefinition>>,
+    /// Lambda function ARN (`lambda` tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda_arn: Option<String>,
+    /// MCP server URL (`mcp` tools); https except loopback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// OAuth credentials (`mcp` tools).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<McpAuth>,
+    /// Source code (`inline` tools), at most 64 KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// Free-form tags; keys kept byte for byte.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Tags>,
+    /// Lifecycle state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+    /// Who may use the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_rules: Option<Vec<AccessRule>>,
+    /// Marks a test double.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_type: Option<String>,
+    /// Server-managed fields.
+    #[serde(flatten)]
+    pub server: ServerFields,
+    /// Fields not in the model, kept only so validation can name them.
+    #[serde(flatten, skip_serializing)]
+    #[schema(ignore)]
+    pub unknown: Unknown,
+}
+
+/// Where a tool runs, as a typed view over the `executionType`-specific fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ToolTarget<'a> {
+    /// A Lambda function ARN.
+    Lambda(&'a str),
+    /// An MCP server.
+    Mcp {
+        /// Server URL.
+        url: &'a str,
+        /// OAuth credentials.
+        auth: Option<&'a McpAuth>,
+    },
+    /// Inline code.
+    Inline(&'a str),
+}
+
+impl ToolDefinition {
+    /// The execution target, or `None` when the fields for `executionType` are missing.
+    pub fn target(&self) -> Option<ToolTarget<'_>> {
+        match self.execution_type {
+            ExecutionType::Lambda => self.lambda_arn.as_deref().map(ToolTarget::Lambda),
+            ExecutionType::Mcp => {
+                self.url.as_deref().map(|url| ToolTarget::Mcp { url, auth: self.auth.as_ref() })
+            }
+            ExecutionType::Inline => self.code.as_deref().map(ToolTarget::Inline),
+        }
+    }
+
+    /// A copy safe to return to clients: the OAuth client secret removed.
+    pub fn redacted(&self) -> Self {
+        let mut out = self.clone();
+        if let Some(auth) = out.auth.as_mut() {
+            auth.client_secret = None;
+        }
+        out
+    }
+}

@@ -1,0 +1,1 @@
+//! Validation of definitions on every write path; every violation is collected.

@@ -1,0 +1,1 @@
+//! DynamoDB single-table backend of the registry `Store` trait.

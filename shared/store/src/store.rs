@@ -1,0 +1,42 @@
+//! The storage contract.
+
+use async_trait::async_trait;
+use registry_core::{Definition, Kind};
+
+use crate::{Expected, ListQuery, Page, StoreError};
+
+/// Durable storage of definitions. Every write is atomic: the head record, an immutable
+/// version snapshot and the agent->tool references change together or not at all,
+/// conditional on the expected version. Backends never interpret definitions beyond
+/// the index fields exposed by [`Definition`].
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// The live head of a definition.
+    async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError>;
+
+    /// Live heads of many definitions, in the order asked (`None` for missing ones).
+    async fn get_many(&self, kind: Kind, ids: &[String]) -> Result<Vec<Option<Definition>>, StoreError>;
+
+    /// Writes a new version of `definition` if the stored state matches `expected`.
+    /// The store assigns the version (previous + 1, continuing after a delete) and
+    /// returns the definition as stored. For agents, every id in
+    /// [`Definition::references`] must be a live tool that is not retired.
+    async fn put(&self, definition: Definition, expected: Expected) -> Result<Definition, StoreError>;
+
+    /// Deletes the live definition if it is at `expected_version`. A tool referenced by
+    /// agents is refused with [`StoreError::InUse`] unless it is retired. Version
+    /// history stays readable and version numbers are never reused.
+    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError>;
+
+    /// One page of live definitions ordered by id, filtered.
+    async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError>;
+
+    /// One page of a definition's version snapshots, oldest first (`query.filter` ignored).
+    async fn versions(&self, kind: Kind, id: &str, query: &ListQuery) -> Result<Page<Definition>, StoreError>;
+
+    /// One immutable version snapshot.
+    async fn version(&self, kind: Kind, id: &str, version: u64) -> Result<Option<Definition>, StoreError>;
+
+    /// Ids of the live agents that reference a tool, sorted.
+    async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError>;
+}
