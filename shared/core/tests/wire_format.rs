@@ -1,3 +1,4 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! The wire format: camelCase, unknown fields captured, server fields, map keys.
 
 use registry_core::{AgentDefinition, LifecycleStatus, ToolDefinition};

@@ -15,13 +15,21 @@ pub trait Store: Send + Sync + 'static {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError>;
 
     /// Live heads of many definitions, in the order asked (`None` for missing ones).
-    async fn get_many(&self, kind: Kind, ids: &[String]) -> Result<Vec<Option<Definition>>, StoreError>;
+    async fn get_many(
+        &self,
+        kind: Kind,
+        ids: &[String],
+    ) -> Result<Vec<Option<Definition>>, StoreError>;
 
     /// Writes a new version of `definition` if the stored state matches `expected`.
     /// The store assigns the version (previous + 1, continuing after a delete) and
     /// returns the definition as stored. For agents, every id in
     /// [`Definition::references`] must be a live tool that is not retired.
-    async fn put(&self, definition: Definition, expected: Expected) -> Result<Definition, StoreError>;
+    async fn put(
+        &self,
+        definition: Definition,
+        expected: Expected,
+    ) -> Result<Definition, StoreError>;
 
     /// Deletes the live definition if it is at `expected_version`. A tool referenced by
     /// agents is refused with [`StoreError::InUse`] unless it is retired. Version
@@ -32,10 +40,20 @@ pub trait Store: Send + Sync + 'static {
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError>;
 
     /// One page of a definition's version snapshots, oldest first (`query.filter` ignored).
-    async fn versions(&self, kind: Kind, id: &str, query: &ListQuery) -> Result<Page<Definition>, StoreError>;
+    async fn versions(
+        &self,
+        kind: Kind,
+        id: &str,
+        query: &ListQuery,
+    ) -> Result<Page<Definition>, StoreError>;
 
     /// One immutable version snapshot.
-    async fn version(&self, kind: Kind, id: &str, version: u64) -> Result<Option<Definition>, StoreError>;
+    async fn version(
+        &self,
+        kind: Kind,
+        id: &str,
+        version: u64,
+    ) -> Result<Option<Definition>, StoreError>;
 
     /// Ids of the live agents that reference a tool, sorted.
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError>;

@@ -102,7 +102,9 @@ impl Definition {
     pub fn references(&self) -> Vec<String> {
         let Self::Agent(agent) = self else { return Vec::new() };
         let mut refs: Vec<String> = agent.tool_ids.clone();
-        if let Some(overrides) = agent.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref()) {
+        if let Some(overrides) =
+            agent.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref())
+        {
             refs.extend(overrides.values().cloned());
         }
         refs.sort();

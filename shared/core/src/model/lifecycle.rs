@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::Unknown;
 
 /// Where a definition is in its life.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum LifecycleStatus {
     /// Normal (`enabled` is accepted as a synonym on input).
