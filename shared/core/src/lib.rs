@@ -2,6 +2,7 @@
 //! resolution. Pure: no I/O, no clocks except where the caller passes time in.
 
 pub mod model;
+pub mod rollout;
 mod secret;
 pub mod validate;
 mod violation;

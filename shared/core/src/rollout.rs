@@ -1,0 +1,1 @@
+//! Rollout policy evaluation (SPEC section 5).
