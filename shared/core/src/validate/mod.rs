@@ -1,7 +1,10 @@
 //! Validation of definitions on every write path; every violation is collected.
 
 mod agent;
+mod common;
+mod rollout;
 mod tool;
 
 pub use agent::agent;
+pub use common::is_id;
 pub use tool::tool;

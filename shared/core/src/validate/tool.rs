@@ -1,8 +1,211 @@
 //! Tool validation.
 
-use crate::{ToolDefinition, Violation};
+use std::net::IpAddr;
+
+use super::common::{
+    check_id, check_lambda_arn, check_lifecycle, check_rules, check_tags, check_test_type,
+    check_text, check_unknown,
+};
+use crate::violation::{Violations, pointer};
+use crate::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, Violation};
+
+/// Maximum description length, in characters.
+pub const MAX_DESCRIPTION: usize = 500;
+/// Maximum inline code size, in bytes.
+pub const MAX_CODE_BYTES: usize = 64 * 1024;
+/// Allowed execution timeout range, in seconds.
+pub const TIMEOUT_RANGE: std::ops::RangeInclusive<u32> = 1..=900;
+
+const FIELDS: &[&str] = &[
+    "toolId",
+    "executionType",
+    "name",
+    "displayName",
+    "description",
+    "executionTimeout",
+    "supportedAgentFrameworks",
+    "functionSchema",
+    "types",
+    "lambdaArn",
+    "url",
+    "auth",
+    "code",
+    "tags",
+    "lifecycle",
+    "accessRules",
+    "testType",
+    "version",
+    "createdBy",
+    "lastModifiedBy",
+    "createdAt",
+    "updatedAt",
+];
 
 /// Checks a tool definition; `Err` lists every violation with its JSON Pointer.
-pub fn tool(_def: &ToolDefinition) -> Result<(), Vec<Violation>> {
-    Ok(())
+pub fn tool(def: &ToolDefinition) -> Result<(), Vec<Violation>> {
+    let mut v = Violations::new();
+    check_unknown(&mut v, "", &def.unknown, FIELDS);
+    check_id(&mut v, "/toolId", &def.tool_id);
+    if !is_action_group_name(&def.name) {
+        v.push(
+            "/name",
+            "must match ([0-9a-zA-Z][_-]?){1,100}: letters and digits, each optionally followed by one _ or -",
+        );
+    }
+    check_text(&mut v, "/displayName", &def.display_name, 200);
+    check_text(&mut v, "/description", &def.description, MAX_DESCRIPTION);
+    if let Some(t) = def.execution_timeout {
+        if !TIMEOUT_RANGE.contains(&t) {
+            v.push("/executionTimeout", "must be between 1 and 900 seconds");
+        }
+    }
+    if def.supported_agent_frameworks.is_empty() {
+        v.push("/supportedAgentFrameworks", "must list at least one framework (\"bedrock\")");
+    }
+    check_target(&mut v, def);
+    let bedrock = def.supported_agent_frameworks.contains(&AgentFramework::Bedrock);
+    for error in registry_types::validate_tool_schema(
+        def.function_schema.as_deref(),
+        def.types.as_ref(),
+        bedrock,
+    ) {
+        v.push(error.path, error.message);
+    }
+    if let Some(rules) = &def.access_rules {
+        check_rules(&mut v, "/accessRules", rules);
+    }
+    if let Some(lifecycle) = &def.lifecycle {
+        check_lifecycle(&mut v, "/lifecycle", lifecycle);
+    }
+    if let Some(tags) = &def.tags {
+        check_tags(&mut v, "/tags", tags);
+    }
+    check_test_type(&mut v, "/testType", def.test_type.as_deref());
+    v.into_result()
+}
+
+fn is_action_group_name(name: &str) -> bool {
+    // ([0-9a-zA-Z][_-]?){1,100}: alphanumerics, each optionally followed by one separator.
+    let mut units = 0;
+    let mut after_separator_allowed = false;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            units += 1;
+            after_separator_allowed = true;
+        } else if (c == '_' || c == '-') && after_separator_allowed {
+            after_separator_allowed = false;
+        } else {
+            return false;
+        }
+    }
+    (1..=100).contains(&units)
+}
+
+/// Checks that exactly the fields of the execution type are present and valid.
+fn check_target(v: &mut Violations, def: &ToolDefinition) {
+    let ty = def.execution_type.as_str();
+    let present = [
+        ("lambdaArn", def.lambda_arn.is_some(), ExecutionType::Lambda),
+        ("url", def.url.is_some(), ExecutionType::Mcp),
+        ("auth", def.auth.is_some(), ExecutionType::Mcp),
+        ("code", def.code.is_some(), ExecutionType::Inline),
+    ];
+    for (field, is_present, owner) in present {
+        if is_present && owner != def.execution_type {
+            v.push(
+                format!("/{field}"),
+                format!("not allowed for executionType \"{ty}\" (only for \"{}\")", owner.as_str()),
+            );
+        }
+    }
+    match def.execution_type {
+        ExecutionType::Lambda => match &def.lambda_arn {
+            Some(arn) => check_lambda_arn(v, "/lambdaArn", arn),
+            None => v.push("/lambdaArn", "required for executionType \"lambda\""),
+        },
+        ExecutionType::Mcp => {
+            match &def.url {
+                Some(url) => check_url(v, "/url", url),
+                None => v.push("/url", "required for executionType \"mcp\""),
+            }
+            if let Some(auth) = &def.auth {
+                check_auth(v, auth);
+            }
+        }
+        ExecutionType::Inline => match &def.code {
+            Some(code) if code.trim().is_empty() => v.push("/code", "must not be empty"),
+            Some(code) if code.len() > MAX_CODE_BYTES => v.push(
+                "/code",
+                format!("must be at most {MAX_CODE_BYTES} bytes (got {})", code.len()),
+            ),
+            Some(_) => {}
+            None => v.push("/code", "required for executionType \"inline\""),
+        },
+    }
+}
+
+fn check_auth(v: &mut Violations, auth: &McpAuth) {
+    check_unknown(v, "/auth", &auth.unknown, &["clientId", "clientSecret", "tokenUrl"]);
+    check_text(v, "/auth/clientId", &auth.client_id, 1_024);
+    match &auth.client_secret {
+        Some(secret) if secret.expose().is_empty() => {
+            v.push("/auth/clientSecret", "must not be empty")
+        }
+        Some(_) => {}
+        None => v.push("/auth/clientSecret", "required when auth is given"),
+    }
+    check_url(v, "/auth/tokenUrl", &auth.token_url);
+}
+
+/// Checks that `raw` is an https URL, or http on a loopback host.
+fn check_url(v: &mut Violations, path: &str, raw: &str) {
+    let Ok(url) = url::Url::parse(raw) else {
+        v.push(path, format!("`{raw}` is not a valid URL"));
+        return;
+    };
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    };
+    match url.scheme() {
+        "https" if url.host().is_some() => {}
+        "http" if loopback => {}
+        _ => v.push(path, "must be an https URL (http is allowed only for loopback hosts)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        for ok in ["a", "get_weather", "get-weather-2", "A1_b2-c3", &"a".repeat(100)] {
+            assert!(is_action_group_name(ok), "{ok}");
+        }
+        for bad in ["", "_a", "a__b", "a-_b", "a b", "é", &"a".repeat(101)] {
+            assert!(!is_action_group_name(bad), "{bad}");
+        }
+        assert!(is_action_group_name("a_"));
+    }
+
+    #[test]
+    fn urls() {
+        let mut v = Violations::new();
+        for ok in [
+            "https://mcp.example.com/x",
+            "http://localhost:9000",
+            "http://127.0.0.1/",
+            "http://[::1]:80/",
+        ] {
+            check_url(&mut v, "/url", ok);
+        }
+        assert!(v.is_empty(), "{v:?}");
+        for bad in ["http://example.com", "ftp://x", "not a url", "http://10.0.0.1"] {
+            check_url(&mut v, "/url", bad);
+        }
+        assert_eq!(v.as_slice().len(), 4);
+    }
 }

@@ -1,0 +1,166 @@
+//! The `agents` and `tools` admin commands.
+
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::args::{Operation, OutputFormat, Remote};
+use crate::client::Client;
+use crate::output;
+
+/// Which collection a command works on.
+#[derive(Debug, Clone, Copy)]
+pub enum Collection {
+    /// `/agents`
+    Agents,
+    /// `/tools`
+    Tools,
+}
+
+impl Collection {
+    fn path(self) -> &'static str {
+        match self {
+            Self::Agents => "/agents",
+            Self::Tools => "/tools",
+        }
+    }
+
+    fn id_field(self) -> &'static str {
+        match self {
+            Self::Agents => "agentId",
+            Self::Tools => "toolId",
+        }
+    }
+}
+
+/// Runs one admin operation against a running registry.
+pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Result<()> {
+    let client = Client::new(&remote.url, remote.token.clone())?;
+    let base = collection.path();
+    match op {
+        Operation::List { tag, status, all, limit } => {
+            let mut query = vec![("limit", limit.to_string())];
+            query.extend(tag.map(|t| ("tag", t)));
+            query.extend(status.map(|s| ("status", s)));
+            let mut items = Vec::new();
+            let mut cursor: Option<String> = None;
+            loop {
+                let mut q = query.clone();
+                q.extend(cursor.take().map(|c| ("cursor", c)));
+                let path = format!("{base}?{}", encode_query(&q));
+                let reply = client.send(Method::GET, &path, None, None).await?;
+                items.extend(reply.body["items"].as_array().cloned().unwrap_or_default());
+                cursor = reply.body["nextCursor"].as_str().map(str::to_owned);
+                if !all || cursor.is_none() {
+                    break;
+                }
+            }
+            output::list(collection, &items, cursor.as_deref(), remote.output);
+        }
+        Operation::Get { id } => {
+            let reply = client.send(Method::GET, &item_path(base, &id), None, None).await?;
+            output::one(&reply.body, remote.output);
+        }
+        Operation::Apply { file } => {
+            for doc in read_documents(&file)? {
+                let id = doc
+                    .get(collection.id_field())
+                    .and_then(Value::as_str)
+                    .with_context(|| {
+                        format!("apply needs `{}` in every document", collection.id_field())
+                    })?
+                    .to_owned();
+                let before = client.send(Method::GET, &item_path(base, &id), None, None).await.ok();
+                let reply = client.send(Method::PUT, &item_path(base, &id), Some(&doc), None).await?;
+                let version = reply.version.or_else(|| reply.body["version"].as_u64());
+                let outcome = match (before.and_then(|b| b.version), version) {
+                    (None, _) => "created",
+                    (Some(old), Some(new)) if old == new => "unchanged",
+                    _ => "updated",
+                };
+                match remote.output {
+                    OutputFormat::Json => output::one(&reply.body, OutputFormat::Json),
+                    OutputFormat::Table => println!(
+                        "{id}: {outcome} (version {})",
+                        version.map_or("?".to_owned(), |v| v.to_string())
+                    ),
+                }
+            }
+        }
+        Operation::Delete { id, version } => {
+            let path = item_path(base, &id);
+            let version = match version {
+                Some(v) => v,
+                None => client
+                    .send(Method::GET, &path, None, None)
+                    .await?
+                    .version
+                    .context("the registry did not return an ETag")?,
+            };
+            client.send(Method::DELETE, &path, None, Some(version)).await?;
+            if remote.output == OutputFormat::Table {
+                println!("{id}: deleted (was version {version})");
+            }
+        }
+    }
+    Ok(())
+}
+
+fn item_path(base: &str, id: &str) -> String {
+    format!("{base}/{}", encode(id))
+}
+
+fn encode_query(pairs: &[(&str, String)]) -> String {
+    pairs.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986).
+fn encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Reads one definition or a list of them from a JSON or YAML file (`-` for stdin).
+fn read_documents(file: &Path) -> Result<Vec<Value>> {
+    let text = if file == Path::new("-") {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s)?;
+        s
+    } else {
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?
+    };
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(json_err) => serde_yaml_ng::from_str(&text).map_err(|yaml_err| {
+            anyhow::anyhow!(
+                "{} is neither JSON ({json_err}) nor YAML ({yaml_err})",
+                file.display()
+            )
+        })?,
+    };
+    match value {
+        Value::Array(items) => Ok(items),
+        Value::Object(_) => Ok(vec![value]),
+        _ => bail!("{} must hold an object or a list of objects", file.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_percent_encoded() {
+        assert_eq!(encode("weather-basic@1"), "weather-basic%401");
+        assert_eq!(encode("a b/c"), "a%20b%2Fc");
+    }
+}

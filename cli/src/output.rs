@@ -1,0 +1,82 @@
+//! Printing results as tables or JSON.
+
+use comfy_table::{Table, presets::UTF8_BORDERS_ONLY};
+use serde_json::Value;
+
+use crate::admin::Collection;
+use crate::args::OutputFormat;
+
+/// Prints a list of definitions.
+pub fn list(collection: Collection, items: &[Value], next: Option<&str>, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        let page = serde_json::json!({"items": items, "nextCursor": next});
+        println!("{}", serde_json::to_string_pretty(&page).unwrap_or_default());
+        return;
+    }
+    let mut table = Table::new();
+    table.load_preset(UTF8_BORDERS_ONLY);
+    match collection {
+        Collection::Agents => {
+            table.set_header(["AGENT ID", "VERSION", "STATUS", "TOOLS", "UPDATED", "BY"]);
+            for a in items {
+                table.add_row([
+                    text(&a["agentId"]),
+                    text(&a["version"]),
+                    status(a),
+                    a["toolIds"].as_array().map_or(0, Vec::len).to_string(),
+                    text(&a["updatedAt"]),
+                    text(&a["lastModifiedBy"]),
+                ]);
+            }
+        }
+        Collection::Tools => {
+            table.set_header(["TOOL ID", "VERSION", "TYPE", "STATUS", "NAME", "UPDATED", "BY"]);
+            for t in items {
+                table.add_row([
+                    text(&t["toolId"]),
+                    text(&t["version"]),
+                    text(&t["executionType"]),
+                    status(t),
+                    text(&t["name"]),
+                    text(&t["updatedAt"]),
+                    text(&t["lastModifiedBy"]),
+                ]);
+            }
+        }
+    }
+    println!("{table}");
+    if let Some(cursor) = next {
+        println!("more results: --all, or the API with cursor={cursor}");
+    }
+}
+
+/// Prints one definition: its top-level fields as a table, or the JSON.
+pub fn one(item: &Value, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        println!("{}", serde_json::to_string_pretty(item).unwrap_or_default());
+        return;
+    }
+    let mut table = Table::new();
+    table.load_preset(UTF8_BORDERS_ONLY);
+    table.set_header(["FIELD", "VALUE"]);
+    for (key, value) in item.as_object().into_iter().flatten() {
+        let shown = match value {
+            Value::String(s) => s.clone(),
+            other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        };
+        table.add_row([key.clone(), shown]);
+    }
+    println!("{table}");
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn status(v: &Value) -> String {
+    v["lifecycle"]["status"].as_str().unwrap_or("active").to_owned()
+}

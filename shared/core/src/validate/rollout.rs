@@ -1,0 +1,57 @@
+//! Rollout policy validation.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::common::{check_id, check_unknown};
+use crate::RolloutPolicy;
+use crate::violation::{Violations, pointer};
+
+static REGION: LazyLock<Regex> = LazyLock::new(region_pattern);
+
+#[allow(clippy::expect_used)]
+fn region_pattern() -> Regex {
+    Regex::new(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$").expect("literal pattern compiles")
+}
+
+/// Checks a rollout policy: account and region lists, overrides, percentage.
+pub fn check_rollout(v: &mut Violations, base: &str, policy: &RolloutPolicy) {
+    check_unknown(
+        v,
+        base,
+        &policy.unknown,
+        &["betaAccounts", "regionRestrictions", "toolOverrides", "percentage", "stickiness"],
+    );
+    for (i, account) in policy.beta_accounts.iter().flatten().enumerate() {
+        if account.trim().is_empty() || account.len() > 128 {
+            v.push(pointer(&pointer(base, "betaAccounts"), i), "must be 1 to 128 characters");
+        }
+    }
+    for (i, region) in policy.region_restrictions.iter().flatten().enumerate() {
+        if !REGION.is_match(region) {
+            v.push(
+                pointer(&pointer(base, "regionRestrictions"), i),
+                format!("`{region}` is not an AWS region name like us-east-1"),
+            );
+        }
+    }
+    for (old, new) in policy.tool_overrides.iter().flatten() {
+        let path = pointer(&pointer(base, "toolOverrides"), old);
+        if !super::common::is_id(old) {
+            v.push(&path, format!("key `{old}` is not a valid tool id"));
+        }
+        check_id(v, &path, new);
+        if old == new {
+            v.push(&path, "a tool cannot override itself");
+        }
+    }
+    if let Some(p) = policy.percentage {
+        let path = pointer(base, "percentage");
+        if !(0.0..=100.0).contains(&p) || !p.is_finite() {
+            v.push(&path, "must be between 0 and 100");
+        } else if ((p * 100.0).round() - p * 100.0).abs() > 1e-6 {
+            v.push(&path, "at most two decimal places");
+        }
+    }
+}
