@@ -1,1 +1,12 @@
-//! Registry service layer and HTTP router.
+//! Registry service layer and HTTP admin API: [`service::Registry`] (every operation,
+//! no HTTP), [`http::router`] (axum), [`auth`] (principals, roles, bearer tokens) and
+//! the OpenAPI document ([`openapi`]).
+
+pub mod auth;
+pub mod http;
+pub mod openapi;
+pub mod service;
+
+pub use auth::{AuthError, Authenticator, Principal, Role, TokenAuth, TokenFile};
+pub use http::{AppState, Problem, router, serve};
+pub use service::{Outcome, Registry, ServiceError, Written};

@@ -1,1 +1,25 @@
-//! DynamoDB single-table backend of the registry `Store` trait.
+//! DynamoDB single-table backend of the registry [`Store`](registry_store::Store) trait.
+//!
+//! Entry points: [`DynamoStore::connect`] / [`DynamoStore::from_env`] (SDK from the
+//! environment), [`DynamoStore::new`] (bring your own client), [`DynamoStore::create_table`].
+//! The table design and access patterns are in `docs/dynamodb.md`.
+
+mod backoff;
+mod connect;
+mod counter;
+mod cursor;
+mod errors;
+mod expr;
+mod item;
+mod keys;
+mod list;
+mod read;
+mod store;
+mod store_impl;
+mod table;
+mod write;
+
+pub use connect::{MAX_SDK_ATTEMPTS, sdk_config};
+pub use counter::CallCounts;
+pub use store::{CURSOR_KEY_ENV, DynamoStore};
+pub use write::MAX_TRANSACTION_ITEMS;

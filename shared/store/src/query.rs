@@ -37,7 +37,7 @@ pub struct ListFilter {
 /// One page request of a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListQuery {
-    /// Page size, 1..=100.
+    /// Page size, 1..=100 (backends clamp values outside the range).
     pub limit: u32,
     /// Opaque cursor from a previous page's `next_cursor`.
     pub cursor: Option<String>,

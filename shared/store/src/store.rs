@@ -33,13 +33,15 @@ pub trait Store: Send + Sync + 'static {
 
     /// Deletes the live definition if it is at `expected_version`. A tool referenced by
     /// agents is refused with [`StoreError::InUse`] unless it is retired. Version
-    /// history stays readable and version numbers are never reused.
+    /// history stays readable and version numbers are never reused. No live definition
+    /// is [`StoreError::NotFound`]; another version is [`StoreError::VersionMismatch`].
     async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError>;
 
     /// One page of live definitions ordered by id, filtered.
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError>;
 
-    /// One page of a definition's version snapshots, oldest first (`query.filter` ignored).
+    /// One page of a definition's version snapshots, oldest first (`query.filter` ignored;
+    /// an id never stored gives an empty page).
     async fn versions(
         &self,
         kind: Kind,

@@ -15,7 +15,7 @@ pub enum Confirmation {
 }
 
 /// One function a tool exposes to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionDefinition {
     /// Function name (Bedrock action-group name pattern).
@@ -36,21 +36,28 @@ pub struct FunctionDefinition {
 }
 
 /// A parameter or property: a scalar, a named type, `T[]`, an inline object or array.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ParameterDefinition {
     /// Human-readable description.
     #[serde(default)]
     pub description: String,
-    /// `string|number|integer|boolean|object|array|unknown|file`, a named type, or `T[]`.
-    #[serde(rename = "type")]
+    /// `string|number|integer|boolean|object|array|unknown|file`, a named type, or `T[]`
+    /// (empty when missing, which validation reports).
+    #[serde(rename = "type", default)]
     pub ty: String,
-    /// Whether the caller must supply it.
+    /// Whether the caller must supply it (default `true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
+    /// The type-language spelling of `required: false` (default `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
     /// Allowed string values.
     #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
     pub enum_values: Option<Vec<Value>>,
+    /// Fixed literal value (discriminators); scalar types only.
+    #[serde(default, rename = "const", skip_serializing_if = "Option::is_none")]
+    pub const_value: Option<Value>,
     /// Element type for arrays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
@@ -59,11 +66,22 @@ pub struct ParameterDefinition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
     pub properties: Option<BTreeMap<String, ParameterDefinition>>,
+    /// Whether inline objects accept properties not listed (default `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additional_properties: Option<bool>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]
     #[schema(ignore)]
     pub unknown: BTreeMap<String, Value>,
 }
 
-/// A named type in a tool's `types` map (owned by the type-language work, issue 5).
-pub type TypeDefinition = Value;
+impl ParameterDefinition {
+    /// Whether the value must be present: `required` wins, then `!optional`, else `true`.
+    pub fn is_required(&self) -> bool {
+        match (self.required, self.optional) {
+            (Some(required), _) => required,
+            (None, Some(optional)) => !optional,
+            (None, None) => true,
+        }
+    }
+}

@@ -1,6 +1,36 @@
 //! The type language for tool parameters (SPEC section 8): the wire form of function
-//! schemas and named types, their validation, and compilation to provider schemas.
+//! schemas and named types, their validation on write, compilation to JSON Schema and
+//! provider tool schemas with a compatibility report, and validation of call arguments.
+//!
+//! Entry points: [`validate_tool_schema`] (on write), [`compile`] (`GET /tools/{id}/schema`),
+//! [`bedrock_functions`] (resolution), [`validate_arguments`] and
+//! [`decode_bedrock_arguments`] (tool calls).
 
+mod anthropic;
+mod arguments;
+mod bedrock;
+mod compile;
 mod function;
+mod json_schema;
+mod mcp;
+mod model;
+mod notation;
+mod openai;
+mod pointer;
+mod type_def;
+mod type_expr;
+mod validate;
 
-pub use function::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
+pub use arguments::{decode_bedrock_arguments, validate_arguments};
+pub use bedrock::{
+    BedrockEncoding, BedrockFunction, BedrockParameter, BedrockType, MAX_PARAMETER_DESCRIPTION,
+    bedrock_functions, bedrock_parameter_encodings,
+};
+pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
+pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};
+pub use json_schema::DRAFT_2020_12;
+pub use type_def::{TypeDefinition, TypeKind};
+pub use validate::{
+    MAX_DEPTH, MAX_FUNCTION_DESCRIPTION, MAX_FUNCTIONS, MAX_PARAMETERS, SchemaError,
+    validate_tool_schema,
+};

@@ -1,0 +1,115 @@
+//! Runs every event under `events/` through the handler and checks the response.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use bedrock_action_group::{ResponseState, handle};
+use serde_json::{Value, json};
+
+use crate::convert;
+
+const KNOWN: &str = "m, km, cm, mm, mi, yd, ft, in, kg, g, t, lb, oz, l, ml, gal, K, C, F";
+
+/// (event file, expected state, expected body).
+fn cases() -> Vec<(&'static str, Option<ResponseState>, String)> {
+    let reprompt = |p: &str, line: &str| {
+        format!("Invalid arguments. Fix the parameter `{p}` and call the function again:\n- {line}")
+    };
+    vec![
+        ("convert-length", None, r#"{"value":7.767,"unit":"mi","dimension":"length"}"#.into()),
+        ("convert-temperature", None, r#"{"value":212.0,"unit":"F","dimension":"temperature"}"#.into()),
+        ("api-schema-convert", None, r#"{"value":6.61,"unit":"lb","dimension":"mass"}"#.into()),
+        ("below-absolute-zero", None, "-300 C is below absolute zero".into()),
+        (
+            "bad-number",
+            Some(ResponseState::Reprompt),
+            reprompt("value", r#"/value: expected a number, got "12abc""#),
+        ),
+        (
+            "unknown-unit",
+            Some(ResponseState::Reprompt),
+            reprompt("from", &format!(r#"/from: unknown unit "furlong"; known units: {KNOWN}"#)),
+        ),
+        (
+            "incompatible-units",
+            Some(ResponseState::Reprompt),
+            reprompt("to", "/to: cannot convert length to mass; use a length unit"),
+        ),
+        (
+            "missing-action-group",
+            Some(ResponseState::Failure),
+            "malformed action-group event: /actionGroup: is required".into(),
+        ),
+        (
+            "parameters-not-a-list",
+            Some(ResponseState::Failure),
+            "malformed action-group event: /parameters: must be a list of {name, type, value} objects, got object"
+                .into(),
+        ),
+    ]
+}
+
+fn events_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/events"))
+}
+
+fn load(name: &str) -> Value {
+    let text = std::fs::read_to_string(events_dir().join(format!("{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn every_event_file_gives_the_expected_response() {
+    for (name, state, body) in cases() {
+        let response = handle(&load(name), convert);
+        assert_eq!(response.state(), state, "{name}: state");
+        assert_eq!(response.body(), body, "{name}: body");
+        let action_group = if name == "missing-action-group" { "" } else { "units" };
+        assert_eq!(response.action_group(), action_group, "{name}: actionGroup");
+    }
+}
+
+#[test]
+fn every_event_file_is_covered() {
+    let on_disk: BTreeSet<String> = std::fs::read_dir(events_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let covered: BTreeSet<String> = cases().into_iter().map(|(n, _, _)| n.to_string()).collect();
+    assert_eq!(on_disk, covered);
+}
+
+#[test]
+fn function_response_is_the_documented_shape() {
+    let response = serde_json::to_value(handle(&load("convert-length"), convert)).unwrap();
+    let expected = json!({
+        "messageVersion": "1.0",
+        "response": {
+            "actionGroup": "units",
+            "function": "convert",
+            "functionResponse": {
+                "responseBody": {"TEXT": {"body": "{\"value\":7.767,\"unit\":\"mi\",\"dimension\":\"length\"}"}}
+            }
+        },
+        "sessionAttributes": {"preferredSystem": "metric"}
+    });
+    assert_eq!(response, expected);
+}
+
+#[test]
+fn api_response_is_the_documented_shape() {
+    let response = serde_json::to_value(handle(&load("api-schema-convert"), convert)).unwrap();
+    let expected = json!({
+        "messageVersion": "1.0",
+        "response": {
+            "actionGroup": "units",
+            "apiPath": "/convert",
+            "httpMethod": "POST",
+            "httpStatusCode": 200,
+            "responseBody": {"application/json": {"body": "{\"value\":6.61,\"unit\":\"lb\",\"dimension\":\"mass\"}"}}
+        }
+    });
+    assert_eq!(response, expected);
+}

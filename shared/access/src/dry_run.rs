@@ -1,0 +1,48 @@
+//! `/access/evaluate`: compile and evaluate a rule list against a context without
+//! storing anything, for admins writing rules.
+
+use crate::context::RequestContext;
+use crate::decision::Decision;
+use crate::error::{ContextError, RuleError};
+use crate::evaluate::RuleOutcome;
+use crate::prepared::PreparedContext;
+use crate::rule::AccessRule;
+use crate::rule_set::RuleSet;
+use serde::Serialize;
+
+/// The answer of a dry run: either problems, or the decision with per-rule detail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", tag = "status")]
+pub enum DryRun {
+    /// The rule list does not compile (paths relative to the list).
+    InvalidRules {
+        /// Every problem found.
+        errors: Vec<RuleError>,
+    },
+    /// The context breaks a limit (paths relative to the context).
+    InvalidContext {
+        /// Every problem found.
+        errors: Vec<ContextError>,
+    },
+    /// The decision, and what each rule gave, in evaluation order.
+    Evaluated {
+        /// The decision the rules make on the context.
+        decision: Decision,
+        /// Every rule's result, the ones after the deciding rule included.
+        rules: Vec<RuleOutcome>,
+    },
+}
+
+/// Compiles `rules` and evaluates them against `context`; stores nothing.
+pub fn dry_run(rules: &[AccessRule], context: &RequestContext) -> DryRun {
+    let set = match RuleSet::compile(rules) {
+        Ok(set) => set,
+        Err(errors) => return DryRun::InvalidRules { errors },
+    };
+    let prepared = match PreparedContext::new(context) {
+        Ok(p) => p,
+        Err(errors) => return DryRun::InvalidContext { errors },
+    };
+    let (decision, rules) = set.explain(&prepared);
+    DryRun::Evaluated { decision, rules }
+}

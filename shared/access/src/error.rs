@@ -1,0 +1,46 @@
+//! Located problems: with a rule list (on write) or with a request context.
+
+use serde::Serialize;
+
+/// One problem with a rule list, located relative to the list (e.g. "/2/condition", "" for the list itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleError {
+    /// JSON pointer relative to the rule list.
+    pub path: String,
+    /// What is wrong, with the position in the condition and a hint where one exists.
+    pub message: String,
+}
+
+impl RuleError {
+    /// An error at `/<index>/<field>`.
+    pub(crate) fn at(index: usize, field: &str, message: impl Into<String>) -> Self {
+        let field = field.replace('~', "~0").replace('/', "~1");
+        Self {
+            path: format!("/{index}/{field}"),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for RuleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// One problem with a request context, located relative to the context (e.g. "/user/roles").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextError {
+    /// JSON pointer relative to the context object.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ContextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}

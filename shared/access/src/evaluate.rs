@@ -1,0 +1,144 @@
+//! First-match, fail-closed evaluation of a compiled rule list (SPEC section 4).
+
+use crate::budget;
+use crate::compile::Condition;
+use crate::decision::{Decision, EvalError, ReasonCode};
+use crate::prepared::PreparedContext;
+use crate::rule::Effect;
+use crate::rule_set::{CompiledRule, RuleSet};
+use cel::Value;
+use cel::common::types::CelBool;
+use serde::{Deserialize, Serialize};
+
+/// What one rule's condition gave.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", tag = "result", content = "error")]
+pub enum RuleResult {
+    /// Absent or `true`.
+    Matched,
+    /// `false`.
+    NotMatched,
+    /// Failed to evaluate, or returned a non-bool (the message).
+    Error(String),
+}
+
+/// Per-rule detail of a dry run, in evaluation order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RuleOutcome {
+    /// Position in the list as written.
+    pub rule_index: usize,
+    /// The rule's `order`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<i64>,
+    /// The rule's effect.
+    pub effect: Effect,
+    /// What its condition gave.
+    #[serde(flatten)]
+    pub result: RuleResult,
+    /// Whether this rule decided.
+    pub decisive: bool,
+}
+
+fn run(condition: Option<&Condition>, ctx: &PreparedContext) -> RuleResult {
+    let Some(condition) = condition else {
+        return RuleResult::Matched;
+    };
+    match Value::resolve_val(&condition.expr, ctx.cel()) {
+        Ok(v) => match v.downcast_ref::<CelBool>() {
+            Some(b) if *b.inner() => RuleResult::Matched,
+            Some(_) => RuleResult::NotMatched,
+            None => RuleResult::Error(format!(
+                "condition returned {} instead of bool",
+                v.get_type().name()
+            )),
+        },
+        Err(e) => RuleResult::Error(e.to_string()),
+    }
+}
+
+/// Folds one rule's result into the decision; `Some` when it decides.
+fn decide(rule: &CompiledRule, result: &RuleResult, errors: &mut Vec<EvalError>) -> Option<ReasonCode> {
+    match (result, rule.effect) {
+        (RuleResult::Matched, _) => Some(ReasonCode::RuleMatch),
+        (RuleResult::NotMatched, _) => None,
+        (RuleResult::Error(message), effect) => {
+            errors.push(EvalError {
+                rule_index: rule.index,
+                message: message.clone(),
+            });
+            // errors never widen access: an erroring deny matches, an erroring allow does not
+            (effect == Effect::Deny).then_some(ReasonCode::Error)
+        }
+    }
+}
+
+impl RuleSet {
+    /// Decides access for `ctx`: first match by `order`, default deny, fail-closed.
+    pub fn evaluate(&self, ctx: &PreparedContext) -> Decision {
+        self.evaluate_inner(ctx, None)
+    }
+
+    /// Like [`RuleSet::evaluate`], and also evaluates every rule after the deciding
+    /// one (same budget) to report each rule's result.
+    pub fn explain(&self, ctx: &PreparedContext) -> (Decision, Vec<RuleOutcome>) {
+        let mut outcomes = Vec::with_capacity(self.rules.len());
+        let decision = self.evaluate_inner(ctx, Some(&mut outcomes));
+        (decision, outcomes)
+    }
+
+    fn evaluate_inner(&self, ctx: &PreparedContext, mut outcomes: Option<&mut Vec<RuleOutcome>>) -> Decision {
+        if self.rules.is_empty() {
+            return Decision {
+                effect: Effect::Allow,
+                reason: ReasonCode::NoRules,
+                rule_index: None,
+                rule_order: None,
+                errors: Vec::new(),
+            };
+        }
+        budget::reset();
+        let mut errors = Vec::new();
+        let mut decided: Option<(&CompiledRule, ReasonCode)> = None;
+        for rule in &self.rules {
+            let result = run(rule.condition.as_ref(), ctx);
+            let decisive = match decided {
+                Some(_) => false,
+                None => match decide(rule, &result, &mut errors) {
+                    Some(reason) => {
+                        decided = Some((rule, reason));
+                        true
+                    }
+                    None => false,
+                },
+            };
+            match outcomes.as_deref_mut() {
+                Some(list) => list.push(RuleOutcome {
+                    rule_index: rule.index,
+                    order: rule.order,
+                    effect: rule.effect,
+                    result,
+                    decisive,
+                }),
+                None if decisive => break,
+                None => {}
+            }
+        }
+        match decided {
+            Some((rule, reason)) => Decision {
+                effect: rule.effect,
+                reason,
+                rule_index: Some(rule.index),
+                rule_order: rule.order,
+                errors,
+            },
+            None => Decision {
+                effect: Effect::Deny,
+                reason: ReasonCode::NoMatch,
+                rule_index: None,
+                rule_order: None,
+                errors,
+            },
+        }
+    }
+}

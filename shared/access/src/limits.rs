@@ -1,0 +1,32 @@
+//! Every bound the engine enforces, in one place (SPEC section 4 "Limits").
+//!
+//! The `cel` crate has no cost limit of its own, so cost is bounded in three layers:
+//! 1. compile time: condition length, AST node count, AST depth and comprehension
+//!    nesting ([`MAX_CONDITION_CHARS`], [`MAX_AST_NODES`], [`MAX_COMPREHENSION_NESTING`]);
+//! 2. context: every collection and string a caller sends is bounded
+//!    ([`MAX_CONTEXT_COLLECTION`], [`MAX_CONTEXT_DEPTH`], [`MAX_CONTEXT_VALUES`],
+//!    [`MAX_CONTEXT_STRING_BYTES`]);
+//! 3. run time: a step budget per decision ([`DECISION_STEP_BUDGET`]), charged by every
+//!    comprehension before it iterates (range size x loop-body nodes). Over budget is a
+//!    run-time error, hence fail-closed (SPEC section 4 rule 5).
+
+/// Most rules in one definition.
+pub const MAX_RULES: usize = 64;
+/// Longest condition, in characters.
+pub const MAX_CONDITION_CHARS: usize = 2_048;
+/// Longest description, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 1_000;
+/// Most AST nodes in one condition (after macro expansion).
+pub const MAX_AST_NODES: usize = 1_024;
+/// Most comprehensions (`all`, `exists`, `map`, ...) nested inside one another.
+pub const MAX_COMPREHENSION_NESTING: usize = 2;
+/// Most comprehension steps (iterations x loop-body nodes) in one decision.
+pub const DECISION_STEP_BUDGET: u64 = 100_000;
+/// Most elements in one list or entries in one map of the request context.
+pub const MAX_CONTEXT_COLLECTION: usize = 64;
+/// Deepest nesting of lists and maps inside `customData`.
+pub const MAX_CONTEXT_DEPTH: usize = 8;
+/// Most values (scalars and collections) inside `customData`.
+pub const MAX_CONTEXT_VALUES: usize = 1_024;
+/// Longest string (or map key) in the request context, in bytes.
+pub const MAX_CONTEXT_STRING_BYTES: usize = 4_096;

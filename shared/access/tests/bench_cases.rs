@@ -1,0 +1,29 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The five benchmark conditions of `benches/access-cases.json` (copied from the shared bench set) all allow on its context.
+
+use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestContext, RuleSet};
+
+const CASES: &str = include_str!("../benches/access-cases.json");
+
+#[test]
+fn the_five_cases_allow_on_their_context() {
+    let file: serde_json::Value = serde_json::from_str(CASES).unwrap();
+    let ctx: RequestContext = serde_json::from_value(file["context"].clone()).unwrap();
+    let prepared = PreparedContext::new(&ctx).unwrap();
+    let cases = file["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 5);
+    for case in cases {
+        let condition = case["condition"].as_str().unwrap();
+        let rules = [AccessRule {
+            condition: Some(condition.to_string()),
+            effect: Effect::Allow,
+            order: None,
+            description: None,
+            unknown: Default::default(),
+        }];
+        let set = RuleSet::compile(&rules).unwrap();
+        let d = set.evaluate(&prepared);
+        assert_eq!((d.effect, d.reason), (Effect::Allow, ReasonCode::RuleMatch), "{condition}: {d:?}");
+        assert!(d.errors.is_empty());
+    }
+}

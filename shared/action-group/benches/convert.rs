@@ -1,0 +1,61 @@
+//! Event -> typed arguments -> response, the per-invocation cost of the crate.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+
+use bedrock_action_group::{ToolError, handle, handle_json};
+use criterion::{Criterion, criterion_group, criterion_main};
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize)]
+struct Args {
+    value: f64,
+    from: String,
+    to: String,
+    precision: Option<u32>,
+    tags: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Out {
+    value: f64,
+    unit: String,
+    tags: usize,
+}
+
+fn convert(a: Args) -> Result<Out, ToolError> {
+    let v = if a.from == "km" { a.value * 0.621_371 } else { a.value };
+    let _ = a.precision;
+    Ok(Out { value: v, unit: a.to, tags: a.tags.len() })
+}
+
+const EVENT: &str = r#"{
+  "messageVersion": "1.0",
+  "agent": {"name": "units", "id": "AGENT123", "alias": "TSTALIASID", "version": "DRAFT"},
+  "inputText": "How many miles is 12.5 km?",
+  "sessionId": "123456789012345",
+  "actionGroup": "units",
+  "function": "convert",
+  "parameters": [
+    {"name": "value", "type": "number", "value": "12.5"},
+    {"name": "from", "type": "string", "value": "km"},
+    {"name": "to", "type": "string", "value": "mi"},
+    {"name": "precision", "type": "integer", "value": "3"},
+    {"name": "tags", "type": "array", "value": "[road, trip]"}
+  ],
+  "sessionAttributes": {"user": "u-1"},
+  "promptSessionAttributes": {}
+}"#;
+
+fn bench(c: &mut Criterion) {
+    let value: serde_json::Value = serde_json::from_str(EVENT).unwrap();
+    c.bench_function("value event -> typed args -> response", |b| {
+        b.iter(|| handle(black_box(&value), convert))
+    });
+    c.bench_function("json text -> typed args -> response json", |b| {
+        b.iter(|| serde_json::to_vec(&handle_json(black_box(EVENT), convert)).unwrap())
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,230 @@
+//! `ResponseBuilder`: builds a well-formed response for an event.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::error::ToolError;
+use crate::event::{ActionGroupEvent, Attributes};
+use crate::limit::{MAX_RESPONSE_BYTES, fit};
+use crate::response::{
+    ActionGroupResponse, ApiResult, ContentBody, FunctionResponse, FunctionResult,
+    KnowledgeBaseConfiguration, ResponseKind, ResponseState, TEXT,
+};
+
+/// Content type used for API-schema response bodies unless set otherwise.
+pub const DEFAULT_API_CONTENT_TYPE: &str = "application/json";
+
+#[derive(Debug, Clone)]
+enum Form {
+    Function { function: String },
+    Api { api_path: String, http_method: String, status: Option<u16>, content_type: String },
+}
+
+/// Builds an [`ActionGroupResponse`] that echoes the event's action group and operation.
+///
+/// The event's session and prompt-session attributes are carried over (as AWS's example
+/// function does) and can be changed; empty maps are omitted from the JSON. The body is
+/// text; [`ResponseBuilder::json`] serializes any `Serialize` value into it. `build` applies
+/// the response size limit ([`crate::limit`]).
+#[derive(Debug, Clone)]
+pub struct ResponseBuilder {
+    message_version: String,
+    action_group: String,
+    form: Form,
+    body: String,
+    state: Option<ResponseState>,
+    session_attributes: Attributes,
+    prompt_session_attributes: Attributes,
+    knowledge_bases: Vec<KnowledgeBaseConfiguration>,
+    limit: usize,
+}
+
+impl ResponseBuilder {
+    /// A builder answering `event`, with an empty successful body.
+    pub fn new(event: &ActionGroupEvent) -> Self {
+        let form = match event {
+            ActionGroupEvent::Function(e) => Form::Function { function: e.function.clone() },
+            ActionGroupEvent::Api(e) => Form::Api {
+                api_path: e.api_path.clone(),
+                http_method: e.http_method.clone(),
+                status: None,
+                content_type: e
+                    .request_body
+                    .as_ref()
+                    .and_then(|b| b.content.keys().next().cloned())
+                    .unwrap_or_else(|| DEFAULT_API_CONTENT_TYPE.to_string()),
+            },
+        };
+        let mut b = Self::blank(event.action_group(), form);
+        b.message_version = event.message_version().to_string();
+        b.session_attributes = event.session_attributes().clone();
+        b.prompt_session_attributes = event.prompt_session_attributes().clone();
+        b
+    }
+
+    /// A function-details response for names known without a parsed event.
+    pub fn function(action_group: &str, function: &str) -> Self {
+        Self::blank(action_group, Form::Function { function: function.to_string() })
+    }
+
+    /// An API-schema response for names known without a parsed event.
+    pub fn api(action_group: &str, api_path: &str, http_method: &str) -> Self {
+        Self::blank(
+            action_group,
+            Form::Api {
+                api_path: api_path.to_string(),
+                http_method: http_method.to_string(),
+                status: None,
+                content_type: DEFAULT_API_CONTENT_TYPE.to_string(),
+            },
+        )
+    }
+
+    fn blank(action_group: &str, form: Form) -> Self {
+        Self {
+            message_version: "1.0".to_string(),
+            action_group: action_group.to_string(),
+            form,
+            body: String::new(),
+            state: None,
+            session_attributes: Attributes::new(),
+            prompt_session_attributes: Attributes::new(),
+            knowledge_bases: Vec::new(),
+            limit: MAX_RESPONSE_BYTES,
+        }
+    }
+
+    /// Sets the body text.
+    pub fn text(mut self, body: impl Into<String>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// Sets the body to `value` serialized as JSON; a value that serializes to a JSON string
+    /// becomes that text unquoted. A value that cannot be serialized yields a `FAILURE`.
+    pub fn json<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
+        match serde_json::to_string(value) {
+            Ok(text) if text.starts_with('"') => {
+                self.body = serde_json::from_str::<String>(&text).unwrap_or(text);
+            }
+            Ok(text) => self.body = text,
+            Err(e) => {
+                self.body = format!("the tool result could not be serialized: {e}");
+                self.state = Some(ResponseState::Failure);
+            }
+        }
+        self
+    }
+
+    /// Sets `responseState` (`None` = success). For the API form, `FAILURE` means status 500
+    /// and `REPROMPT` status 400 unless [`ResponseBuilder::status`] is set.
+    pub fn state(mut self, state: Option<ResponseState>) -> Self {
+        self.state = state;
+        self
+    }
+
+    /// Sets the HTTP status code (API form only; ignored for function details).
+    pub fn status(mut self, code: u16) -> Self {
+        if let Form::Api { status, .. } = &mut self.form {
+            *status = Some(code);
+        }
+        self
+    }
+
+    /// Sets the body content type (API form only; function details always use `TEXT`).
+    pub fn content_type(mut self, value: &str) -> Self {
+        if let Form::Api { content_type, .. } = &mut self.form {
+            *content_type = value.to_string();
+        }
+        self
+    }
+
+    /// Sets one session attribute.
+    pub fn session_attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.session_attributes.insert(key.into(), value.into());
+        self
+    }
+
+    /// Replaces all session attributes.
+    pub fn session_attributes(mut self, attributes: Attributes) -> Self {
+        self.session_attributes = attributes;
+        self
+    }
+
+    /// Sets one prompt-session attribute.
+    pub fn prompt_session_attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.prompt_session_attributes.insert(key.into(), value.into());
+        self
+    }
+
+    /// Replaces all prompt-session attributes.
+    pub fn prompt_session_attributes(mut self, attributes: Attributes) -> Self {
+        self.prompt_session_attributes = attributes;
+        self
+    }
+
+    /// Adds a knowledge-base retrieval configuration.
+    pub fn knowledge_base(mut self, config: KnowledgeBaseConfiguration) -> Self {
+        self.knowledge_bases.push(config);
+        self
+    }
+
+    /// Sets the size limit of the serialized response (default [`MAX_RESPONSE_BYTES`]).
+    pub fn max_bytes(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets body and state from a tool error (see [`ToolError`] for the mapping).
+    pub fn error(self, error: &ToolError) -> Self {
+        match error {
+            ToolError::Reply(m) => self.text(m.as_str()).state(None),
+            ToolError::InvalidArguments(i) => {
+                self.text(i.reprompt_text()).state(Some(ResponseState::Reprompt))
+            }
+            ToolError::Failure(m) => self.text(m.as_str()).state(Some(ResponseState::Failure)),
+        }
+    }
+
+    /// Builds the response, fitted to the size limit.
+    pub fn build(self) -> ActionGroupResponse {
+        let response = match self.form {
+            Form::Function { function } => ResponseKind::Function(FunctionResult {
+                action_group: self.action_group,
+                function,
+                function_response: FunctionResponse {
+                    response_state: self.state,
+                    response_body: BTreeMap::from([(TEXT.to_string(), ContentBody { body: self.body })]),
+                },
+            }),
+            Form::Api { api_path, http_method, status, content_type } => ResponseKind::Api(ApiResult {
+                action_group: self.action_group,
+                api_path,
+                http_method,
+                http_status_code: status.unwrap_or(match self.state {
+                    None => 200,
+                    Some(ResponseState::Reprompt) => 400,
+                    Some(ResponseState::Failure) => 500,
+                }),
+                response_body: BTreeMap::from([(content_type, ContentBody { body: self.body })]),
+            }),
+        };
+        let mut out = ActionGroupResponse {
+            message_version: self.message_version,
+            response,
+            session_attributes: self.session_attributes,
+            prompt_session_attributes: self.prompt_session_attributes,
+            knowledge_bases_configuration: self.knowledge_bases,
+        };
+        fit(&mut out, self.limit);
+        out
+    }
+}
+
+impl ActionGroupEvent {
+    /// Starts a response to this event.
+    pub fn respond(&self) -> ResponseBuilder {
+        ResponseBuilder::new(self)
+    }
+}

@@ -1,0 +1,209 @@
+//! The action-group Lambda input event, in both forms AWS documents
+//! (<https://docs.aws.amazon.com/bedrock/latest/userguide/agents-lambda.html>).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// String-to-string attribute map (`sessionAttributes`, `promptSessionAttributes`).
+pub type Attributes = BTreeMap<String, String>;
+
+/// The agent that invoked the action group (`agent`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Agent {
+    /// `agent.name`.
+    pub name: String,
+    /// `agent.id`.
+    pub id: String,
+    /// `agent.alias`.
+    pub alias: String,
+    /// `agent.version`.
+    pub version: String,
+}
+
+/// One `{name, type, value}` entry of `parameters` or of a request-body `properties` list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parameter {
+    /// Parameter name as declared in the function details or OpenAPI schema.
+    pub name: String,
+    /// Declared type: `string`, `number`, `integer`, `boolean`, `array` (API schemas also `object`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The value, always sent by Bedrock as a string.
+    pub value: String,
+}
+
+impl Parameter {
+    /// Builds a parameter from its three parts.
+    pub fn new(name: impl Into<String>, kind: impl Into<String>, value: impl Into<String>) -> Self {
+        Self { name: name.into(), kind: kind.into(), value: value.into() }
+    }
+}
+
+/// Event for an action group defined with function details (`function` + `parameters`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FunctionEvent {
+    /// `messageVersion` (Bedrock only sends `1.0`).
+    pub message_version: String,
+    /// `agent`.
+    #[serde(default)]
+    pub agent: Agent,
+    /// `inputText`: the user input for the turn.
+    #[serde(default)]
+    pub input_text: String,
+    /// `sessionId`.
+    #[serde(default)]
+    pub session_id: String,
+    /// `actionGroup`: the action group name.
+    pub action_group: String,
+    /// `function`: the function name from the function details.
+    pub function: String,
+    /// `parameters`.
+    #[serde(default)]
+    pub parameters: Vec<Parameter>,
+    /// `sessionAttributes`.
+    #[serde(default)]
+    pub session_attributes: Attributes,
+    /// `promptSessionAttributes`.
+    #[serde(default)]
+    pub prompt_session_attributes: Attributes,
+}
+
+/// Properties of one request-body content type (`requestBody.content.<type>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaContent {
+    /// `properties`.
+    #[serde(default)]
+    pub properties: Vec<Parameter>,
+}
+
+/// `requestBody` of an API-schema event.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RequestBody {
+    /// `content`, keyed by content type (e.g. `application/json`).
+    #[serde(default)]
+    pub content: BTreeMap<String, MediaContent>,
+}
+
+/// Event for an action group defined with an OpenAPI schema (`apiPath`, `httpMethod`, `requestBody`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiEvent {
+    /// `messageVersion` (Bedrock only sends `1.0`).
+    pub message_version: String,
+    /// `agent`.
+    #[serde(default)]
+    pub agent: Agent,
+    /// `inputText`: the user input for the turn.
+    #[serde(default)]
+    pub input_text: String,
+    /// `sessionId`.
+    #[serde(default)]
+    pub session_id: String,
+    /// `actionGroup`: the action group name.
+    pub action_group: String,
+    /// `apiPath`: the operation path from the OpenAPI schema.
+    pub api_path: String,
+    /// `httpMethod`: the operation method from the OpenAPI schema.
+    pub http_method: String,
+    /// `parameters`: path, query and header parameters.
+    #[serde(default)]
+    pub parameters: Vec<Parameter>,
+    /// `requestBody`, when the operation has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_body: Option<RequestBody>,
+    /// `sessionAttributes`.
+    #[serde(default)]
+    pub session_attributes: Attributes,
+    /// `promptSessionAttributes`.
+    #[serde(default)]
+    pub prompt_session_attributes: Attributes,
+}
+
+/// An action-group input event in either documented form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ActionGroupEvent {
+    /// Function-details form.
+    Function(FunctionEvent),
+    /// API-schema form.
+    Api(ApiEvent),
+}
+
+impl ActionGroupEvent {
+    /// `messageVersion`.
+    pub fn message_version(&self) -> &str {
+        match self {
+            Self::Function(e) => &e.message_version,
+            Self::Api(e) => &e.message_version,
+        }
+    }
+
+    /// `actionGroup`.
+    pub fn action_group(&self) -> &str {
+        match self {
+            Self::Function(e) => &e.action_group,
+            Self::Api(e) => &e.action_group,
+        }
+    }
+
+    /// The invoked operation: `function`, or `apiPath` for the API-schema form.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Function(e) => &e.function,
+            Self::Api(e) => &e.api_path,
+        }
+    }
+
+    /// `agent`.
+    pub fn agent(&self) -> &Agent {
+        match self {
+            Self::Function(e) => &e.agent,
+            Self::Api(e) => &e.agent,
+        }
+    }
+
+    /// `sessionId`.
+    pub fn session_id(&self) -> &str {
+        match self {
+            Self::Function(e) => &e.session_id,
+            Self::Api(e) => &e.session_id,
+        }
+    }
+
+    /// `inputText`.
+    pub fn input_text(&self) -> &str {
+        match self {
+            Self::Function(e) => &e.input_text,
+            Self::Api(e) => &e.input_text,
+        }
+    }
+
+    /// `sessionAttributes`.
+    pub fn session_attributes(&self) -> &Attributes {
+        match self {
+            Self::Function(e) => &e.session_attributes,
+            Self::Api(e) => &e.session_attributes,
+        }
+    }
+
+    /// `promptSessionAttributes`.
+    pub fn prompt_session_attributes(&self) -> &Attributes {
+        match self {
+            Self::Function(e) => &e.prompt_session_attributes,
+            Self::Api(e) => &e.prompt_session_attributes,
+        }
+    }
+
+    /// All parameters in order: `parameters`, then every request-body property (API form).
+    pub fn all_parameters(&self) -> impl Iterator<Item = &Parameter> {
+        let (params, body) = match self {
+            Self::Function(e) => (&e.parameters, None),
+            Self::Api(e) => (&e.parameters, e.request_body.as_ref()),
+        };
+        let body_props = body.into_iter().flat_map(|b| b.content.values()).flat_map(|m| &m.properties);
+        params.iter().chain(body_props)
+    }
+}

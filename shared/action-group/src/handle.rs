@@ -1,0 +1,114 @@
+//! The whole pipeline for one invocation: raw event -> typed arguments -> handler ->
+//! response. Nothing here panics on any input, and a panic inside the handler is caught
+//! and answered with `FAILURE`.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::arguments::Arguments;
+use crate::builder::ResponseBuilder;
+use crate::error::ToolError;
+use crate::event::ActionGroupEvent;
+use crate::parse::{EventError, parse_event};
+use crate::response::{ActionGroupResponse, ResponseState};
+
+/// Runs a handler that takes typed arguments `T` (see [`Arguments::extract`]).
+///
+/// Malformed events give `FAILURE` naming the problem, invalid arguments give
+/// `REPROMPT` naming each parameter, and the handler's result is mapped as documented on
+/// [`ToolError`].
+pub fn handle<T, R, F>(event: &Value, handler: F) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    handle_event(event, |_, args| handler(args.extract::<T>()?))
+}
+
+/// Runs a handler that sees the parsed event and the converted [`Arguments`]; for tools
+/// that serve several functions or need the session attributes.
+pub fn handle_event<R, F>(event: &Value, handler: F) -> ActionGroupResponse
+where
+    R: Serialize,
+    F: FnOnce(&ActionGroupEvent, Arguments) -> Result<R, ToolError>,
+{
+    let parsed = match parse_event(event) {
+        Ok(e) => e,
+        Err(e) => return malformed_response(event, &e),
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let args = Arguments::from_event(&parsed)?;
+        handler(&parsed, args)
+    }));
+    match outcome {
+        Ok(result) => respond(&parsed, result),
+        Err(payload) => panic_response(&parsed, payload.as_ref()),
+    }
+}
+
+/// Like [`handle`], from the event's JSON text; text that is not valid JSON (for example a
+/// lone UTF-16 surrogate escape) gives a `FAILURE` response naming the error.
+pub fn handle_json<T, R, F>(event: &str, handler: F) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    match serde_json::from_str::<Value>(event) {
+        Ok(v) => handle(&v, handler),
+        Err(e) => unreadable_response(&e),
+    }
+}
+
+/// The response for a handler result: the success value as body, or the mapped error.
+pub fn respond<R: Serialize>(event: &ActionGroupEvent, result: Result<R, ToolError>) -> ActionGroupResponse {
+    match result {
+        Ok(value) => ResponseBuilder::new(event).json(&value).build(),
+        Err(e) => ResponseBuilder::new(event).error(&e).build(),
+    }
+}
+
+/// The `FAILURE` response for an event that could not be read; names the problem and echoes
+/// whatever action group and operation names the raw event has.
+pub fn malformed_response(event: &Value, error: &EventError) -> ActionGroupResponse {
+    let name = |k: &str| event.get(k).and_then(Value::as_str).unwrap_or("");
+    let builder = match event.get("apiPath").and_then(Value::as_str) {
+        Some(path) if event.get("function").is_none() => {
+            ResponseBuilder::api(name("actionGroup"), path, name("httpMethod"))
+        }
+        _ => ResponseBuilder::function(name("actionGroup"), name("function")),
+    };
+    builder.text(error.to_string()).state(Some(ResponseState::Failure)).build()
+}
+
+/// The `FAILURE` response for event text that is not valid JSON.
+pub fn unreadable_response(error: &serde_json::Error) -> ActionGroupResponse {
+    ResponseBuilder::function("", "")
+        .text(format!("malformed action-group event: not valid JSON: {error}"))
+        .state(Some(ResponseState::Failure))
+        .build()
+}
+
+/// The `FAILURE` response for a handler that panicked.
+pub fn panic_response(event: &ActionGroupEvent, payload: &(dyn Any + Send)) -> ActionGroupResponse {
+    ResponseBuilder::new(event)
+        .text(format!("the tool handler panicked: {}", panic_message(payload)))
+        .state(Some(ResponseState::Failure))
+        .build()
+}
+
+/// The message of a panic payload (`&str` or `String`), or a placeholder.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_string()
+    }
+}

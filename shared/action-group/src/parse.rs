@@ -1,0 +1,191 @@
+//! Lenient-but-precise reading of a raw JSON event into an [`ActionGroupEvent`].
+//!
+//! Lenient: absent or `null` optional fields (`agent`, `inputText`, `sessionId`,
+//! `parameters`, attributes, `requestBody`, a parameter's `type`) take empty defaults,
+//! a missing `messageVersion` is `1.0`, and unknown fields are ignored. Precise: a field of
+//! the wrong shape, a missing `actionGroup`, or an event that is neither form is an
+//! [`EventError`] carrying the JSON pointer of the problem.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::event::{
+    ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, MediaContent, Parameter, RequestBody,
+};
+use crate::invalid::pointer;
+
+/// A structural problem with an event: where (JSON pointer) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventError {
+    /// JSON pointer of the offending field (`""` for the whole event).
+    pub pointer: String,
+    /// What is wrong, e.g. `must be a list of {name, type, value} objects, got object`.
+    pub message: String,
+}
+
+impl fmt::Display for EventError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = if self.pointer.is_empty() { "event" } else { &self.pointer };
+        write!(f, "malformed action-group event: {at}: {}", self.message)
+    }
+}
+
+impl std::error::Error for EventError {}
+
+fn err(path: &[&str], message: impl Into<String>) -> EventError {
+    EventError { pointer: pointer(path), message: message.into() }
+}
+
+/// The JSON kind of a value, for messages.
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Reads an event in either documented form.
+pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
+    let Some(obj) = value.as_object() else {
+        return Err(err(&[], format!("must be a JSON object, got {}", kind(value))));
+    };
+    let message_version = opt_str(obj, &[], "messageVersion")?.unwrap_or("1.0").to_string();
+    let agent = agent(obj)?;
+    let input_text = opt_str(obj, &[], "inputText")?.unwrap_or_default().to_string();
+    let session_id = opt_str(obj, &[], "sessionId")?.unwrap_or_default().to_string();
+    let action_group = req_str(obj, &[], "actionGroup")?.to_string();
+    let parameters = parameters(obj.get("parameters"), &["parameters"])?;
+    let session_attributes = attributes(obj, "sessionAttributes")?;
+    let prompt_session_attributes = attributes(obj, "promptSessionAttributes")?;
+    if let Some(function) = opt_str(obj, &[], "function")? {
+        return Ok(ActionGroupEvent::Function(FunctionEvent {
+            message_version,
+            agent,
+            input_text,
+            session_id,
+            action_group,
+            function: function.to_string(),
+            parameters,
+            session_attributes,
+            prompt_session_attributes,
+        }));
+    }
+    let Some(api_path) = opt_str(obj, &[], "apiPath")? else {
+        return Err(err(&[], "has neither `function` (function details) nor `apiPath` (API schema)"));
+    };
+    Ok(ActionGroupEvent::Api(ApiEvent {
+        message_version,
+        agent,
+        input_text,
+        session_id,
+        action_group,
+        api_path: api_path.to_string(),
+        http_method: req_str(obj, &[], "httpMethod")?.to_string(),
+        parameters,
+        request_body: request_body(obj.get("requestBody"))?,
+        session_attributes,
+        prompt_session_attributes,
+    }))
+}
+
+fn at<'a>(base: &[&'a str], key: &'a str) -> Vec<&'a str> {
+    let mut p = base.to_vec();
+    p.push(key);
+    p
+}
+
+fn opt_str<'v>(obj: &'v Map<String, Value>, base: &[&str], key: &str) -> Result<Option<&'v str>, EventError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(err(&at(base, key), format!("must be a string, got {}", kind(other)))),
+    }
+}
+
+fn req_str<'v>(obj: &'v Map<String, Value>, base: &[&str], key: &str) -> Result<&'v str, EventError> {
+    opt_str(obj, base, key)?.ok_or_else(|| err(&at(base, key), "is required"))
+}
+
+fn agent(obj: &Map<String, Value>) -> Result<Agent, EventError> {
+    match obj.get("agent") {
+        None | Some(Value::Null) => Ok(Agent::default()),
+        Some(Value::Object(a)) => {
+            let f = |k| Ok::<_, EventError>(opt_str(a, &["agent"], k)?.unwrap_or_default().to_string());
+            Ok(Agent { name: f("name")?, id: f("id")?, alias: f("alias")?, version: f("version")? })
+        }
+        Some(other) => Err(err(&["agent"], format!("must be an object, got {}", kind(other)))),
+    }
+}
+
+fn parameters(value: Option<&Value>, path: &[&str]) -> Result<Vec<Parameter>, EventError> {
+    let items = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(err(path, format!("must be a list of {{name, type, value}} objects, got {}", kind(other))));
+        }
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let index = i.to_string();
+        let p = at(path, &index);
+        let Some(o) = item.as_object() else {
+            return Err(err(&p, format!("must be a {{name, type, value}} object, got {}", kind(item))));
+        };
+        out.push(Parameter {
+            name: req_str(o, &p, "name")?.to_string(),
+            kind: opt_str(o, &p, "type")?.unwrap_or("string").to_string(),
+            value: req_str(o, &p, "value")?.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+fn attributes(obj: &Map<String, Value>, key: &str) -> Result<Attributes, EventError> {
+    let map = match obj.get(key) {
+        None | Some(Value::Null) => return Ok(Attributes::new()),
+        Some(Value::Object(m)) => m,
+        Some(other) => return Err(err(&[key], format!("must be an object of strings, got {}", kind(other)))),
+    };
+    let mut out = Attributes::new();
+    for (k, v) in map {
+        match v {
+            Value::String(s) => {
+                out.insert(k.clone(), s.clone());
+            }
+            other => return Err(err(&[key, k], format!("must be a string, got {}", kind(other)))),
+        }
+    }
+    Ok(out)
+}
+
+fn request_body(value: Option<&Value>) -> Result<Option<RequestBody>, EventError> {
+    let body = match value {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(b)) => b,
+        Some(other) => return Err(err(&["requestBody"], format!("must be an object, got {}", kind(other)))),
+    };
+    let content = match body.get("content") {
+        None | Some(Value::Null) => return Ok(Some(RequestBody::default())),
+        Some(Value::Object(c)) => c,
+        Some(other) => {
+            return Err(err(&["requestBody", "content"], format!("must be an object, got {}", kind(other))));
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (ctype, media) in content {
+        let p = ["requestBody", "content", ctype.as_str()];
+        let Some(m) = media.as_object() else {
+            return Err(err(&p, format!("must be an object, got {}", kind(media))));
+        };
+        let properties = parameters(m.get("properties"), &at(&p, "properties"))?;
+        out.insert(ctype.clone(), MediaContent { properties });
+    }
+    Ok(Some(RequestBody { content: out }))
+}

@@ -1,0 +1,67 @@
+//! The JSON body extractor: content type, size limit, syntax and type errors all
+//! become problems with JSON Pointer paths, never a 500.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use http::{StatusCode, header};
+use registry_core::Violation;
+use serde::de::DeserializeOwned;
+
+use crate::http::problem::{Code, Problem};
+use crate::service::from_json;
+
+/// Largest accepted request body: 1 MiB.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// A JSON request body deserialized into `T`.
+#[derive(Debug, Clone)]
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = Problem;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        check_content_type(req.headers())?;
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Problem::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    Code::PayloadTooLarge,
+                    format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+                )
+            } else {
+                Problem::new(StatusCode::BAD_REQUEST, Code::MalformedJson, "the body could not be read")
+            }
+        })?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|err| {
+            let message = format!("malformed JSON: {err}");
+            Problem {
+                errors: vec![Violation { path: String::new(), message: message.clone() }],
+                ..Problem::new(StatusCode::BAD_REQUEST, Code::MalformedJson, message)
+            }
+        })?;
+        from_json(value).map(JsonBody).map_err(Problem::validation)
+    }
+}
+
+/// Accepts `application/json` and any `application/*+json` (such as
+/// `application/merge-patch+json`), with parameters.
+fn check_content_type(headers: &http::HeaderMap) -> Result<(), Problem> {
+    let essence = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase());
+    match essence.as_deref() {
+        Some("application/json") => Ok(()),
+        Some(t) if t.starts_with("application/") && t.ends_with("+json") => Ok(()),
+        other => Err(Problem::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Code::UnsupportedMediaType,
+            format!(
+                "expected `Content-Type: application/json`, got {}",
+                other.map_or_else(|| "none".to_owned(), |t| format!("`{t}`"))
+            ),
+        )),
+    }
+}

@@ -1,0 +1,20 @@
+//! The HTTP admin API: axum router, extractors, problem responses.
+
+pub mod agents;
+pub mod auth;
+pub mod etag;
+pub mod json;
+pub mod params;
+pub mod problem;
+pub mod resource;
+mod routes;
+mod serve;
+mod state;
+pub mod system;
+pub mod tools;
+pub mod trace;
+
+pub use problem::{Code, Problem};
+pub use routes::{ROUTES, router};
+pub use serve::serve;
+pub use state::AppState;

@@ -1,0 +1,148 @@
+//! Path and query parameters: ids, version numbers, list queries.
+
+use axum::extract::{FromRequestParts, Path, Query};
+use http::request::Parts;
+use registry_core::{ExecutionType, Kind, LifecycleStatus, pointer};
+use registry_store::{ListFilter, ListQuery, TagFilter};
+
+use crate::http::problem::Problem;
+
+/// The `{id}` path parameter.
+#[derive(Debug, Clone)]
+pub struct Id(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for Id {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| Problem::bad_request("", format!("bad path: {e}")))?;
+        Ok(Self(id))
+    }
+}
+
+/// The `{id}` and `{v}` path parameters of a version snapshot.
+#[derive(Debug, Clone)]
+pub struct IdVersion(pub String, pub u64);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdVersion {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        let Path((id, v)) = Path::<(String, String)>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| Problem::bad_request("", format!("bad path: {e}")))?;
+        match v.parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(Self(id, n)),
+            _ => Err(Problem::bad_request("", format!("version `{v}` is not a positive integer"))),
+        }
+    }
+}
+
+/// Query parameters of a list (for the OpenAPI document; parsed by [`ListParams`]).
+#[derive(Debug, Clone, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ListParamsDoc {
+    /// Page size, 1..100 (default 25).
+    limit: Option<u32>,
+    /// Opaque cursor: the `nextCursor` of the previous page.
+    cursor: Option<String>,
+    /// Tag filter: `key` (any value) or `key=value`.
+    tag: Option<String>,
+    /// Lifecycle status: `active`, `deprecated`, `disabled` or `retired`.
+    status: Option<String>,
+    /// Tools only: `lambda`, `mcp` or `inline`.
+    #[param(rename = "executionType")]
+    execution_type: Option<String>,
+    /// Principal that created the definition.
+    #[param(rename = "createdBy")]
+    created_by: Option<String>,
+}
+
+/// Query parameters of a version history (for the OpenAPI document).
+#[derive(Debug, Clone, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct PageParamsDoc {
+    /// Page size, 1..100 (default 25).
+    limit: Option<u32>,
+    /// Opaque cursor: the `nextCursor` of the previous page.
+    cursor: Option<String>,
+}
+
+/// A list query parsed from the query string; every bad parameter is reported.
+#[derive(Debug, Clone)]
+pub struct ListParams(pub Vec<(String, String)>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ListParams {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| Problem::bad_request("", format!("bad query string: {e}")))?;
+        Ok(Self(pairs))
+    }
+}
+
+impl ListParams {
+    /// The store query for a list of `kind` (`filters` false for version histories,
+    /// which take only `limit` and `cursor`).
+    pub fn to_query(&self, kind: Kind, filters: bool) -> Result<ListQuery, Problem> {
+        let mut query = ListQuery::default();
+        let mut filter = ListFilter::default();
+        let mut errors = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        for (key, value) in &self.0 {
+            let path = pointer("", key);
+            if seen.contains(&key.as_str()) {
+                errors.push(violation(&path, "given more than once"));
+                continue;
+            }
+            seen.push(key);
+            match key.as_str() {
+                "limit" => match value.parse::<u32>() {
+                    Ok(n) if (1..=100).contains(&n) => query.limit = n,
+                    _ => errors.push(violation(&path, "must be an integer from 1 to 100")),
+                },
+                "cursor" => query.cursor = Some(value.clone()),
+                "tag" if filters => {
+                    let (k, v) = match value.split_once('=') {
+                        Some((k, v)) => (k.to_owned(), Some(v.to_owned())),
+                        None => (value.clone(), None),
+                    };
+                    if k.is_empty() {
+                        errors.push(violation(&path, "must be `key` or `key=value`"));
+                    }
+                    filter.tag = Some(TagFilter { key: k, value: v });
+                }
+                "status" if filters => match LifecycleStatus::parse(value) {
+                    Some(s) => filter.status = Some(s),
+                    None => errors.push(violation(
+                        &path,
+                        "must be one of active, deprecated, disabled, retired",
+                    )),
+                },
+                "executionType" if filters && kind == Kind::Tool => {
+                    match ExecutionType::parse(value) {
+                        Some(t) => filter.execution_type = Some(t),
+                        None => errors.push(violation(&path, "must be one of lambda, mcp, inline")),
+                    }
+                }
+                "createdBy" if filters => filter.created_by = Some(value.clone()),
+                _ => errors.push(violation(&path, "unknown query parameter")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(Problem::validation(errors));
+        }
+        query.filter = filter;
+        Ok(query)
+    }
+}
+
+fn violation(path: &str, message: &str) -> registry_core::Violation {
+    registry_core::Violation { path: path.to_owned(), message: message.to_owned() }
+}

@@ -1,0 +1,46 @@
+//! The service layer: every registry operation, with authorization, validation,
+//! server fields, lifecycle and referential integrity, over any [`Store`]. No HTTP here;
+//! the router, the CLI and the Lambda all call [`Registry`].
+
+mod error;
+mod lifecycle;
+mod merge_patch;
+mod parse;
+mod read;
+mod references;
+mod resource;
+mod write;
+
+use std::sync::Arc;
+
+use registry_store::Store;
+
+pub use error::ServiceError;
+pub use merge_patch::merge;
+pub use parse::{from_json, to_pointer};
+pub use resource::Resource;
+pub use write::{Outcome, Written};
+
+/// The registry: agents and tools over one store. Cheap to clone.
+#[derive(Clone)]
+pub struct Registry {
+    store: Arc<dyn Store>,
+}
+
+impl Registry {
+    /// A registry over `store`.
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store }
+    }
+
+    /// The underlying store (for features such as resolution that read it directly).
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,91 @@
+//! Reads: get, list, version history, one version. Every result is redacted.
+
+use registry_store::{ListQuery, Page};
+
+use crate::service::{Registry, Resource, ServiceError};
+
+/// Largest page a list may ask for.
+pub const MAX_LIMIT: u32 = 100;
+
+impl Registry {
+    /// The live definition `id` (secrets removed).
+    pub async fn get<R: Resource>(&self, id: &str) -> Result<R, ServiceError> {
+        self.head::<R>(id)
+            .await?
+            .map(|d| d.redacted())
+            .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })
+    }
+
+    /// One page of live definitions ordered by id, filtered (secrets removed).
+    pub async fn list<R: Resource>(&self, query: &ListQuery) -> Result<Page<R>, ServiceError> {
+        check_limit(query.limit)?;
+        let page = self
+            .store()
+            .list(R::KIND, query)
+            .await
+            .map_err(|e| ServiceError::from_store(R::KIND, "", e))?;
+        convert(page)
+    }
+
+    /// One page of the version snapshots of `id`, oldest first (secrets removed).
+    /// History stays readable after a delete; an id that never existed is not found.
+    pub async fn versions<R: Resource>(
+        &self,
+        id: &str,
+        query: &ListQuery,
+    ) -> Result<Page<R>, ServiceError> {
+        check_limit(query.limit)?;
+        let page = self
+            .store()
+            .versions(R::KIND, id, query)
+            .await
+            .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
+        if page.items.is_empty() && query.cursor.is_none() {
+            return Err(ServiceError::NotFound { kind: R::KIND, id: id.to_owned() });
+        }
+        convert(page)
+    }
+
+    /// The immutable snapshot `version` of `id` (secrets removed).
+    pub async fn version<R: Resource>(&self, id: &str, version: u64) -> Result<R, ServiceError> {
+        let found = self
+            .store()
+            .version(R::KIND, id, version)
+            .await
+            .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
+        let not_found = || ServiceError::NotFound { kind: R::KIND, id: format!("{id}@{version}") };
+        let definition = found.ok_or_else(not_found)?;
+        R::from_definition(definition).map(|d| d.redacted()).ok_or_else(not_found)
+    }
+
+    /// The stored head with secrets, for the write path only.
+    pub(crate) async fn head<R: Resource>(&self, id: &str) -> Result<Option<R>, ServiceError> {
+        let found = self
+            .store()
+            .get(R::KIND, id)
+            .await
+            .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
+        Ok(found.and_then(R::from_definition))
+    }
+}
+
+fn check_limit(limit: u32) -> Result<(), ServiceError> {
+    if (1..=MAX_LIMIT).contains(&limit) {
+        Ok(())
+    } else {
+        Err(ServiceError::invalid("/limit", format!("limit must be between 1 and {MAX_LIMIT}")))
+    }
+}
+
+fn convert<R: Resource>(page: registry_store::Page<registry_core::Definition>) -> Result<Page<R>, ServiceError> {
+    let items = page
+        .items
+        .into_iter()
+        .map(|d| {
+            R::from_definition(d)
+                .map(|r| r.redacted())
+                .ok_or_else(|| ServiceError::Internal("store returned the wrong kind".into()))
+        })
+        .collect::<Result<Vec<R>, _>>()?;
+    Ok(Page { items, next_cursor: page.next_cursor })
+}

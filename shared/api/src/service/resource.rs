@@ -1,0 +1,139 @@
+//! What the service needs to know about a kind of definition: agents and tools alike.
+
+use registry_core::{
+    AgentDefinition, Definition, Kind, LifecycleStatus, ServerFields, ToolDefinition, Violation,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// A kind of definition the registry stores (implemented by [`AgentDefinition`] and
+/// [`ToolDefinition`]).
+pub trait Resource:
+    Clone + PartialEq + Serialize + DeserializeOwned + Send + Sync + 'static
+{
+    /// Which kind this is.
+    const KIND: Kind;
+    /// JSON name of the id field: `agentId` or `toolId`.
+    const ID_FIELD: &'static str;
+
+    /// The id.
+    fn id(&self) -> &str;
+    /// Sets the id.
+    fn set_id(&mut self, id: String);
+    /// Server-managed fields.
+    fn server(&self) -> &ServerFields;
+    /// Server-managed fields, mutable.
+    fn server_mut(&mut self) -> &mut ServerFields;
+    /// Lifecycle status (`active` when absent).
+    fn status(&self) -> LifecycleStatus;
+    /// Runs the domain validation.
+    fn validate(&self) -> Result<(), Vec<Violation>>;
+    /// A copy safe to hand out: write-only secrets removed.
+    fn redacted(&self) -> Self;
+    /// Keeps write-only secrets of `stored` that this input omits.
+    fn keep_secrets_from(&mut self, stored: &Self);
+    /// Violations for write-only secrets that are required but missing.
+    fn missing_secrets(&self) -> Vec<Violation>;
+    /// Wraps into a [`Definition`].
+    fn into_definition(self) -> Definition;
+    /// Unwraps from a [`Definition`] of the right kind.
+    fn from_definition(definition: Definition) -> Option<Self>;
+
+    /// Current version, 0 when not stored.
+    fn version(&self) -> u64 {
+        self.server().version.unwrap_or(0)
+    }
+}
+
+impl Resource for AgentDefinition {
+    const KIND: Kind = Kind::Agent;
+    const ID_FIELD: &'static str = "agentId";
+
+    fn id(&self) -> &str {
+        &self.agent_id
+    }
+    fn set_id(&mut self, id: String) {
+        self.agent_id = id;
+    }
+    fn server(&self) -> &ServerFields {
+        &self.server
+    }
+    fn server_mut(&mut self) -> &mut ServerFields {
+        &mut self.server
+    }
+    fn status(&self) -> LifecycleStatus {
+        self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
+    }
+    fn validate(&self) -> Result<(), Vec<Violation>> {
+        registry_core::validate::agent(self)
+    }
+    fn redacted(&self) -> Self {
+        self.clone()
+    }
+    fn keep_secrets_from(&mut self, _stored: &Self) {}
+    fn missing_secrets(&self) -> Vec<Violation> {
+        Vec::new()
+    }
+    fn into_definition(self) -> Definition {
+        Definition::Agent(self)
+    }
+    fn from_definition(definition: Definition) -> Option<Self> {
+        match definition {
+            Definition::Agent(a) => Some(a),
+            Definition::Tool(_) => None,
+        }
+    }
+}
+
+impl Resource for ToolDefinition {
+    const KIND: Kind = Kind::Tool;
+    const ID_FIELD: &'static str = "toolId";
+
+    fn id(&self) -> &str {
+        &self.tool_id
+    }
+    fn set_id(&mut self, id: String) {
+        self.tool_id = id;
+    }
+    fn server(&self) -> &ServerFields {
+        &self.server
+    }
+    fn server_mut(&mut self) -> &mut ServerFields {
+        &mut self.server
+    }
+    fn status(&self) -> LifecycleStatus {
+        self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
+    }
+    fn validate(&self) -> Result<(), Vec<Violation>> {
+        registry_core::validate::tool(self)
+    }
+    fn redacted(&self) -> Self {
+        ToolDefinition::redacted(self)
+    }
+    /// An `auth` block sent without `clientSecret` keeps the stored secret.
+    fn keep_secrets_from(&mut self, stored: &Self) {
+        if let (Some(auth), Some(old)) = (self.auth.as_mut(), stored.auth.as_ref())
+            && auth.client_secret.is_none()
+        {
+            auth.client_secret.clone_from(&old.client_secret);
+        }
+    }
+    fn missing_secrets(&self) -> Vec<Violation> {
+        match &self.auth {
+            Some(auth) if auth.client_secret.is_none() => vec![Violation {
+                path: "/auth/clientSecret".into(),
+                message: "required: a new auth block needs a clientSecret".into(),
+            }],
+            _ => Vec::new(),
+        }
+    }
+    fn into_definition(self) -> Definition {
+        Definition::Tool(self)
+    }
+    fn from_definition(definition: Definition) -> Option<Self> {
+        match definition {
+            Definition::Tool(t) => Some(t),
+            Definition::Agent(_) => None,
+        }
+    }
+}

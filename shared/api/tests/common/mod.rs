@@ -1,0 +1,202 @@
+//! Shared setup: a real server (real router, real SQLite file in a tempdir) on
+//! 127.0.0.1:0, with admin, editor and reader tokens, and a reqwest client.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
+use registry_store::SqliteStore;
+use reqwest::{Method, RequestBuilder, StatusCode, header::HeaderMap};
+use serde_json::{Value, json};
+
+/// A running server and tokens for each role.
+pub struct Server {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// Admin token.
+    pub admin: String,
+    /// Editor token.
+    pub editor: String,
+    /// Reader token.
+    pub reader: String,
+    /// HTTP client.
+    pub client: reqwest::Client,
+    /// The registry behind the server (for direct calls).
+    pub registry: Registry,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// A response: status, headers, JSON body (`Null` when empty or not JSON).
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    /// The `ETag` header.
+    pub fn etag(&self) -> String {
+        self.headers.get("etag").expect("etag header").to_str().unwrap().to_owned()
+    }
+
+    /// The `content-type` header.
+    pub fn content_type(&self) -> String {
+        self.headers.get("content-type").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
+    }
+
+    /// Asserts a problem+json response with the status and code.
+    pub fn assert_problem(&self, status: u16, code: &str) {
+        assert_eq!(self.status.as_u16(), status, "{}", self.text);
+        assert_eq!(self.content_type(), "application/problem+json", "{}", self.text);
+        assert_eq!(self.body["status"], status, "{}", self.text);
+        assert_eq!(self.body["code"], code, "{}", self.text);
+        assert!(self.body["type"].is_string() && self.body["title"].is_string());
+        assert!(self.body["detail"].is_string() && self.body["errors"].is_array());
+    }
+
+    /// Paths of the problem's `errors`.
+    pub fn error_paths(&self) -> Vec<String> {
+        self.body["errors"]
+            .as_array()
+            .map(|a| a.iter().map(|e| e["path"].as_str().unwrap_or("?").to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Asserts a 400 VALIDATION_FAILED naming `path`.
+    pub fn assert_invalid_at(&self, path: &str) {
+        self.assert_problem(400, "VALIDATION_FAILED");
+        assert!(self.error_paths().iter().any(|p| p == path), "no error at {path}: {}", self.text);
+    }
+}
+
+/// Starts a server on a fresh data directory.
+pub async fn start() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("registry.db")).unwrap();
+    let (_, admin) = TokenFile::load_or_init(dir.path(), None).unwrap();
+    let admin = admin.expect("first run creates an admin token");
+    let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
+    let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
+    let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
+    let registry = Registry::new(Arc::new(store));
+    let app = router(AppState::new(registry.clone(), Arc::new(auth)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        serve(listener, app, async {
+            let _ = rx.await;
+        })
+        .await
+        .unwrap();
+    });
+    Server {
+        base,
+        admin,
+        editor,
+        reader,
+        client: reqwest::Client::new(),
+        registry,
+        shutdown: Some(tx),
+        _dir: dir,
+    }
+}
+
+impl Server {
+    /// A request with a bearer token (none when `token` is empty).
+    pub fn req(&self, method: Method, path: &str, token: &str) -> RequestBuilder {
+        let builder = self.client.request(method, format!("{}{path}", self.base));
+        if token.is_empty() { builder } else { builder.bearer_auth(token) }
+    }
+
+    /// Sends a request and reads the reply.
+    pub async fn send(&self, builder: RequestBuilder) -> Reply {
+        let response = builder.send().await.unwrap();
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply { status, headers, body, text }
+    }
+
+    /// `method path` as admin with a JSON body.
+    pub async fn admin_json(&self, method: Method, path: &str, body: &Value) -> Reply {
+        self.send(self.req(method, path, &self.admin).json(body)).await
+    }
+
+    /// `GET path` as reader.
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send(self.req(Method::GET, path, &self.reader)).await
+    }
+
+    /// Creates a tool as editor and asserts 201.
+    pub async fn create_tool(&self, body: &Value) -> Reply {
+        let reply = self.send(self.req(Method::POST, "/tools", &self.editor).json(body)).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        reply
+    }
+
+    /// Creates an agent as editor and asserts 201.
+    pub async fn create_agent(&self, body: &Value) -> Reply {
+        let reply = self.send(self.req(Method::POST, "/agents", &self.editor).json(body)).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        reply
+    }
+}
+
+/// A valid lambda tool.
+pub fn tool_json(id: &str) -> Value {
+    json!({
+        "toolId": id,
+        "executionType": "lambda",
+        "name": "weather",
+        "displayName": "Weather",
+        "description": "Looks up the weather.",
+        "supportedAgentFrameworks": ["bedrock"],
+        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:weather",
+        "functionSchema": [{
+            "name": "get_weather",
+            "description": "Weather for a city.",
+            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
+        }]
+    })
+}
+
+/// A valid MCP tool with an OAuth client secret.
+pub fn mcp_tool_json(id: &str, secret: &str) -> Value {
+    json!({
+        "toolId": id,
+        "executionType": "mcp",
+        "name": "forecast",
+        "displayName": "Forecast",
+        "description": "Forecast over MCP.",
+        "supportedAgentFrameworks": ["bedrock"],
+        "url": "https://mcp.example.com/forecast",
+        "auth": { "clientId": "registry", "clientSecret": secret, "tokenUrl": "https://auth.example.com/token" },
+        "functionSchema": [{
+            "name": "get_forecast",
+            "description": "Forecast for a city.",
+            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
+        }]
+    })
+}
+
+/// A valid agent using `tool_ids`.
+pub fn agent_json(id: &str, tool_ids: &[&str]) -> Value {
+    json!({
+        "agentId": id,
+        "basePrompt": "You help with the weather.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": tool_ids,
+    })
+}

@@ -1,0 +1,216 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Every error status through the real router: 400, 401, 403, 404, 409, 412, 413, 415,
+//! 428, always as problem+json.
+
+mod common;
+
+use common::{agent_json, start, tool_json};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+
+#[tokio::test]
+async fn missing_or_bad_token_is_401_with_www_authenticate() {
+    let s = start().await;
+    for token in ["", "not-a-token"] {
+        let r = s.send(s.req(Method::POST, "/tools", token).json(&tool_json("t1"))).await;
+        r.assert_problem(401, "UNAUTHENTICATED");
+        assert!(r.headers["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
+        s.send(s.req(Method::GET, "/tools", token)).await.assert_problem(401, "UNAUTHENTICATED");
+    }
+    let r = s.send(s.req(Method::GET, "/tools", "").header("authorization", "Basic Zm9vOmJhcg==")).await;
+    r.assert_problem(401, "UNAUTHENTICATED");
+}
+
+#[tokio::test]
+async fn roles_are_enforced_with_403() {
+    let s = start().await;
+    // Reader cannot write, even with a bad body (403 comes first).
+    let r = s.send(s.req(Method::POST, "/tools", &s.reader).json(&tool_json("t1"))).await;
+    r.assert_problem(403, "FORBIDDEN");
+    let r = s.send(s.req(Method::POST, "/tools", &s.reader).body("{").header("content-type", "application/json")).await;
+    r.assert_problem(403, "FORBIDDEN");
+    s.create_tool(&tool_json("t1")).await;
+    let r = s.send(s.req(Method::PUT, "/tools/t1", &s.reader).json(&tool_json("t1"))).await;
+    r.assert_problem(403, "FORBIDDEN");
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.reader).header("if-match", "\"1\"").json(&json!({}))).await;
+    r.assert_problem(403, "FORBIDDEN");
+    // Editor cannot delete.
+    let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.editor).header("if-match", "\"1\"")).await;
+    r.assert_problem(403, "FORBIDDEN");
+    // Editor cannot retire; admin can.
+    let retire = json!({"lifecycle": {"status": "retired"}});
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&retire)).await;
+    r.assert_problem(403, "FORBIDDEN");
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&retire)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    // Editor may disable and re-enable.
+    s.create_tool(&tool_json("t2")).await;
+    for (v, status) in [(1, "disabled"), (2, "active"), (3, "deprecated"), (4, "enabled")] {
+        let r = s
+            .send(
+                s.req(Method::PATCH, "/tools/t2", &s.editor)
+                    .header("if-match", format!("\"{v}\""))
+                    .json(&json!({"lifecycle": {"status": status}})),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{status}: {}", r.text);
+    }
+    assert_eq!(s.get("/tools/t2").await.body["lifecycle"]["status"], "active");
+}
+
+#[tokio::test]
+async fn retired_definitions_cannot_change_but_can_be_deleted() {
+    let s = start().await;
+    let mut tool = tool_json("t1");
+    tool["lifecycle"] = json!({"status": "retired"});
+    let r = s.admin_json(Method::POST, "/tools", &tool).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    // Same content again is not a change.
+    let r = s.admin_json(Method::PUT, "/tools/t1", &tool).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["version"], 1);
+    // Any change is a 409, also reviving it.
+    tool["lifecycle"] = json!({"status": "active"});
+    s.admin_json(Method::PUT, "/tools/t1", &tool).await.assert_problem(409, "CONFLICT");
+    let r = s
+        .send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&json!({"description": "New."})))
+        .await;
+    r.assert_problem(409, "CONFLICT");
+    // A retired tool cannot be bound to an agent.
+    let r = s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent_json("a1", &["t1"]))).await;
+    r.assert_invalid_at("/toolIds/0");
+    let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"1\"")).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
+async fn references_must_exist_and_deleting_a_used_tool_is_409() {
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    s.create_tool(&tool_json("t2")).await;
+    let mut agent = agent_json("a1", &["t1", "ghost", "t2"]);
+    agent["rolloutPolicy"] = json!({"toolOverrides": {"t2": "phantom"}});
+    let r = s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent)).await;
+    r.assert_invalid_at("/toolIds/1");
+    r.assert_invalid_at("/rolloutPolicy/toolOverrides/t2");
+    assert_eq!(r.error_paths().len(), 2, "{}", r.text);
+
+    s.create_agent(&agent_json("a1", &["t1"])).await;
+    s.create_agent(&agent_json("a2", &["t1", "t2"])).await;
+    let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"1\"")).await;
+    r.assert_problem(409, "IN_USE");
+    assert_eq!(r.body["agents"], json!(["a1", "a2"]));
+    assert!(r.body["detail"].as_str().unwrap().contains("a1"));
+    // Retire first, then delete works.
+    let r = s
+        .send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&json!({"lifecycle": {"status": "retired"}})))
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"2\"")).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+}
+
+#[tokio::test]
+async fn preconditions_412_and_428() {
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    let patch = json!({"description": "Changed."});
+    // 428 without If-Match on PATCH and DELETE.
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).json(&patch)).await;
+    r.assert_problem(428, "PRECONDITION_REQUIRED");
+    let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin)).await;
+    r.assert_problem(428, "PRECONDITION_REQUIRED");
+    // 412 on mismatch for PATCH, DELETE and conditional PUT.
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"7\"").json(&patch)).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    assert_eq!(r.body["currentVersion"], 1);
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).json(&json!({"version": 3, "description": "x"}))).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"2\"")).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    let r = s.send(s.req(Method::PUT, "/tools/t1", &s.editor).header("if-match", "\"2\"").json(&tool_json("t1"))).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    let r = s.send(s.req(Method::PUT, "/tools/new", &s.editor).header("if-match", "\"1\"").json(&tool_json("new"))).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "W/\"1\"").json(&patch)).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    // A malformed If-Match is a 400, a missing definition a 404.
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "one").json(&patch)).await;
+    r.assert_problem(400, "BAD_REQUEST");
+    let r = s.send(s.req(Method::PATCH, "/tools/none", &s.editor).header("if-match", "\"1\"").json(&patch)).await;
+    r.assert_problem(404, "NOT_FOUND");
+    // Nothing changed.
+    assert_eq!(s.get("/tools/t1").await.body["version"], 1);
+}
+
+#[tokio::test]
+async fn body_errors_are_400_413_415_never_500() {
+    let s = start().await;
+    let send_raw = |path: &str, body: &str, ct: &str| {
+        s.req(Method::POST, path, &s.editor).header("content-type", ct.to_owned()).body(body.to_owned())
+    };
+    // Truncated and empty JSON.
+    let r = s.send(send_raw("/tools", r#"{"toolId": "t1", "executionType": "lam"#, "application/json")).await;
+    r.assert_problem(400, "MALFORMED_JSON");
+    s.send(send_raw("/tools", "", "application/json")).await.assert_problem(400, "MALFORMED_JSON");
+    s.send(send_raw("/agents", "[1,2", "application/json")).await.assert_problem(400, "MALFORMED_JSON");
+    // Type errors carry the JSON Pointer of the bad value.
+    let mut agent = agent_json("a1", &[]);
+    agent["toolIds"] = json!(5);
+    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent)).await.assert_invalid_at("/toolIds");
+    agent["toolIds"] = json!(["ok", 5]);
+    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent)).await.assert_invalid_at("/toolIds/1");
+    let mut tool = tool_json("t1");
+    tool["executionTimeout"] = json!("slow");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await.assert_invalid_at("/executionTimeout");
+    tool = tool_json("t1");
+    tool.as_object_mut().unwrap().remove("executionType");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await.assert_invalid_at("/executionType");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&json!([1]))).await.assert_problem(400, "VALIDATION_FAILED");
+    // Deeply nested JSON is refused, not a crash.
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    s.send(send_raw("/agents", &deep, "application/json")).await.assert_problem(400, "MALFORMED_JSON");
+    // 413 over 1 MiB.
+    let mut big = tool_json("big");
+    big["code"] = json!("x".repeat(1_100_000));
+    let r = s.send(s.req(Method::POST, "/tools", &s.editor).json(&big)).await;
+    r.assert_problem(413, "PAYLOAD_TOO_LARGE");
+    // 415 for non-JSON content types.
+    let r = s.send(send_raw("/tools", &tool_json("t1").to_string(), "text/plain")).await;
+    r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
+    let r = s.send(s.req(Method::POST, "/tools", &s.editor).body(tool_json("t1").to_string())).await;
+    r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
+    // A non-object merge patch.
+    s.create_tool(&tool_json("t1")).await;
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!([1]))).await;
+    r.assert_problem(400, "VALIDATION_FAILED");
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"version": "one"}))).await;
+    r.assert_invalid_at("/version");
+    // A patch that breaks the type of a field names it.
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"supportedAgentFrameworks": "bedrock"}))).await;
+    r.assert_invalid_at("/supportedAgentFrameworks");
+    assert_eq!(s.get("/tools/t1").await.body["version"], 1);
+}
+
+#[tokio::test]
+async fn ids_conflicts_and_path_id_rules() {
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    let r = s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool_json("t1"))).await;
+    r.assert_problem(409, "CONFLICT");
+    let r = s.send(s.req(Method::PUT, "/tools/t2", &s.editor).json(&tool_json("t1"))).await;
+    r.assert_invalid_at("/toolId");
+    let r = s.send(s.req(Method::PUT, "/agents/a9", &s.editor).json(&agent_json("a1", &[]))).await;
+    r.assert_invalid_at("/agentId");
+    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"toolId": "other"}))).await;
+    r.assert_invalid_at("/toolId");
+    // Every violation at once.
+    let mut tool = tool_json("t3");
+    tool["description"] = json!("");
+    tool["executionTimeout"] = json!(0);
+    tool["acessRules"] = json!([]);
+    let r = s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await;
+    r.assert_invalid_at("/description");
+    r.assert_invalid_at("/executionTimeout");
+    r.assert_invalid_at("/acessRules");
+}

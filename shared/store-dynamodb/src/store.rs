@@ -1,0 +1,82 @@
+//! The [`DynamoStore`] handle and its construction.
+
+use aws_sdk_dynamodb::Client;
+use registry_store::StoreError;
+use sha2::{Digest, Sha256};
+
+use crate::connect;
+use crate::counter::{CallCounter, CallCounts};
+use crate::cursor::CursorCodec;
+
+/// Environment variable holding the secret that signs list cursors.
+pub const CURSOR_KEY_ENV: &str = "REGISTRY_CURSOR_KEY";
+
+/// The registry [`Store`](registry_store::Store) on one DynamoDB table (single-table
+/// design, see `docs/dynamodb.md`).
+#[derive(Debug, Clone)]
+pub struct DynamoStore {
+    pub(crate) client: Client,
+    pub(crate) table: String,
+    pub(crate) cursors: CursorCodec,
+    counter: CallCounter,
+}
+
+impl DynamoStore {
+    /// A store on `table` through `client`; list cursors are signed with `cursor_key`
+    /// (every instance serving the same table must use the same key).
+    pub fn new(client: Client, table: impl Into<String>, cursor_key: impl AsRef<[u8]>) -> Self {
+        let counter = CallCounter::default();
+        let config = client.config().to_builder().interceptor(counter.clone()).build();
+        Self {
+            client: Client::from_conf(config),
+            table: table.into(),
+            cursors: CursorCodec::new(cursor_key.as_ref()),
+            counter,
+        }
+    }
+
+    /// A store on `table` with the SDK configured from the environment (credentials and
+    /// region from the usual AWS chain, rustls HTTP client, standard retries with backoff),
+    /// talking to `endpoint_url` when given (a local DynamoDB-API server; region defaults to
+    /// `us-east-1` there). The cursor key comes from `REGISTRY_CURSOR_KEY` when set, else it
+    /// is derived from the table name (integrity against garbling, not against forgery).
+    pub async fn connect(table: impl Into<String>, endpoint_url: Option<String>) -> Self {
+        let table = table.into();
+        let config = connect::sdk_config(endpoint_url).await;
+        let key = std::env::var(CURSOR_KEY_ENV)
+            .map(String::into_bytes)
+            .unwrap_or_else(|_| Sha256::digest(format!("registry-cursor-v1:{table}")).to_vec());
+        Self::new(Client::new(&config), table, key)
+    }
+
+    /// [`DynamoStore::connect`] with the table from `TABLE_NAME` and the optional endpoint
+    /// from `DYNAMODB_ENDPOINT` (the Lambda's configuration).
+    pub async fn from_env() -> Result<Self, StoreError> {
+        let table = std::env::var("TABLE_NAME")
+            .ok()
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| StoreError::Backend("TABLE_NAME is not set".into()))?;
+        let endpoint = std::env::var("DYNAMODB_ENDPOINT").ok().filter(|e| !e.is_empty());
+        Ok(Self::connect(table, endpoint).await)
+    }
+
+    /// The table name.
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// The SDK client (with the call counter installed).
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// DynamoDB requests sent so far by this store (and its clones), per operation.
+    pub fn calls(&self) -> CallCounts {
+        self.counter.snapshot()
+    }
+
+    /// Resets [`DynamoStore::calls`] to zero.
+    pub fn reset_calls(&self) {
+        self.counter.reset();
+    }
+}

@@ -1,0 +1,60 @@
+//! [`Store`] for [`DynamoStore`]: each method delegates to the file that implements it.
+
+use async_trait::async_trait;
+use registry_core::{Definition, Kind};
+use registry_store::{Expected, ListQuery, Page, Store, StoreError};
+
+use crate::DynamoStore;
+
+#[async_trait]
+impl Store for DynamoStore {
+    async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError> {
+        self.get_definition(kind, id).await
+    }
+
+    async fn get_many(
+        &self,
+        kind: Kind,
+        ids: &[String],
+    ) -> Result<Vec<Option<Definition>>, StoreError> {
+        self.get_many_definitions(kind, ids).await
+    }
+
+    async fn put(
+        &self,
+        definition: Definition,
+        expected: Expected,
+    ) -> Result<Definition, StoreError> {
+        self.put_definition(definition, expected).await
+    }
+
+    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError> {
+        self.delete_definition(kind, id, expected_version).await
+    }
+
+    async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
+        self.list_definitions(kind, query).await
+    }
+
+    async fn versions(
+        &self,
+        kind: Kind,
+        id: &str,
+        query: &ListQuery,
+    ) -> Result<Page<Definition>, StoreError> {
+        self.list_versions(kind, id, query).await
+    }
+
+    async fn version(
+        &self,
+        kind: Kind,
+        id: &str,
+        version: u64,
+    ) -> Result<Option<Definition>, StoreError> {
+        self.get_version(kind, id, version).await
+    }
+
+    async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
+        self.referrers_of(tool_id).await
+    }
+}

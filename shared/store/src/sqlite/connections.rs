@@ -1,0 +1,94 @@
+//! The connections of one database file: a single writer behind a mutex and a small
+//! pool of readers (WAL lets readers run while a write is in progress).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::schema;
+use crate::StoreError;
+
+/// How long a connection waits for a lock held by another process before giving up
+/// with [`StoreError::Unavailable`].
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Idle reader connections kept for reuse.
+const MAX_IDLE_READERS: usize = 4;
+
+/// Writer and readers of one database file.
+pub(crate) struct Connections {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+fn configure(conn: &Connection) -> Result<(), StoreError> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+/// A poisoned lock only means another thread panicked while holding it; the
+/// connection itself is still consistent (an unfinished transaction rolls back on drop).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Connections {
+    /// Opens (creating if needed) the file, switches it to WAL and migrates the schema.
+    pub(crate) fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|e| {
+                StoreError::Backend(format!("cannot create {}: {e}", parent.display()))
+            })?;
+        }
+        let mut writer = Connection::open(path)?;
+        configure(&writer)?;
+        let mode: String =
+            writer.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Backend(format!("cannot switch to WAL (journal mode {mode})")));
+        }
+        schema::migrate(&mut writer)?;
+        Ok(Self {
+            path: path.to_owned(),
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Runs `f` with exclusive use of the writer connection.
+    pub(crate) fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut writer = lock(&self.writer);
+        f(&mut writer)
+    }
+
+    /// Runs `f` with a reader connection (reused, or opened when none is idle).
+    pub(crate) fn read<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let idle = lock(&self.readers).pop();
+        let conn = match idle {
+            Some(conn) => conn,
+            None => {
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let conn = Connection::open_with_flags(&self.path, flags)?;
+                configure(&conn)?;
+                conn.pragma_update(None, "query_only", true)?;
+                conn
+            }
+        };
+        let result = f(&conn);
+        let mut readers = lock(&self.readers);
+        if readers.len() < MAX_IDLE_READERS {
+            readers.push(conn);
+        }
+        result
+    }
+}

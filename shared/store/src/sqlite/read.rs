@@ -1,0 +1,149 @@
+//! Reads: heads, filtered pages of heads, version snapshots, referrers.
+
+use registry_core::{Definition, Kind};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::document::from_document;
+use crate::cursor;
+use crate::{ListQuery, Page, StoreError};
+
+/// The live head of a definition.
+pub(crate) fn get(
+    conn: &Connection,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<Definition>, StoreError> {
+    let document: Option<String> = conn
+        .prepare_cached("SELECT document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0")?
+        .query_row(params![kind.as_str(), id], |row| row.get(0))
+        .optional()?;
+    document.map(|d| from_document(kind, &d)).transpose()
+}
+
+/// Live heads of many definitions, in the order asked.
+pub(crate) fn get_many(
+    conn: &Connection,
+    kind: Kind,
+    ids: &[String],
+) -> Result<Vec<Option<Definition>>, StoreError> {
+    ids.iter().map(|id| get(conn, kind, id)).collect()
+}
+
+/// One page of live heads ordered by id (byte order), all filters combined with AND.
+pub(crate) fn list(
+    conn: &Connection,
+    kind: Kind,
+    query: &ListQuery,
+) -> Result<Page<Definition>, StoreError> {
+    let after = query.cursor.as_deref().map(|c| cursor::decode_list(kind, c)).transpose()?;
+    let limit = cursor::page_size(query.limit);
+    let filter = &query.filter;
+    let tag = filter.tag.as_ref();
+    let mut stmt = conn.prepare_cached(
+        "SELECT h.id, h.document FROM heads h
+         WHERE h.kind = ?1 AND h.deleted = 0
+           AND (?2 IS NULL OR h.id > ?2)
+           AND (?3 IS NULL OR h.status = ?3)
+           AND (?4 IS NULL OR h.execution_type = ?4)
+           AND (?5 IS NULL OR h.created_by = ?5)
+           AND (?6 IS NULL OR EXISTS (
+                 SELECT 1 FROM tags t
+                 WHERE t.kind = h.kind AND t.id = h.id AND t.key = ?6
+                   AND (?7 IS NULL OR t.value = ?7)))
+         ORDER BY h.id
+         LIMIT ?8",
+    )?;
+    let rows = stmt.query_map(
+        params![
+            kind.as_str(),
+            after,
+            filter.status.map(|s| s.as_str()),
+            filter.execution_type.map(|t| t.as_str()),
+            filter.created_by,
+            tag.map(|t| &t.key),
+            tag.and_then(|t| t.value.as_ref()),
+            i64::from(limit) + 1,
+        ],
+        |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+    )?;
+    let rows = rows.collect::<Result<Vec<_>, _>>()?;
+    let more = rows.len() > limit as usize;
+    let mut items = Vec::with_capacity(rows.len().min(limit as usize));
+    let mut last_id = None;
+    for (id, document) in rows.into_iter().take(limit as usize) {
+        items.push(from_document(kind, &document)?);
+        last_id = Some(id);
+    }
+    let next_cursor = match (more, last_id) {
+        (true, Some(id)) => Some(cursor::encode_list(kind, &id)),
+        _ => None,
+    };
+    Ok(Page { items, next_cursor })
+}
+
+/// One page of version snapshots, oldest first; empty for an id never stored.
+pub(crate) fn versions(
+    conn: &Connection,
+    kind: Kind,
+    id: &str,
+    query: &ListQuery,
+) -> Result<Page<Definition>, StoreError> {
+    let after = query.cursor.as_deref().map(cursor::decode_version).transpose()?.unwrap_or(0);
+    // A cursor past every storable version simply has nothing after it.
+    let Ok(after) = i64::try_from(after) else {
+        return Ok(Page { items: Vec::new(), next_cursor: None });
+    };
+    let limit = cursor::page_size(query.limit);
+    let mut stmt = conn.prepare_cached(
+        "SELECT version, document FROM versions
+         WHERE kind = ?1 AND id = ?2 AND version > ?3
+         ORDER BY version LIMIT ?4",
+    )?;
+    let rows = stmt
+        .query_map(params![kind.as_str(), id, after, i64::from(limit) + 1], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let more = rows.len() > limit as usize;
+    let mut items = Vec::with_capacity(rows.len().min(limit as usize));
+    let mut last_version = None;
+    for (version, document) in rows.into_iter().take(limit as usize) {
+        items.push(from_document(kind, &document)?);
+        last_version = Some(version);
+    }
+    let next_cursor = match (more, last_version) {
+        (true, Some(v)) => Some(cursor::encode_version(v.unsigned_abs())),
+        _ => None,
+    };
+    Ok(Page { items, next_cursor })
+}
+
+/// One version snapshot.
+pub(crate) fn version(
+    conn: &Connection,
+    kind: Kind,
+    id: &str,
+    version: u64,
+) -> Result<Option<Definition>, StoreError> {
+    let Ok(version) = i64::try_from(version) else {
+        return Ok(None);
+    };
+    let document: Option<String> = conn
+        .prepare_cached(
+            "SELECT document FROM versions WHERE kind = ?1 AND id = ?2 AND version = ?3",
+        )?
+        .query_row(params![kind.as_str(), id, version], |row| row.get(0))
+        .optional()?;
+    document.map(|d| from_document(kind, &d)).transpose()
+}
+
+/// Live agents referencing `tool_id`, sorted.
+pub(crate) fn referrers(conn: &Connection, tool_id: &str) -> Result<Vec<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.agent_id FROM refs r
+         JOIN heads h ON h.kind = 'agent' AND h.id = r.agent_id AND h.deleted = 0
+         WHERE r.tool_id = ?1 ORDER BY r.agent_id",
+    )?;
+    let ids = stmt.query_map(params![tool_id], |row| row.get(0))?;
+    Ok(ids.collect::<Result<Vec<String>, _>>()?)
+}

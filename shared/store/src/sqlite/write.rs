@@ -1,0 +1,213 @@
+//! Writes: every put and delete is one `BEGIN IMMEDIATE` transaction that checks the
+//! expected version and changes head, snapshot, tags and references together.
+
+use registry_core::{Definition, Kind, LifecycleStatus};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+use super::document::to_document;
+use super::read::referrers;
+use crate::{Expected, StoreError};
+
+/// The head row of a definition, live or tombstone.
+struct Head {
+    version: u64,
+    deleted: bool,
+    status: String,
+}
+
+impl Head {
+    /// The live version, `None` for a tombstone.
+    fn live_version(&self) -> Option<u64> {
+        (!self.deleted).then_some(self.version)
+    }
+}
+
+fn to_u64(value: i64) -> Result<u64, StoreError> {
+    u64::try_from(value).map_err(|_| StoreError::Backend(format!("negative version {value}")))
+}
+
+fn to_i64(value: u64) -> Result<i64, StoreError> {
+    i64::try_from(value).map_err(|_| StoreError::Backend(format!("version {value} too large")))
+}
+
+fn head(tx: &Transaction<'_>, kind: Kind, id: &str) -> Result<Option<Head>, StoreError> {
+    let row = tx
+        .prepare_cached("SELECT version, deleted, status FROM heads WHERE kind = ?1 AND id = ?2")?
+        .query_row(params![kind.as_str(), id], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, bool>(1)?, row.get::<_, String>(2)?))
+        })
+        .optional()?;
+    row.map(|(version, deleted, status)| Ok(Head { version: to_u64(version)?, deleted, status }))
+        .transpose()
+}
+
+/// The version the write creates, or why the expected state does not hold.
+fn next_version(current: Option<&Head>, expected: Expected) -> Result<u64, StoreError> {
+    let live = current.and_then(Head::live_version);
+    match (expected, live) {
+        (Expected::Absent, Some(current)) => Err(StoreError::AlreadyExists { current }),
+        (Expected::Absent, None) => Ok(current.map_or(0, |h| h.version) + 1),
+        (Expected::Version(n), Some(current)) if n == current => Ok(current + 1),
+        (Expected::Version(expected), current) => {
+            Err(StoreError::VersionMismatch { expected, current })
+        }
+    }
+}
+
+/// Every referenced tool must be live and not retired.
+fn check_references(tx: &Transaction<'_>, refs: &[String]) -> Result<(), StoreError> {
+    let mut missing = Vec::new();
+    let mut retired = Vec::new();
+    for tool_id in refs {
+        match head(tx, Kind::Tool, tool_id)? {
+            Some(h) if !h.deleted && h.status == LifecycleStatus::Retired.as_str() => {
+                retired.push(tool_id.clone())
+            }
+            Some(h) if !h.deleted => {}
+            _ => missing.push(tool_id.clone()),
+        }
+    }
+    if missing.is_empty() && retired.is_empty() {
+        Ok(())
+    } else {
+        Err(StoreError::BadReferences { missing, retired })
+    }
+}
+
+/// Replaces the tag rows of a definition.
+fn write_tags(tx: &Transaction<'_>, definition: &Definition) -> Result<(), StoreError> {
+    let kind = definition.kind().as_str();
+    let id = definition.id();
+    tx.prepare_cached("DELETE FROM tags WHERE kind = ?1 AND id = ?2")?
+        .execute(params![kind, id])?;
+    let mut insert =
+        tx.prepare_cached("INSERT INTO tags (kind, id, key, value) VALUES (?1, ?2, ?3, ?4)")?;
+    for (key, value) in definition.tags().into_iter().flatten() {
+        insert.execute(params![kind, id, key, value])?;
+    }
+    Ok(())
+}
+
+/// Replaces the reference rows of an agent.
+fn write_refs(tx: &Transaction<'_>, agent_id: &str, refs: &[String]) -> Result<(), StoreError> {
+    tx.prepare_cached("DELETE FROM refs WHERE agent_id = ?1")?.execute(params![agent_id])?;
+    let mut insert = tx.prepare_cached("INSERT INTO refs (agent_id, tool_id) VALUES (?1, ?2)")?;
+    for tool_id in refs {
+        insert.execute(params![agent_id, tool_id])?;
+    }
+    Ok(())
+}
+
+/// Writes a new version of `definition` if the stored state matches `expected`.
+pub(crate) fn put(
+    conn: &mut Connection,
+    mut definition: Definition,
+    expected: Expected,
+) -> Result<Definition, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let kind = definition.kind();
+    let id = definition.id().to_owned();
+    let current = head(&tx, kind, &id)?;
+    let version = next_version(current.as_ref(), expected)?;
+    let refs = definition.references();
+    check_references(&tx, &refs)?;
+
+    definition.server_mut().version = Some(version);
+    let document = to_document(&definition)?;
+    let version_col = to_i64(version)?;
+    tx.prepare_cached(
+        "INSERT INTO heads (kind, id, version, deleted, status, execution_type, created_by, document)
+         VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6, ?7)
+         ON CONFLICT (kind, id) DO UPDATE SET
+             version = excluded.version, deleted = 0, status = excluded.status,
+             execution_type = excluded.execution_type, created_by = excluded.created_by,
+             document = excluded.document",
+    )?
+    .execute(params![
+        kind.as_str(),
+        id,
+        version_col,
+        definition.status().as_str(),
+        definition.execution_type().map(|t| t.as_str()),
+        definition.server().created_by,
+        document,
+    ])?;
+    tx.prepare_cached(
+        "INSERT INTO versions (kind, id, version, document) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![kind.as_str(), id, version_col, document])?;
+    write_tags(&tx, &definition)?;
+    if kind == Kind::Agent {
+        write_refs(&tx, &id, &refs)?;
+    }
+    tx.commit()?;
+    Ok(definition)
+}
+
+/// Deletes the live definition at `expected_version`, leaving a tombstone head.
+pub(crate) fn delete(
+    conn: &mut Connection,
+    kind: Kind,
+    id: &str,
+    expected_version: u64,
+) -> Result<(), StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let Some(current) = head(&tx, kind, id)?.filter(|h| !h.deleted) else {
+        return Err(StoreError::NotFound);
+    };
+    if current.version != expected_version {
+        return Err(StoreError::VersionMismatch {
+            expected: expected_version,
+            current: Some(current.version),
+        });
+    }
+    if kind == Kind::Tool && current.status != LifecycleStatus::Retired.as_str() {
+        let agents = referrers(&tx, id)?;
+        if !agents.is_empty() {
+            return Err(StoreError::InUse { agents });
+        }
+    }
+    tx.prepare_cached(
+        "UPDATE heads SET version = ?3, deleted = 1, document = NULL WHERE kind = ?1 AND id = ?2",
+    )?
+    .execute(params![kind.as_str(), id, to_i64(current.version + 1)?])?;
+    tx.prepare_cached("DELETE FROM tags WHERE kind = ?1 AND id = ?2")?
+        .execute(params![kind.as_str(), id])?;
+    if kind == Kind::Agent {
+        tx.prepare_cached("DELETE FROM refs WHERE agent_id = ?1")?.execute(params![id])?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(version: u64, deleted: bool) -> Head {
+        Head { version, deleted, status: "active".into() }
+    }
+
+    #[test]
+    fn next_version_rules() {
+        assert_eq!(next_version(None, Expected::Absent).unwrap(), 1);
+        assert_eq!(next_version(Some(&h(3, true)), Expected::Absent).unwrap(), 4);
+        assert!(matches!(
+            next_version(Some(&h(3, false)), Expected::Absent),
+            Err(StoreError::AlreadyExists { current: 3 })
+        ));
+        assert_eq!(next_version(Some(&h(3, false)), Expected::Version(3)).unwrap(), 4);
+        assert!(matches!(
+            next_version(Some(&h(3, false)), Expected::Version(2)),
+            Err(StoreError::VersionMismatch { expected: 2, current: Some(3) })
+        ));
+        assert!(matches!(
+            next_version(Some(&h(3, true)), Expected::Version(3)),
+            Err(StoreError::VersionMismatch { expected: 3, current: None })
+        ));
+        assert!(matches!(
+            next_version(None, Expected::Version(1)),
+            Err(StoreError::VersionMismatch { expected: 1, current: None })
+        ));
+    }
+}

@@ -1,0 +1,117 @@
+//! SQLite-specific behaviour: the file, its schema, and failures that are not the
+//! caller's fault.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use registry_core::{Kind, LifecycleStatus};
+use registry_store::contract::sample::{tool, with_status};
+use registry_store::{Expected, SCHEMA_VERSION, SqliteStore, Store, StoreError};
+use rusqlite::Connection;
+
+#[tokio::test]
+async fn data_survives_reopening_and_numbering_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/dir/registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    store.put(tool("t1"), Expected::Version(1)).await.unwrap();
+    drop(store);
+
+    let store = SqliteStore::open(&path).unwrap();
+    let head = store.get(Kind::Tool, "t1").await.unwrap().unwrap();
+    assert_eq!(head.version(), 2);
+    store.delete(Kind::Tool, "t1", 2).await.unwrap();
+    drop(store);
+
+    let store = SqliteStore::open(&path).unwrap();
+    assert!(store.get(Kind::Tool, "t1").await.unwrap().is_none());
+    let again = store.put(tool("t1"), Expected::Absent).await.unwrap();
+    assert_eq!(again.version(), 4, "after v2 and the tombstone v3");
+}
+
+#[tokio::test]
+async fn schema_version_and_wal_are_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let _store = SqliteStore::open(&path).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+}
+
+#[tokio::test]
+async fn a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    drop(SqliteStore::open(&path).unwrap());
+    Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Backend(ref m) if m.contains("newer")), "got {err:?}");
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_a_database_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    std::fs::write(&path, b"this is not a sqlite database, just some text.....").unwrap();
+    let err = SqliteStore::open(&path).unwrap_err();
+    assert!(matches!(err, StoreError::Backend(_)), "got {err:?}");
+}
+
+#[tokio::test]
+async fn snapshots_are_immutable_in_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let err = conn.execute("UPDATE versions SET document = '{}'", []).unwrap_err();
+    assert!(err.to_string().contains("immutable"), "got {err}");
+}
+
+#[tokio::test]
+async fn an_unreadable_stored_document_is_a_backend_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    Connection::open(&path).unwrap().execute("UPDATE heads SET document = '{'", []).unwrap();
+    let err = store.get(Kind::Tool, "t1").await.unwrap_err();
+    assert!(matches!(err, StoreError::Backend(_)), "got {err:?}");
+}
+
+#[tokio::test]
+async fn index_columns_follow_the_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    store
+        .put(with_status(tool("t1"), LifecycleStatus::Retired), Expected::Version(1))
+        .await
+        .unwrap();
+    let conn = Connection::open(&path).unwrap();
+    let row: (i64, String, String) = conn
+        .query_row("SELECT version, status, execution_type FROM heads WHERE id = 't1'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    assert_eq!(row, (2, "retired".to_owned(), "lambda".to_owned()));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_database_locked_by_another_process_is_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let other = Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let err = store.put(tool("t1"), Expected::Absent).await.unwrap_err();
+    assert!(matches!(err, StoreError::Unavailable(_)), "got {err:?}");
+    other.execute_batch("ROLLBACK").unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+}

@@ -1,0 +1,124 @@
+//! Every example type of the type-language reference page, in this project's JSON form,
+//! is accepted and compiles to every format.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::Tool;
+use registry_types::{Format, compile, validate_tool_schema};
+use serde_json::{Value, json};
+
+fn examples() -> Vec<Value> {
+    serde_json::from_str(include_str!("fixtures/reference_examples.json")).unwrap()
+}
+
+/// The example as a tool; examples without functions get one function per five types,
+/// each type used as a parameter, so that every type is compiled.
+fn tool(example: &Value) -> Tool {
+    let mut value = example.clone();
+    if value.get("functionSchema").is_none() {
+        let names: Vec<String> = value["types"].as_object().unwrap().keys().cloned().collect();
+        let functions: Vec<Value> = names
+            .chunks(5)
+            .enumerate()
+            .map(|(index, chunk)| {
+                let parameters: serde_json::Map<String, Value> = chunk
+                    .iter()
+                    .map(|name| (format!("p{name}"), json!({ "type": name, "description": format!("A {name}") })))
+                    .collect();
+                json!({ "name": format!("use_types_{index}"), "description": "Takes example types", "parameters": parameters })
+            })
+            .collect();
+        value["functionSchema"] = Value::Array(functions);
+    }
+    Tool::parse(value)
+}
+
+#[test]
+fn every_reference_example_is_accepted_for_bedrock() {
+    for example in examples() {
+        let tool = tool(&example);
+        let errors = validate_tool_schema(tool.functions(), tool.types(), true);
+        assert!(errors.is_empty(), "{}: {errors:?}", example["example"]);
+    }
+}
+
+#[test]
+fn every_reference_example_compiles_to_every_format() {
+    for example in examples() {
+        let tool = tool(&example);
+        for format in Format::ALL {
+            let compiled = compile(tool.functions(), tool.types(), format)
+                .unwrap_or_else(|e| panic!("{} {format}: {e:?}", example["example"]));
+            assert!(!compiled.is_blocked(), "{} {format}: {:?}", example["example"], compiled.report);
+            let count = tool.functions().unwrap().len();
+            match format {
+                Format::JsonSchema => assert_eq!(compiled.schema.as_object().unwrap().len(), count),
+                Format::Bedrock => assert_eq!(compiled.schema["functions"].as_array().unwrap().len(), count),
+                _ => assert_eq!(compiled.schema.as_array().unwrap().len(), count),
+            }
+        }
+    }
+}
+
+#[test]
+fn compiled_json_schemas_are_valid_draft_2020_12() {
+    for example in examples() {
+        let tool = tool(&example);
+        let compiled = compile(tool.functions(), tool.types(), Format::JsonSchema).unwrap();
+        for (name, schema) in compiled.schema.as_object().unwrap() {
+            assert_eq!(schema["$schema"], registry_types::DRAFT_2020_12);
+            jsonschema::draft202012::meta::validate(schema)
+                .unwrap_or_else(|e| panic!("{} {name}: {e}", example["example"]));
+            jsonschema::validator_for(schema).unwrap();
+        }
+        for format in [Format::Openai, Format::Anthropic, Format::Mcp] {
+            let compiled = compile(tool.functions(), tool.types(), format).unwrap();
+            for entry in compiled.schema.as_array().unwrap() {
+                let schema = match format {
+                    Format::Openai => &entry["function"]["parameters"],
+                    Format::Anthropic => &entry["input_schema"],
+                    _ => &entry["inputSchema"],
+                };
+                assert_eq!(schema["type"], "object", "{format}");
+                jsonschema::draft202012::meta::validate(schema).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn the_union_with_a_property_named_type_compiles_to_an_any_of() {
+    let example = examples().into_iter().find(|e| e["types"].get("UserAction").is_some()).unwrap();
+    let tool = tool(&example);
+    let compiled = compile(tool.functions(), tool.types(), Format::JsonSchema).unwrap();
+    let schema =
+        compiled.schema.as_object().unwrap().values().find(|s| s["$defs"].get("UserAction").is_some()).unwrap();
+    assert_eq!(
+        schema["$defs"]["UserAction"]["anyOf"],
+        json!([
+            { "$ref": "#/$defs/ClickAction" },
+            { "$ref": "#/$defs/ScrollAction" },
+            { "$ref": "#/$defs/SubmitAction" }
+        ])
+    );
+    assert_eq!(
+        schema["$defs"]["ClickAction"]["properties"]["type"],
+        json!({ "type": "string", "const": "click" })
+    );
+    let validator = jsonschema::validator_for(schema).unwrap();
+    let good = json!({ "pUserAction": { "type": "scroll", "position": 3 }, "pSuccessResponse": { "status": "success", "data": [1] } });
+    assert!(validator.is_valid(&good));
+    let bad = json!({ "pUserAction": { "type": "scroll", "elementId": "e" }, "pSuccessResponse": { "status": "success", "data": [1] } });
+    assert!(!validator.is_valid(&bad));
+}
+
+#[test]
+#[ignore]
+fn print_customer() {
+    let example = examples().into_iter().find(|e| e["types"].get("Customer").is_some()).unwrap();
+    let tool = tool(&example);
+    for f in registry_types::bedrock_functions(tool.functions().unwrap(), tool.types()) {
+        println!("{}", serde_json::to_string_pretty(&f).unwrap());
+    }
+}
