@@ -129,7 +129,13 @@ stop() {
   if [ -f "$STATE_DIR/pid" ]; then
     local pid
     pid="$(cat "$STATE_DIR/pid")"
-    kill "$pid" 2>/dev/null && log "stopped pid $pid" || log "pid $pid was not running"
+    if kill "$pid" 2>/dev/null; then
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+      kill -9 "$pid" 2>/dev/null || true
+      log "stopped pid $pid"
+    else
+      log "pid $pid was not running"
+    fi
     rm -f "$STATE_DIR/pid" "$STATE_DIR/port"
   else
     log "nothing to stop"

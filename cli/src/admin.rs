@@ -74,7 +74,8 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
                     })?
                     .to_owned();
                 let before = client.send(Method::GET, &item_path(base, &id), None, None).await.ok();
-                let reply = client.send(Method::PUT, &item_path(base, &id), Some(&doc), None).await?;
+                let reply =
+                    client.send(Method::PUT, &item_path(base, &id), Some(&doc), None).await?;
                 let version = reply.version.or_else(|| reply.body["version"].as_u64());
                 let outcome = match (before.and_then(|b| b.version), version) {
                     (None, _) => "created",
@@ -141,10 +142,7 @@ fn read_documents(file: &Path) -> Result<Vec<Value>> {
     let value: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
         Err(json_err) => serde_yaml_ng::from_str(&text).map_err(|yaml_err| {
-            anyhow::anyhow!(
-                "{} is neither JSON ({json_err}) nor YAML ({yaml_err})",
-                file.display()
-            )
+            anyhow::anyhow!("{} is neither JSON ({json_err}) nor YAML ({yaml_err})", file.display())
         })?,
     };
     match value {

@@ -78,7 +78,12 @@ pub struct ServeArgs {
 #[derive(Debug, Args)]
 pub struct Remote {
     /// Registry base URL.
-    #[arg(long, global = true, default_value = "http://127.0.0.1:8080", env = "AGENT_REGISTRY_URL")]
+    #[arg(
+        long,
+        global = true,
+        default_value = "http://127.0.0.1:8080",
+        env = "AGENT_REGISTRY_URL"
+    )]
     pub url: String,
     /// Bearer token.
     #[arg(long, global = true, env = "AGENT_REGISTRY_TOKEN", hide_env_values = true)]

@@ -11,10 +11,8 @@ pub struct Client {
     token: Option<String>,
 }
 
-/// A successful response: status, version from the `ETag`, JSON body.
+/// A successful response: version from the `ETag`, JSON body.
 pub struct Reply {
-    /// HTTP status.
-    pub status: StatusCode,
     /// Version from the `ETag` header, if any.
     pub version: Option<u64>,
     /// Response body (null when empty).
@@ -62,7 +60,7 @@ impl Client {
         if !status.is_success() {
             bail!(describe_problem(status, &body));
         }
-        Ok(Reply { status, version, body })
+        Ok(Reply { version, body })
     }
 }
 

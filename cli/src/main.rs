@@ -1,3 +1,42 @@
-//! The `agent-registry` binary.
+//! The `agent-registry` binary: `serve` runs the registry API; `agents` and `tools`
+//! administer a running one.
 
-fn main() {}
+mod admin;
+mod args;
+mod client;
+mod dynamodb;
+mod example;
+mod output;
+mod serve;
+mod shutdown;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+
+use args::{Cli, Command};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let default_level = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = match cli.command {
+        Command::Serve(args) => serve::run(args).await,
+        Command::Agents { op, remote } => admin::run(admin::Collection::Agents, op, remote).await,
+        Command::Tools { op, remote } => admin::run(admin::Collection::Tools, op, remote).await,
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

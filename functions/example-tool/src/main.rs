@@ -35,7 +35,10 @@ pub fn convert(args: Convert) -> Result<Converted, ToolError> {
     let from = units::find(&args.from).ok_or_else(|| units::unknown("from", &args.from))?;
     let to = units::find(&args.to).ok_or_else(|| units::unknown("to", &args.to))?;
     if from.dimension != to.dimension {
-        let msg = format!("cannot convert {} to {}; use a {} unit", from.dimension, to.dimension, from.dimension);
+        let msg = format!(
+            "cannot convert {} to {}; use a {} unit",
+            from.dimension, to.dimension, from.dimension
+        );
         return Err(ToolError::invalid("to", msg));
     }
     let precision = args.precision.unwrap_or(4);
@@ -44,7 +47,10 @@ pub fn convert(args: Convert) -> Result<Converted, ToolError> {
     }
     let base = args.value * from.factor + from.offset;
     if from.dimension == "temperature" && base < 0.0 {
-        return Err(ToolError::reply(format!("{} {} is below absolute zero", args.value, from.symbol)));
+        return Err(ToolError::reply(format!(
+            "{} {} is below absolute zero",
+            args.value, from.symbol
+        )));
     }
     let scale = 10f64.powi(precision as i32);
     let value = (((base - to.offset) / to.factor) * scale).round() / scale;

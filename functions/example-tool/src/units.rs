@@ -51,5 +51,8 @@ pub fn find(symbol: &str) -> Option<Unit> {
 /// The REPROMPT error for an unknown unit in `parameter`.
 pub fn unknown(parameter: &str, symbol: &str) -> ToolError {
     let known: Vec<&str> = UNITS.iter().map(|u| u.symbol).collect();
-    ToolError::invalid(parameter, format!("unknown unit {symbol:?}; known units: {}", known.join(", ")))
+    ToolError::invalid(
+        parameter,
+        format!("unknown unit {symbol:?}; known units: {}", known.join(", ")),
+    )
 }

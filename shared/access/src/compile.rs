@@ -2,7 +2,7 @@
 //! bounds, then instrumenting comprehensions with the budget guard.
 
 use crate::limits::MAX_CONDITION_CHARS;
-use crate::{bounds, budget, declared, env, sql};
+use crate::{bounds, budget, declared, env, flatten, sql};
 use cel::common::ast::IdedExpr;
 
 /// A condition ready to evaluate: its instrumented AST and source.
@@ -57,6 +57,7 @@ pub(crate) fn condition(source: &str) -> Result<Condition, Vec<String>> {
     }
     let mut next_id = max_id(&expr) + 1;
     budget::instrument(&mut expr, &mut next_id);
+    flatten::flatten(&mut expr);
     Ok(Condition { expr })
 }
 

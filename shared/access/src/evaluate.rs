@@ -6,7 +6,9 @@ use crate::decision::{Decision, EvalError, ReasonCode};
 use crate::prepared::PreparedContext;
 use crate::rule::Effect;
 use crate::rule_set::{CompiledRule, RuleSet};
-use cel::Value;
+use crate::env;
+use cel::{Context, ExecutionError, Value};
+use std::sync::Arc;
 use cel::common::types::CelBool;
 use serde::{Deserialize, Serialize};
 
@@ -40,11 +42,11 @@ pub struct RuleOutcome {
     pub decisive: bool,
 }
 
-fn run(condition: Option<&Condition>, ctx: &PreparedContext) -> RuleResult {
+fn run(condition: Option<&Condition>, ctx: &Context<'_, '_>) -> RuleResult {
     let Some(condition) = condition else {
         return RuleResult::Matched;
     };
-    match Value::resolve_val(&condition.expr, ctx.cel()) {
+    match Value::resolve_val(&condition.expr, ctx) {
         Ok(v) => match v.downcast_ref::<CelBool>() {
             Some(b) if *b.inner() => RuleResult::Matched,
             Some(_) => RuleResult::NotMatched,
@@ -53,6 +55,10 @@ fn run(condition: Option<&Condition>, ctx: &PreparedContext) -> RuleResult {
                 v.get_type().name()
             )),
         },
+        // a flattened field path (`user.email`) that the context lacks
+        Err(ExecutionError::UndeclaredReference(name)) if name.contains('.') => {
+            RuleResult::Error(format!("no such field in the context: {name}"))
+        }
         Err(e) => RuleResult::Error(e.to_string()),
     }
 }
@@ -98,10 +104,12 @@ impl RuleSet {
             };
         }
         budget::reset();
+        let mut cel = Context::with_env(Arc::clone(env::env()));
+        cel.set_variable_resolver(ctx);
         let mut errors = Vec::new();
         let mut decided: Option<(&CompiledRule, ReasonCode)> = None;
         for rule in &self.rules {
-            let result = run(rule.condition.as_ref(), ctx);
+            let result = run(rule.condition.as_ref(), &cel);
             let decisive = match decided {
                 Some(_) => false,
                 None => match decide(rule, &result, &mut errors) {

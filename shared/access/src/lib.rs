@@ -17,6 +17,7 @@ mod dry_run;
 mod env;
 mod error;
 mod evaluate;
+mod flatten;
 pub mod limits;
 mod position;
 mod prepared;

@@ -1,29 +1,46 @@
-//! A request context turned into CEL values once per decision (building it costs
-//! microseconds; evaluating a rule against it costs nanoseconds), then reused for
-//! every rule and, with [`PreparedContext::set_tool_id`], for every tool.
+//! A request context turned into CEL values once per decision (or per resolution),
+//! then reused for every rule and, with [`PreparedContext::set_tool_id`], every tool.
+//!
+//! Conditions reach it through a `cel` variable resolver: compiled conditions refer to
+//! field paths as single identifiers (`"user.userType"`, see `flatten`), resolved here
+//! by walking the prepared values without allocating.
 
 use crate::context::RequestContext;
-use crate::env;
 use crate::error::ContextError;
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
 };
-use cel::objects::{Key, Map};
-use cel::{Context, Value};
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
+    CelUInt,
+};
+use cel::common::value::{CowVal, Val};
+use cel::context::VariableResolver;
 use std::collections::HashMap;
-use std::sync::Arc;
 
-/// The CEL evaluation context of one decision (or one resolution).
+type Boxed = Box<dyn Val + 'static>;
+
+/// The CEL values of one request context.
 pub struct PreparedContext {
-    cel: Context<'static, 'static>,
-    request: HashMap<Key, Value>,
+    user: Boxed,
+    custom_data: Boxed,
+    account: Boxed,
+    /// `request` without `agentId` and `toolId`, which change per agent and per tool.
+    request: Boxed,
+    agent_id: Option<String>,
+    tool_id: Option<String>,
 }
 
 impl std::fmt::Debug for PreparedContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedContext")
+            .field("user", &self.user)
+            .field("customData", &self.custom_data)
+            .field("account", &self.account)
             .field("request", &self.request)
-            .finish_non_exhaustive()
+            .field("agentId", &self.agent_id)
+            .field("toolId", &self.tool_id)
+            .finish()
     }
 }
 
@@ -31,6 +48,14 @@ impl std::fmt::Debug for PreparedContext {
 struct Limits {
     errors: Vec<ContextError>,
     values: usize,
+}
+
+fn string(s: &str) -> Boxed {
+    Box::new(CelString::from(s.to_string()))
+}
+
+fn map(entries: HashMap<CelMapKey<'static>, Boxed>) -> Boxed {
+    Box::new(CelMap::from(entries))
 }
 
 impl Limits {
@@ -41,90 +66,89 @@ impl Limits {
         });
     }
 
-    fn string(&mut self, path: &str, s: &str) -> Value {
+    fn string(&mut self, path: &str, s: &str) -> Boxed {
         if s.len() > MAX_CONTEXT_STRING_BYTES {
             self.fail(
                 path,
-                format!(
-                    "string of {} bytes, at most {MAX_CONTEXT_STRING_BYTES}",
-                    s.len()
-                ),
+                format!("string of {} bytes, at most {MAX_CONTEXT_STRING_BYTES}", s.len()),
             );
         }
-        Value::String(Arc::new(s.to_string()))
+        string(s)
     }
 
     fn collection(&mut self, path: &str, len: usize) {
         if len > MAX_CONTEXT_COLLECTION {
-            self.fail(
-                path,
-                format!("{len} entries, at most {MAX_CONTEXT_COLLECTION}"),
-            );
+            self.fail(path, format!("{len} entries, at most {MAX_CONTEXT_COLLECTION}"));
         }
     }
 
     /// Converts free-form JSON, checking depth, sizes and the total value count.
-    fn json(&mut self, path: &str, v: &serde_json::Value, depth: usize) -> Value {
+    fn json(&mut self, path: &str, v: &serde_json::Value, depth: usize) -> Boxed {
+        use serde_json::Value as J;
         self.values += 1;
         if self.values == MAX_CONTEXT_VALUES + 1 {
             self.fail(path, format!("more than {MAX_CONTEXT_VALUES} values in customData"));
         }
         match v {
-            serde_json::Value::Null => Value::Null,
-            serde_json::Value::Bool(b) => Value::Bool(*b),
-            serde_json::Value::Number(n) => n
-                .as_i64()
-                .map(Value::Int)
-                .or_else(|| n.as_u64().map(Value::UInt))
-                .unwrap_or_else(|| Value::Float(n.as_f64().unwrap_or(f64::NAN))),
-            serde_json::Value::String(s) => self.string(path, s),
-            serde_json::Value::Array(_) | serde_json::Value::Object(_)
-                if depth >= MAX_CONTEXT_DEPTH =>
-            {
+            J::Null => Box::new(CelNull),
+            J::Bool(b) => Box::new(CelBool::from(*b)),
+            J::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Box::new(CelInt::from(i)),
+                (None, Some(u)) => Box::new(CelUInt::from(u)),
+                _ => Box::new(CelDouble::from(n.as_f64().unwrap_or(f64::NAN))),
+            },
+            J::String(s) => self.string(path, s),
+            J::Array(_) | J::Object(_) if depth >= MAX_CONTEXT_DEPTH => {
                 self.fail(path, format!("nested deeper than {MAX_CONTEXT_DEPTH} levels"));
-                Value::Null
+                Box::new(CelNull)
             }
-            serde_json::Value::Array(items) => {
+            J::Array(items) => {
                 self.collection(path, items.len());
                 let list = items
                     .iter()
                     .enumerate()
                     .map(|(i, item)| self.json(&format!("{path}/{i}"), item, depth + 1))
                     .collect::<Vec<_>>();
-                Value::List(Arc::new(list))
+                Box::new(CelList::from(list))
             }
-            serde_json::Value::Object(map) => self.object(path, map, depth),
+            J::Object(m) => self.object(path, m, depth),
         }
     }
 
-    fn object(&mut self, path: &str, map: &serde_json::Map<String, serde_json::Value>, depth: usize) -> Value {
-        self.collection(path, map.len());
-        let mut out = HashMap::with_capacity(map.len());
-        for (k, item) in map {
+    fn object(
+        &mut self,
+        path: &str,
+        m: &serde_json::Map<String, serde_json::Value>,
+        depth: usize,
+    ) -> Boxed {
+        self.collection(path, m.len());
+        let mut out = HashMap::with_capacity(m.len());
+        for (k, item) in m {
             let child = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
             if k.len() > MAX_CONTEXT_STRING_BYTES {
-                self.fail(&child, format!("key of {} bytes, at most {MAX_CONTEXT_STRING_BYTES}", k.len()));
+                self.fail(
+                    &child,
+                    format!("key of {} bytes, at most {MAX_CONTEXT_STRING_BYTES}", k.len()),
+                );
             }
             let value = self.json(&child, item, depth + 1);
-            out.insert(Key::String(Arc::new(k.clone())), value);
+            out.insert(CelMapKey::from(k.clone()), value);
         }
-        map_value(out)
+        map(out)
     }
-}
 
-fn map_value(map: HashMap<Key, Value>) -> Value {
-    Value::Map(Map { map: Arc::new(map) })
-}
-
-fn key(name: &str) -> Key {
-    Key::String(Arc::new(name.to_string()))
-}
-
-/// Adds `name: value` when the value is present.
-fn put(map: &mut HashMap<Key, Value>, limits: &mut Limits, path: &str, name: &str, value: Option<&String>) {
-    if let Some(v) = value {
-        let v = limits.string(&format!("{path}/{name}"), v);
-        map.insert(key(name), v);
+    /// Adds `name: value` to `entries` when the value is present.
+    fn put(
+        &mut self,
+        entries: &mut HashMap<CelMapKey<'static>, Boxed>,
+        path: &str,
+        name: &'static str,
+        value: Option<&String>,
+    ) {
+        if let Some(v) = value {
+            let v = self.string(&format!("{path}/{name}"), v);
+            entries.insert(CelMapKey::from(name.to_string()), v);
+        }
     }
 }
 
@@ -132,79 +156,139 @@ impl PreparedContext {
     /// Converts `context` to CEL values, checking the context limits (see `limits`).
     /// An absent `request.time` is the current time.
     pub fn new(context: &RequestContext) -> Result<Self, Vec<ContextError>> {
-        let mut limits = Limits {
+        let mut l = Limits {
             errors: Vec::new(),
             values: 0,
         };
 
         let u = &context.user;
         let mut user = HashMap::with_capacity(4);
-        put(&mut user, &mut limits, "/user", "userId", u.user_id.as_ref());
-        put(&mut user, &mut limits, "/user", "userType", u.user_type.as_ref());
-        put(&mut user, &mut limits, "/user", "email", u.email.as_ref());
+        l.put(&mut user, "/user", "userId", u.user_id.as_ref());
+        l.put(&mut user, "/user", "userType", u.user_type.as_ref());
+        l.put(&mut user, "/user", "email", u.email.as_ref());
         if let Some(roles) = &u.roles {
-            limits.collection("/user/roles", roles.len());
+            l.collection("/user/roles", roles.len());
             let roles = roles
                 .iter()
                 .enumerate()
-                .map(|(i, r)| limits.string(&format!("/user/roles/{i}"), r))
+                .map(|(i, r)| l.string(&format!("/user/roles/{i}"), r))
                 .collect::<Vec<_>>();
-            user.insert(key("roles"), Value::List(Arc::new(roles)));
+            user.insert(CelMapKey::from("roles".to_string()), Box::new(CelList::from(roles)));
         }
 
         let a = &context.account;
         let mut account = HashMap::with_capacity(3);
-        put(&mut account, &mut limits, "/account", "accountId", a.account_id.as_ref());
-        put(&mut account, &mut limits, "/account", "type", a.account_type.as_ref());
-        put(&mut account, &mut limits, "/account", "organizationId", a.organization_id.as_ref());
+        l.put(&mut account, "/account", "accountId", a.account_id.as_ref());
+        l.put(&mut account, "/account", "type", a.account_type.as_ref());
+        l.put(&mut account, "/account", "organizationId", a.organization_id.as_ref());
 
-        let custom = limits.object("/customData", &context.custom_data, 0);
+        let custom_data = l.object("/customData", &context.custom_data, 0);
 
         let r = &context.request;
-        let mut request = HashMap::with_capacity(4);
-        put(&mut request, &mut limits, "/request", "region", r.region.as_ref());
-        put(&mut request, &mut limits, "/request", "agentId", r.agent_id.as_ref());
-        put(&mut request, &mut limits, "/request", "toolId", r.tool_id.as_ref());
+        let mut request = HashMap::with_capacity(2);
+        l.put(&mut request, "/request", "region", r.region.as_ref());
         let time = r.time.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
-        request.insert(key("time"), Value::Timestamp(time));
-
-        if !limits.errors.is_empty() {
-            return Err(limits.errors);
+        request.insert(
+            CelMapKey::from("time".to_string()),
+            Box::new(CelTimestamp::from(time)),
+        );
+        for (name, v) in [("agentId", &r.agent_id), ("toolId", &r.tool_id)] {
+            if let Some(v) = v {
+                l.string(&format!("/request/{name}"), v);
+            }
         }
-        let mut cel = Context::with_env(Arc::clone(env::env()));
-        cel.add_variable_from_value("user", map_value(user));
-        cel.add_variable_from_value("customData", custom);
-        cel.add_variable_from_value("account", map_value(account));
-        cel.add_variable_from_value("request", map_value(request.clone()));
-        Ok(Self { cel, request })
+
+        if !l.errors.is_empty() {
+            return Err(l.errors);
+        }
+        Ok(Self {
+            user: map(user),
+            custom_data,
+            account: map(account),
+            request: map(request),
+            agent_id: r.agent_id.clone(),
+            tool_id: r.tool_id.clone(),
+        })
     }
 
     /// Sets (or, with `None`, removes) `request.toolId` for the next evaluations.
     pub fn set_tool_id(&mut self, tool_id: Option<&str>) {
-        self.set_request_field("toolId", tool_id);
+        set(&mut self.tool_id, tool_id);
     }
 
     /// Sets (or, with `None`, removes) `request.agentId` for the next evaluations.
     pub fn set_agent_id(&mut self, agent_id: Option<&str>) {
-        self.set_request_field("agentId", agent_id);
+        set(&mut self.agent_id, agent_id);
     }
 
-    fn set_request_field(&mut self, name: &str, value: Option<&str>) {
-        match value {
-            Some(v) => {
-                self.request
-                    .insert(key(name), Value::String(Arc::new(v.to_string())));
-            }
-            None => {
-                self.request.remove(&key(name));
+    /// The whole `request` map, `agentId` and `toolId` included (built on demand).
+    fn request_map(&self) -> Boxed {
+        let mut entries = HashMap::with_capacity(4);
+        for key in ["region", "time"] {
+            if let Ok(v) = self.request.as_indexer().map_or(
+                Err(cel::ExecutionError::no_such_key(key)),
+                |i| i.get(&CelString::from(key)),
+            ) {
+                entries.insert(CelMapKey::from(key.to_string()), v.into_owned());
             }
         }
-        self.cel
-            .add_variable_from_value("request", map_value(self.request.clone()));
+        for (key, v) in [("agentId", &self.agent_id), ("toolId", &self.tool_id)] {
+            if let Some(v) = v {
+                entries.insert(CelMapKey::from(key.to_string()), string(v));
+            }
+        }
+        map(entries)
     }
+}
 
-    /// The CEL context conditions are evaluated against.
-    pub(crate) fn cel(&self) -> &Context<'static, 'static> {
-        &self.cel
+fn set(slot: &mut Option<String>, value: Option<&str>) {
+    match (slot.as_mut(), value) {
+        (Some(s), Some(v)) => {
+            s.clear();
+            s.push_str(v);
+        }
+        (_, v) => *slot = v.map(str::to_string),
+    }
+}
+
+/// Walks `fields` down from `root`; `None` when a field is absent.
+fn walk<'b>(root: &'b (dyn Val + 'static), fields: &str) -> Option<CowVal<'b, 'b>> {
+    let mut current = CowVal::Borrowed(root);
+    for field in fields.split('.') {
+        let key = CelString::from(field);
+        current = match current {
+            CowVal::Borrowed(v) => v.as_indexer()?.get(&key).ok()?,
+            CowVal::Owned(v) => CowVal::Owned(v.as_indexer()?.get(&key).ok()?.into_owned()),
+        };
+    }
+    Some(current)
+}
+
+impl VariableResolver for PreparedContext {
+    fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        let (root, rest) = match variable.split_once('.') {
+            Some((root, rest)) => (root, Some(rest)),
+            None => (variable, None),
+        };
+        let value: &'b (dyn Val + 'static) = match root {
+            "user" => self.user.as_ref(),
+            "customData" => self.custom_data.as_ref(),
+            "account" => self.account.as_ref(),
+            "request" => match rest {
+                None => return Some(CowVal::Owned(self.request_map())),
+                Some("toolId") => {
+                    return self.tool_id.as_deref().map(|s| CowVal::owned(CelString::from(s)));
+                }
+                Some("agentId") => {
+                    return self.agent_id.as_deref().map(|s| CowVal::owned(CelString::from(s)));
+                }
+                Some(_) => self.request.as_ref(),
+            },
+            _ => return None,
+        };
+        match rest {
+            None => Some(CowVal::Borrowed(value)),
+            Some(fields) => walk(value, fields),
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::hint::black_box;
 
-use bedrock_action_group::{ToolError, handle, handle_json};
+use bedrock_action_group::{Arguments, ToolError, handle, handle_json, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +51,16 @@ fn bench(c: &mut Criterion) {
     let value: serde_json::Value = serde_json::from_str(EVENT).unwrap();
     c.bench_function("value event -> typed args -> response", |b| {
         b.iter(|| handle(black_box(&value), convert))
+    });
+    c.bench_function("parse_event only", |b| b.iter(|| parse_event(black_box(&value)).unwrap()));
+    let event = parse_event(&value).unwrap();
+    c.bench_function("arguments + typed extraction only", |b| {
+        b.iter(|| Arguments::from_event(black_box(&event)).unwrap().extract::<Args>().unwrap())
+    });
+    c.bench_function("response build only", |b| {
+        b.iter(|| {
+            event.respond().json(black_box(&Out { value: 7.7, unit: "mi".into(), tags: 2 })).build()
+        })
     });
     c.bench_function("json text -> typed args -> response json", |b| {
         b.iter(|| serde_json::to_vec(&handle_json(black_box(EVENT), convert)).unwrap())

@@ -55,7 +55,10 @@ impl Arguments {
 
     /// Decodes the named string parameters as JSON (rich parameters declared as strings).
     /// Absent names are skipped; non-string values are left as they are.
-    pub fn decode_json<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) -> Result<(), InvalidArguments> {
+    pub fn decode_json<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), InvalidArguments> {
         let mut errors = InvalidArguments::default();
         for name in names {
             let Some(Value::String(text)) = self.0.get(name) else { continue };

@@ -153,7 +153,11 @@ impl ResponseBuilder {
     }
 
     /// Sets one prompt-session attribute.
-    pub fn prompt_session_attribute(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+    pub fn prompt_session_attribute(
+        mut self,
+        key: impl Into<String>,
+        value: impl Into<String>,
+    ) -> Self {
         self.prompt_session_attributes.insert(key.into(), value.into());
         self
     }
@@ -195,20 +199,28 @@ impl ResponseBuilder {
                 function,
                 function_response: FunctionResponse {
                     response_state: self.state,
-                    response_body: BTreeMap::from([(TEXT.to_string(), ContentBody { body: self.body })]),
+                    response_body: BTreeMap::from([(
+                        TEXT.to_string(),
+                        ContentBody { body: self.body },
+                    )]),
                 },
             }),
-            Form::Api { api_path, http_method, status, content_type } => ResponseKind::Api(ApiResult {
-                action_group: self.action_group,
-                api_path,
-                http_method,
-                http_status_code: status.unwrap_or(match self.state {
-                    None => 200,
-                    Some(ResponseState::Reprompt) => 400,
-                    Some(ResponseState::Failure) => 500,
-                }),
-                response_body: BTreeMap::from([(content_type, ContentBody { body: self.body })]),
-            }),
+            Form::Api { api_path, http_method, status, content_type } => {
+                ResponseKind::Api(ApiResult {
+                    action_group: self.action_group,
+                    api_path,
+                    http_method,
+                    http_status_code: status.unwrap_or(match self.state {
+                        None => 200,
+                        Some(ResponseState::Reprompt) => 400,
+                        Some(ResponseState::Failure) => 500,
+                    }),
+                    response_body: BTreeMap::from([(
+                        content_type,
+                        ContentBody { body: self.body },
+                    )]),
+                })
+            }
         };
         let mut out = ActionGroupResponse {
             message_version: self.message_version,

@@ -48,7 +48,10 @@ pub struct ToolResult {
 impl ToolCall {
     /// The call an event represents, with arguments converted strictly; `id` is supplied by
     /// the caller (Bedrock events carry none; the Lambda request id is a good choice).
-    pub fn from_event(event: &ActionGroupEvent, id: impl Into<String>) -> Result<Self, InvalidArguments> {
+    pub fn from_event(
+        event: &ActionGroupEvent,
+        id: impl Into<String>,
+    ) -> Result<Self, InvalidArguments> {
         Ok(Self {
             id: id.into(),
             name: event.name().to_string(),
@@ -91,7 +94,12 @@ impl ToolCall {
 impl ToolResult {
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        Self { tool_call_id: None, tool_name: None, content: vec![TextContent { text: text.into() }], is_error: false }
+        Self {
+            tool_call_id: None,
+            tool_name: None,
+            content: vec![TextContent { text: text.into() }],
+            is_error: false,
+        }
     }
 
     /// The result a response carries: its body as one text block; `isError` when the

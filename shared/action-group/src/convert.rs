@@ -63,7 +63,9 @@ fn integer(s: &str) -> Result<Value, String> {
     if !is_integer_literal(s) {
         return Err(format!("expected an integer, got {}", quote(s)));
     }
-    parse_integer(s).map(Value::Number).ok_or_else(|| format!("integer out of range, got {}", quote(s)))
+    parse_integer(s)
+        .map(Value::Number)
+        .ok_or_else(|| format!("integer out of range, got {}", quote(s)))
 }
 
 fn boolean(s: &str) -> Result<Value, String> {

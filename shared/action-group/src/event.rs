@@ -203,7 +203,8 @@ impl ActionGroupEvent {
             Self::Function(e) => (&e.parameters, None),
             Self::Api(e) => (&e.parameters, e.request_body.as_ref()),
         };
-        let body_props = body.into_iter().flat_map(|b| b.content.values()).flat_map(|m| &m.properties);
+        let body_props =
+            body.into_iter().flat_map(|b| b.content.values()).flat_map(|m| &m.properties);
         params.iter().chain(body_props)
     }
 }

@@ -5,6 +5,7 @@
 //! sequence or data enum is decoded from JSON first: that is how rich parameters travel
 //! through Bedrock, whose function details only declare scalar and array types.
 
+use serde::Deserialize;
 use serde::de::value::MapDeserializer;
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
@@ -14,6 +15,10 @@ use crate::invalid::{ArgumentError, pointer};
 
 /// Deserializes `T` from an arguments object, naming the failing field on error.
 pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, ArgumentError> {
+    // Fast path without path tracking; on failure, deserialize again to locate the error.
+    if let Ok(value) = T::deserialize(ArgsDe(args)) {
+        return Ok(value);
+    }
     serde_path_to_error::deserialize(ArgsDe(args)).map_err(|e| {
         let segments: Vec<String> = e
             .path()
@@ -46,7 +51,11 @@ fn field_error(mut segments: Vec<String>, message: &str) -> ArgumentError {
         if segments.last() != Some(&field) {
             segments.push(field);
         }
-        let message = if rest.is_empty() { "is not known".to_string() } else { format!("is not known; {rest}") };
+        let message = if rest.is_empty() {
+            "is not known".to_string()
+        } else {
+            format!("is not known; {rest}")
+        };
         return ArgumentError::at(pointer(&segments), message);
     }
     ArgumentError::at(pointer(&segments), message)
@@ -167,7 +176,11 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
         }
     }
 
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, Self::Error> {
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
         match self.decoded(is_container)? {
             Some(v) => de::Deserializer::deserialize_tuple(v, len, visitor),
             None => de::Deserializer::deserialize_tuple(self.0, len, visitor),

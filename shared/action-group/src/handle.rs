@@ -66,7 +66,10 @@ where
 }
 
 /// The response for a handler result: the success value as body, or the mapped error.
-pub fn respond<R: Serialize>(event: &ActionGroupEvent, result: Result<R, ToolError>) -> ActionGroupResponse {
+pub fn respond<R: Serialize>(
+    event: &ActionGroupEvent,
+    result: Result<R, ToolError>,
+) -> ActionGroupResponse {
     match result {
         Ok(value) => ResponseBuilder::new(event).json(&value).build(),
         Err(e) => ResponseBuilder::new(event).error(&e).build(),

@@ -86,12 +86,19 @@ fn too_large(response: &mut ActionGroupResponse, limit: usize) {
     let text = format!(
         "the tool response exceeded the {limit}-byte limit even without its body; attributes were dropped"
     );
-    let key = response.body_map().keys().next().cloned().unwrap_or_else(|| crate::response::TEXT.to_string());
+    let key = response
+        .body_map()
+        .keys()
+        .next()
+        .cloned()
+        .unwrap_or_else(|| crate::response::TEXT.to_string());
     let map = response.body_map_mut();
     map.clear();
     map.insert(key, ContentBody { body: text });
     match &mut response.response {
-        ResponseKind::Function(f) => f.function_response.response_state = Some(ResponseState::Failure),
+        ResponseKind::Function(f) => {
+            f.function_response.response_state = Some(ResponseState::Failure)
+        }
         ResponseKind::Api(a) => a.http_status_code = 500,
     }
 }

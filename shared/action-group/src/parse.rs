@@ -12,7 +12,8 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::event::{
-    ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, MediaContent, Parameter, RequestBody,
+    ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, MediaContent, Parameter,
+    RequestBody,
 };
 use crate::invalid::pointer;
 
@@ -77,7 +78,10 @@ pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
         }));
     }
     let Some(api_path) = opt_str(obj, &[], "apiPath")? else {
-        return Err(err(&[], "has neither `function` (function details) nor `apiPath` (API schema)"));
+        return Err(err(
+            &[],
+            "has neither `function` (function details) nor `apiPath` (API schema)",
+        ));
     };
     Ok(ActionGroupEvent::Api(ApiEvent {
         message_version,
@@ -100,7 +104,11 @@ fn at<'a>(base: &[&'a str], key: &'a str) -> Vec<&'a str> {
     p
 }
 
-fn opt_str<'v>(obj: &'v Map<String, Value>, base: &[&str], key: &str) -> Result<Option<&'v str>, EventError> {
+fn opt_str<'v>(
+    obj: &'v Map<String, Value>,
+    base: &[&str],
+    key: &str,
+) -> Result<Option<&'v str>, EventError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -108,7 +116,11 @@ fn opt_str<'v>(obj: &'v Map<String, Value>, base: &[&str], key: &str) -> Result<
     }
 }
 
-fn req_str<'v>(obj: &'v Map<String, Value>, base: &[&str], key: &str) -> Result<&'v str, EventError> {
+fn req_str<'v>(
+    obj: &'v Map<String, Value>,
+    base: &[&str],
+    key: &str,
+) -> Result<&'v str, EventError> {
     opt_str(obj, base, key)?.ok_or_else(|| err(&at(base, key), "is required"))
 }
 
@@ -116,7 +128,8 @@ fn agent(obj: &Map<String, Value>) -> Result<Agent, EventError> {
     match obj.get("agent") {
         None | Some(Value::Null) => Ok(Agent::default()),
         Some(Value::Object(a)) => {
-            let f = |k| Ok::<_, EventError>(opt_str(a, &["agent"], k)?.unwrap_or_default().to_string());
+            let f =
+                |k| Ok::<_, EventError>(opt_str(a, &["agent"], k)?.unwrap_or_default().to_string());
             Ok(Agent { name: f("name")?, id: f("id")?, alias: f("alias")?, version: f("version")? })
         }
         Some(other) => Err(err(&["agent"], format!("must be an object, got {}", kind(other)))),
@@ -128,7 +141,10 @@ fn parameters(value: Option<&Value>, path: &[&str]) -> Result<Vec<Parameter>, Ev
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(err(path, format!("must be a list of {{name, type, value}} objects, got {}", kind(other))));
+            return Err(err(
+                path,
+                format!("must be a list of {{name, type, value}} objects, got {}", kind(other)),
+            ));
         }
     };
     let mut out = Vec::with_capacity(items.len());
@@ -136,7 +152,10 @@ fn parameters(value: Option<&Value>, path: &[&str]) -> Result<Vec<Parameter>, Ev
         let index = i.to_string();
         let p = at(path, &index);
         let Some(o) = item.as_object() else {
-            return Err(err(&p, format!("must be a {{name, type, value}} object, got {}", kind(item))));
+            return Err(err(
+                &p,
+                format!("must be a {{name, type, value}} object, got {}", kind(item)),
+            ));
         };
         out.push(Parameter {
             name: req_str(o, &p, "name")?.to_string(),
@@ -151,7 +170,9 @@ fn attributes(obj: &Map<String, Value>, key: &str) -> Result<Attributes, EventEr
     let map = match obj.get(key) {
         None | Some(Value::Null) => return Ok(Attributes::new()),
         Some(Value::Object(m)) => m,
-        Some(other) => return Err(err(&[key], format!("must be an object of strings, got {}", kind(other)))),
+        Some(other) => {
+            return Err(err(&[key], format!("must be an object of strings, got {}", kind(other))));
+        }
     };
     let mut out = Attributes::new();
     for (k, v) in map {
@@ -169,13 +190,18 @@ fn request_body(value: Option<&Value>) -> Result<Option<RequestBody>, EventError
     let body = match value {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(b)) => b,
-        Some(other) => return Err(err(&["requestBody"], format!("must be an object, got {}", kind(other)))),
+        Some(other) => {
+            return Err(err(&["requestBody"], format!("must be an object, got {}", kind(other))));
+        }
     };
     let content = match body.get("content") {
         None | Some(Value::Null) => return Ok(Some(RequestBody::default())),
         Some(Value::Object(c)) => c,
         Some(other) => {
-            return Err(err(&["requestBody", "content"], format!("must be an object, got {}", kind(other))));
+            return Err(err(
+                &["requestBody", "content"],
+                format!("must be an object, got {}", kind(other)),
+            ));
         }
     };
     let mut out = BTreeMap::new();

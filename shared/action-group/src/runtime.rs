@@ -16,7 +16,9 @@ use serde_json::value::RawValue;
 
 use crate::arguments::Arguments;
 use crate::error::ToolError;
-use crate::handle::{handle_json, malformed_response, panic_response, respond, unreadable_response};
+use crate::handle::{
+    handle_json, malformed_response, panic_response, respond, unreadable_response,
+};
 use crate::parse::parse_event;
 use crate::response::ActionGroupResponse;
 

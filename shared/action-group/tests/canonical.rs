@@ -59,10 +59,16 @@ fn object_arguments_travel_as_json_strings_and_are_decoded_by_extraction() {
         filters: Filters,
         skip: Option<String>,
     }
-    let call: ToolCall = serde_json::from_value(json!({"id": "1", "name": "f", "arguments": {"filters": {"min": 2}, "skip": null}})).unwrap();
+    let call: ToolCall = serde_json::from_value(
+        json!({"id": "1", "name": "f", "arguments": {"filters": {"min": 2}, "skip": null}}),
+    )
+    .unwrap();
     let event = call.to_event("g");
     assert_eq!(event.parameters.len(), 1);
-    assert_eq!((event.parameters[0].kind.as_str(), event.parameters[0].value.as_str()), ("string", r#"{"min":2}"#));
+    assert_eq!(
+        (event.parameters[0].kind.as_str(), event.parameters[0].value.as_str()),
+        ("string", r#"{"min":2}"#)
+    );
     let raw = serde_json::to_value(&event).unwrap();
     let r = handle(&raw, |a: Args| Ok::<_, ToolError>(format!("{a:?}")));
     assert_eq!(r.body(), "Args { filters: Filters { min: 2 }, skip: None }");
@@ -72,10 +78,16 @@ fn object_arguments_travel_as_json_strings_and_are_decoded_by_extraction() {
 fn responses_to_tool_results() {
     let ev = event();
     let ok = ToolResult::from_response(&ev.respond().text("found 3").build());
-    assert_eq!(serde_json::to_value(&ok).unwrap(), json!({"content": [{"type": "text", "text": "found 3"}], "isError": false}));
-    let bad = ToolResult::from_response(&ev.respond().text("fix q").state(Some(ResponseState::Reprompt)).build());
+    assert_eq!(
+        serde_json::to_value(&ok).unwrap(),
+        json!({"content": [{"type": "text", "text": "found 3"}], "isError": false})
+    );
+    let bad = ToolResult::from_response(
+        &ev.respond().text("fix q").state(Some(ResponseState::Reprompt)).build(),
+    );
     assert!(bad.is_error);
-    let failed = ToolResult::from_response(&ev.respond().state(Some(ResponseState::Failure)).build());
+    let failed =
+        ToolResult::from_response(&ev.respond().state(Some(ResponseState::Failure)).build());
     assert!(failed.is_error);
 }
 

@@ -103,7 +103,9 @@ fn integers() {
 
 #[test]
 fn booleans() {
-    for (s, b) in [("true", true), ("TRUE", true), ("True", true), ("false", false), ("fAlSe", false)] {
+    for (s, b) in
+        [("true", true), ("TRUE", true), ("True", true), ("false", false), ("fAlSe", false)]
+    {
         assert_eq!(ok("boolean", s), json!(b), "{s}");
     }
     for s in ["yes", "no", "1", "0", "", " true", "true ", "t", "truee"] {

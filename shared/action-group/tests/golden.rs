@@ -39,7 +39,10 @@ fn documented_events_round_trip_field_for_field() {
 
 #[test]
 fn documented_forms_are_told_apart() {
-    assert!(matches!(parse_event(&fixture("function-details-event")).unwrap(), ActionGroupEvent::Function(_)));
+    assert!(matches!(
+        parse_event(&fixture("function-details-event")).unwrap(),
+        ActionGroupEvent::Function(_)
+    ));
     let api = parse_event(&fixture("api-schema-event")).unwrap();
     let ActionGroupEvent::Api(api) = api else { panic!("not the API form") };
     assert_eq!(api.request_body.unwrap().content["application/json"].properties.len(), 1);
@@ -74,7 +77,8 @@ fn documented_response_formats_round_trip_field_for_field() {
 
 #[test]
 fn handler_over_documented_function_event() {
-    let response = handle(&fixture("function-details-event"), |args: Value| Ok::<_, ToolError>(args));
+    let response =
+        handle(&fixture("function-details-event"), |args: Value| Ok::<_, ToolError>(args));
     let expected = json!({
         "messageVersion": "1.0",
         "response": {
@@ -90,9 +94,13 @@ fn handler_over_documented_function_event() {
 
 #[test]
 fn handler_over_documented_api_events_merges_parameters_and_body() {
-    let response = handle(&fixture("lambda-events-without-request-body"), |args: Value| Ok::<_, ToolError>(args));
+    let response = handle(&fixture("lambda-events-without-request-body"), |args: Value| {
+        Ok::<_, ToolError>(args)
+    });
     assert_eq!(response.body(), r#"{"param1":"value1"}"#);
-    let response = handle(&fixture("lambda-events-without-parameters"), |args: Value| Ok::<_, ToolError>(args));
+    let response = handle(&fixture("lambda-events-without-parameters"), |args: Value| {
+        Ok::<_, ToolError>(args)
+    });
     let expected = json!({
         "messageVersion": "1.0",
         "response": {

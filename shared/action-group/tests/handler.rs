@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use bedrock_action_group::{
-    ActionGroupResponse, ArgumentError, Arguments, InvalidArguments, MAX_RESPONSE_BYTES, ResponseState,
-    ToolError, handle, handle_event, parse_event,
+    ActionGroupResponse, ArgumentError, Arguments, InvalidArguments, MAX_RESPONSE_BYTES,
+    ResponseState, ToolError, handle, handle_event, parse_event,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -78,35 +78,60 @@ fn typed_extraction_errors_name_the_field() {
     let cases = [
         (json!([p("limit", "integer", "5")]), "/query", "is required"),
         (
-            json!([p("query", "string", "x"), p("exact", "boolean", "true"), p("limit", "integer", "300"), p("tags", "array", "[]")]),
+            json!([
+                p("query", "string", "x"),
+                p("exact", "boolean", "true"),
+                p("limit", "integer", "300"),
+                p("tags", "array", "[]")
+            ]),
             "/limit",
             "invalid value: integer `300`, expected u8",
         ),
         (
-            json!([p("query", "number", "5"), p("exact", "boolean", "true"), p("tags", "array", "[]")]),
+            json!([
+                p("query", "number", "5"),
+                p("exact", "boolean", "true"),
+                p("tags", "array", "[]")
+            ]),
             "/query",
             "invalid type: integer `5`, expected a string",
         ),
         (
-            json!([p("query", "string", "x"), p("exact", "boolean", "true"), p("tags", "array", "[]"),
-                   p("filters", "string", "{\"minPrice\": \"cheap\"}")]),
+            json!([
+                p("query", "string", "x"),
+                p("exact", "boolean", "true"),
+                p("tags", "array", "[]"),
+                p("filters", "string", "{\"minPrice\": \"cheap\"}")
+            ]),
             "/filters/minPrice",
             "invalid type: string \"cheap\", expected f64",
         ),
         (
-            json!([p("query", "string", "x"), p("exact", "boolean", "true"), p("tags", "array", "[]"),
-                   p("filters", "string", "{\"maxPrice\": 3}")]),
+            json!([
+                p("query", "string", "x"),
+                p("exact", "boolean", "true"),
+                p("tags", "array", "[]"),
+                p("filters", "string", "{\"maxPrice\": 3}")
+            ]),
             "/filters/minPrice",
             "is required",
         ),
         (
-            json!([p("query", "string", "x"), p("exact", "boolean", "true"), p("tags", "array", "[]"),
-                   p("filters", "string", "{minPrice: 3}")]),
+            json!([
+                p("query", "string", "x"),
+                p("exact", "boolean", "true"),
+                p("tags", "array", "[]"),
+                p("filters", "string", "{minPrice: 3}")
+            ]),
             "/filters",
             "expected JSON, got invalid JSON text (key must be a string at line 1 column 2)",
         ),
         (
-            json!([p("query", "string", "x"), p("exact", "boolean", "true"), p("tags", "array", "[\"a\", [2]]")]),
+            json!([
+                p("query", "string", "x"),
+                p("exact", "boolean", "true"),
+                p("tags", "array", "[\"a\", [2]]")
+            ]),
             "/tags/1",
             "invalid type: sequence, expected a string",
         ),
@@ -125,7 +150,8 @@ fn unknown_fields_are_named_when_denied() {
     struct Strict {
         a: String,
     }
-    let err = extract::<Strict>(&event(json!([p("a", "string", "x"), p("b", "string", "y")]))).unwrap_err();
+    let err = extract::<Strict>(&event(json!([p("a", "string", "x"), p("b", "string", "y")])))
+        .unwrap_err();
     assert_eq!(err.errors, vec![ArgumentError::at("/b", "is not known; expected `a`")]);
 }
 
@@ -152,7 +178,8 @@ fn conversion_errors_are_all_reported_in_one_reprompt() {
 fn success_bodies_from_strings_and_serializable_values() {
     let r = handle(&search_event(), |_: Search| Ok::<_, ToolError>("plain \"text\""));
     assert_eq!((r.state(), r.body()), (None, "plain \"text\""));
-    let r = handle(&search_event(), |s: Search| Ok::<_, ToolError>(json!({"hits": [s.query], "n": 1})));
+    let r =
+        handle(&search_event(), |s: Search| Ok::<_, ToolError>(json!({"hits": [s.query], "n": 1})));
     assert_eq!((r.state(), r.body()), (None, r#"{"hits":["red shoes"],"n":1}"#));
 }
 
@@ -170,7 +197,9 @@ fn error_mapping() {
     let r = run(ToolError::failure("catalog unavailable"));
     assert_eq!((r.state(), r.body()), (Some(ResponseState::Failure), "catalog unavailable"));
     let from_validator: InvalidArguments =
-        [("/filters/minPrice", "must be at least 0"), ("/tags/0", "unknown tag")].into_iter().collect();
+        [("/filters/minPrice", "must be at least 0"), ("/tags/0", "unknown tag")]
+            .into_iter()
+            .collect();
     let r = run(from_validator.into());
     assert_eq!(
         r.body(),
@@ -181,18 +210,25 @@ fn error_mapping() {
 
 #[test]
 fn question_mark_turns_any_error_into_failure() {
-    let r = handle(&search_event(), |_: Search| -> Result<u32, ToolError> { Ok("x1".parse::<u32>()?) });
-    assert_eq!((r.state(), r.body()), (Some(ResponseState::Failure), "invalid digit found in string"));
+    let r =
+        handle(&search_event(), |_: Search| -> Result<u32, ToolError> { Ok("x1".parse::<u32>()?) });
+    assert_eq!(
+        (r.state(), r.body()),
+        (Some(ResponseState::Failure), "invalid digit found in string")
+    );
 }
 
 #[test]
 fn panics_in_the_handler_become_failure() {
-    let r = handle(&search_event(), |_: Search| -> Result<(), ToolError> { panic!("index out of bounds") });
+    let r = handle(&search_event(), |_: Search| -> Result<(), ToolError> {
+        panic!("index out of bounds")
+    });
     assert_eq!(r.state(), Some(ResponseState::Failure));
     assert_eq!(r.body(), "the tool handler panicked: index out of bounds");
     assert_eq!(r.action_group(), "shop");
     let n = 7;
-    let r = handle(&search_event(), |_: Search| -> Result<(), ToolError> { panic!("formatted {n}") });
+    let r =
+        handle(&search_event(), |_: Search| -> Result<(), ToolError> { panic!("formatted {n}") });
     assert_eq!(r.body(), "the tool handler panicked: formatted 7");
 }
 
@@ -208,7 +244,8 @@ fn session_attributes_are_carried_over_and_empty_maps_omitted() {
     let r = handle_event(&e, |ev, _| Ok::<_, ToolError>(ev.session_attributes().len()));
     assert_eq!(r.session_attributes, BTreeMap::from([("cart".to_string(), "3".to_string())]));
     let ev = parse_event(&e).unwrap();
-    let r = ev.respond().session_attribute("seen", "yes").prompt_session_attribute("tz", "UTC").build();
+    let r =
+        ev.respond().session_attribute("seen", "yes").prompt_session_attribute("tz", "UTC").build();
     let v = serde_json::to_value(&r).unwrap();
     assert_eq!(v["sessionAttributes"], json!({"cart": "3", "seen": "yes"}));
     assert_eq!(v["promptSessionAttributes"], json!({"tz": "UTC"}));
@@ -275,7 +312,11 @@ fn repeated_parameters_must_agree() {
     assert_eq!(handle(&e, |v: Value| Ok::<_, ToolError>(v)).body(), r#"{"a":"1"}"#);
     let e = event(json!([p("a", "string", "1"), p("a", "string", "2")]));
     let r = handle(&e, |v: Value| Ok::<_, ToolError>(v));
-    assert!(r.body().ends_with("- /a: is given more than once with different values"), "{}", r.body());
+    assert!(
+        r.body().ends_with("- /a: is given more than once with different values"),
+        "{}",
+        r.body()
+    );
 }
 
 #[test]
@@ -283,8 +324,14 @@ fn decode_json_for_schema_validators() {
     let mut args = Arguments::from_event(&parse_event(&search_event()).unwrap()).unwrap();
     args.decode_json(["filters", "absent"]).unwrap();
     assert_eq!(args.get("filters"), Some(&json!({"minPrice": 10, "maxPrice": 99.5})));
-    let mut bad = Arguments::from_event(&parse_event(&event(json!([p("f", "string", "{oops")]))).unwrap()).unwrap();
+    let mut bad =
+        Arguments::from_event(&parse_event(&event(json!([p("f", "string", "{oops")]))).unwrap())
+            .unwrap();
     let err = bad.decode_json(["f"]).unwrap_err();
     assert_eq!(err.errors[0].pointer, "/f");
-    assert!(err.errors[0].message.starts_with("expected JSON, got \"{oops\" ("), "{}", err.errors[0].message);
+    assert!(
+        err.errors[0].message.starts_with("expected JSON, got \"{oops\" ("),
+        "{}",
+        err.errors[0].message
+    );
 }

@@ -45,26 +45,62 @@ fn each_problem_is_named() {
         (without("actionGroup"), "/actionGroup: is required"),
         (with("actionGroup", json!(7)), "/actionGroup: must be a string, got number"),
         (with("function", json!(["f"])), "/function: must be a string, got array"),
-        (without("function"), "event: has neither `function` (function details) nor `apiPath` (API schema)"),
-        (with("parameters", json!({"q": "x"})), "/parameters: must be a list of {name, type, value} objects, got object"),
-        (with("parameters", json!("[]")), "/parameters: must be a list of {name, type, value} objects, got string"),
-        (with("parameters", json!(["q"])), "/parameters/0: must be a {name, type, value} object, got string"),
-        (with("parameters", json!([{"type": "string", "value": "x"}])), "/parameters/0/name: is required"),
         (
-            with("parameters", json!([{"name": "a", "type": "string", "value": "x"}, {"name": "n", "type": "number", "value": 5}])),
+            without("function"),
+            "event: has neither `function` (function details) nor `apiPath` (API schema)",
+        ),
+        (
+            with("parameters", json!({"q": "x"})),
+            "/parameters: must be a list of {name, type, value} objects, got object",
+        ),
+        (
+            with("parameters", json!("[]")),
+            "/parameters: must be a list of {name, type, value} objects, got string",
+        ),
+        (
+            with("parameters", json!(["q"])),
+            "/parameters/0: must be a {name, type, value} object, got string",
+        ),
+        (
+            with("parameters", json!([{"type": "string", "value": "x"}])),
+            "/parameters/0/name: is required",
+        ),
+        (
+            with(
+                "parameters",
+                json!([{"name": "a", "type": "string", "value": "x"}, {"name": "n", "type": "number", "value": 5}]),
+            ),
             "/parameters/1/value: must be a string, got number",
         ),
-        (with("parameters", json!([{"name": "a", "type": "string"}])), "/parameters/0/value: is required"),
-        (with("parameters", json!([{"name": "a", "type": 1, "value": "x"}])), "/parameters/0/type: must be a string, got number"),
-        (with("sessionAttributes", json!({"k": 1})), "/sessionAttributes/k: must be a string, got number"),
-        (with("sessionAttributes", json!(["k"])), "/sessionAttributes: must be an object of strings, got array"),
-        (with("promptSessionAttributes", json!({"a/b": null})), "/promptSessionAttributes/a~1b: must be a string, got null"),
+        (
+            with("parameters", json!([{"name": "a", "type": "string"}])),
+            "/parameters/0/value: is required",
+        ),
+        (
+            with("parameters", json!([{"name": "a", "type": 1, "value": "x"}])),
+            "/parameters/0/type: must be a string, got number",
+        ),
+        (
+            with("sessionAttributes", json!({"k": 1})),
+            "/sessionAttributes/k: must be a string, got number",
+        ),
+        (
+            with("sessionAttributes", json!(["k"])),
+            "/sessionAttributes: must be an object of strings, got array",
+        ),
+        (
+            with("promptSessionAttributes", json!({"a/b": null})),
+            "/promptSessionAttributes/a~1b: must be a string, got null",
+        ),
         (with("agent", json!("bot")), "/agent: must be an object, got string"),
         (with("agent", json!({"name": false})), "/agent/name: must be a string, got boolean"),
         (with("messageVersion", json!(1.0)), "/messageVersion: must be a string, got number"),
         (api(json!({"httpMethod": null})), "/httpMethod: is required"),
         (api(json!({"requestBody": []})), "/requestBody: must be an object, got array"),
-        (api(json!({"requestBody": {"content": "x"}})), "/requestBody/content: must be an object, got string"),
+        (
+            api(json!({"requestBody": {"content": "x"}})),
+            "/requestBody/content: must be an object, got string",
+        ),
         (
             api(json!({"requestBody": {"content": {"application/json": {"properties": {}}}}})),
             "/requestBody/content/application~1json/properties: must be a list of {name, type, value} objects, got object",
@@ -84,7 +120,10 @@ fn failure_echoes_the_names_it_can_read() {
     assert_eq!(v["response"]["actionGroup"], "shop");
     assert_eq!(v["response"]["function"], "search");
     assert_eq!(v["response"]["functionResponse"]["responseState"], "FAILURE");
-    let r = handle(&json!({"actionGroup": "shop", "apiPath": "/p", "httpMethod": "GET", "parameters": 1}), echo);
+    let r = handle(
+        &json!({"actionGroup": "shop", "apiPath": "/p", "httpMethod": "GET", "parameters": 1}),
+        echo,
+    );
     let v = serde_json::to_value(&r).unwrap();
     assert_eq!(v["response"]["apiPath"], "/p");
     assert_eq!(v["response"]["httpStatusCode"], 500);
@@ -92,7 +131,10 @@ fn failure_echoes_the_names_it_can_read() {
 
 #[test]
 fn lenient_defaults_for_optional_fields() {
-    let r = handle(&json!({"actionGroup": "shop", "function": "search", "agent": null, "parameters": null}), echo);
+    let r = handle(
+        &json!({"actionGroup": "shop", "function": "search", "agent": null, "parameters": null}),
+        echo,
+    );
     assert_eq!((r.state(), r.body()), (None, "{}"));
     let r = handle(&with("extraFieldFromTheFuture", json!({"x": 1})), echo);
     assert_eq!((r.state(), r.body()), (None, r#"{"q":"x"}"#));
@@ -106,7 +148,11 @@ fn text_that_is_not_json_is_named() {
     for text in [lone_surrogate, "{\"actionGroup\": ", "", "nul"] {
         let r = handle_json(text, echo);
         assert_eq!(r.state(), Some(ResponseState::Failure), "{text}");
-        assert!(r.body().starts_with("malformed action-group event: not valid JSON: "), "{}", r.body());
+        assert!(
+            r.body().starts_with("malformed action-group event: not valid JSON: "),
+            "{}",
+            r.body()
+        );
         assert!(r.body().contains(" at line 1 column "), "{}", r.body());
     }
 }
@@ -114,7 +160,8 @@ fn text_that_is_not_json_is_named() {
 #[test]
 fn odd_but_valid_values_pass_through() {
     let odd = "\u{0}\u{1b}[31m\u{feff}\u{fffd}\u{10ffff}\u{202e}";
-    let r = handle(&with("parameters", json!([{"name": "q", "type": "string", "value": odd}])), echo);
+    let r =
+        handle(&with("parameters", json!([{"name": "q", "type": "string", "value": odd}])), echo);
     assert_eq!(r.state(), None);
     assert_eq!(serde_json::from_str::<Value>(r.body()).unwrap(), json!({"q": odd}));
 }

@@ -37,7 +37,9 @@ impl Modify for BearerScheme {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("Token from <data-dir>/auth.json (local) or the API Gateway identity"))
+                    .description(Some(
+                        "Token from <data-dir>/auth.json (local) or the API Gateway identity",
+                    ))
                     .build(),
             ),
         );

@@ -65,7 +65,11 @@ async fn concurrent_unconditional_puts_all_land_as_versions() {
     }
     // Every apply wrote its own version: 1 + 8, numbered without gaps.
     let versions = s.get("/tools/t1/versions?limit=100").await;
-    let numbers: Vec<u64> =
-        versions.body["items"].as_array().unwrap().iter().map(|v| v["version"].as_u64().unwrap()).collect();
+    let numbers: Vec<u64> = versions.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_u64().unwrap())
+        .collect();
     assert_eq!(numbers, (1..=9).collect::<Vec<_>>());
 }

@@ -42,7 +42,9 @@ async fn tool_and_agent_lifecycle_through_every_route() {
             s.req(Method::PATCH, "/tools/weather-basic", &s.admin)
                 .header("if-match", "\"1\"")
                 .header("content-type", "application/merge-patch+json")
-                .body(json!({"description": "Weather, patched.", "createdBy": "mallory"}).to_string()),
+                .body(
+                    json!({"description": "Weather, patched.", "createdBy": "mallory"}).to_string(),
+                ),
         )
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
@@ -67,24 +69,31 @@ async fn tool_and_agent_lifecycle_through_every_route() {
     let mut replacement = tool_json("weather-basic");
     replacement["displayName"] = json!("Weather v3");
     let put = s
-        .send(s.req(Method::PUT, "/tools/weather-basic", &s.editor).header("if-match", "\"2\"").json(&replacement))
+        .send(
+            s.req(Method::PUT, "/tools/weather-basic", &s.editor)
+                .header("if-match", "\"2\"")
+                .json(&replacement),
+        )
         .await;
     assert_eq!(put.status, StatusCode::OK, "{}", put.text);
     assert_eq!(put.body["version"], 3);
     replacement["displayName"] = json!("Weather v4");
-    let put = s.send(s.req(Method::PUT, "/tools/weather-basic", &s.editor).json(&replacement)).await;
+    let put =
+        s.send(s.req(Method::PUT, "/tools/weather-basic", &s.editor).json(&replacement)).await;
     assert_eq!(put.body["version"], 4);
     assert_eq!(put.etag(), "\"4\"");
 
     // PUT creates when absent: 201 with Location.
-    let put = s.send(s.req(Method::PUT, "/tools/forecast", &s.editor).json(&tool_json("forecast"))).await;
+    let put =
+        s.send(s.req(Method::PUT, "/tools/forecast", &s.editor).json(&tool_json("forecast"))).await;
     assert_eq!(put.status, StatusCode::CREATED, "{}", put.text);
     assert_eq!(put.headers["location"], "/tools/forecast");
 
     // GET /tools lists both; GET /agents lists the agent.
     let list = s.get("/tools").await;
     assert_eq!(list.status, StatusCode::OK);
-    let ids: Vec<_> = list.body["items"].as_array().unwrap().iter().map(|t| t["toolId"].clone()).collect();
+    let ids: Vec<_> =
+        list.body["items"].as_array().unwrap().iter().map(|t| t["toolId"].clone()).collect();
     assert_eq!(ids, vec![json!("forecast"), json!("weather-basic")]);
     assert!(list.body.get("nextCursor").is_none());
     let list = s.get("/agents").await;
@@ -92,8 +101,12 @@ async fn tool_and_agent_lifecycle_through_every_route() {
 
     // Version history and snapshots.
     let versions = s.get("/tools/weather-basic/versions").await;
-    let numbers: Vec<_> =
-        versions.body["items"].as_array().unwrap().iter().map(|v| v["version"].as_u64().unwrap()).collect();
+    let numbers: Vec<_> = versions.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["version"].as_u64().unwrap())
+        .collect();
     assert_eq!(numbers, vec![1, 2, 3, 4]);
     let v1 = s.get("/tools/weather-basic/versions/1").await;
     assert_eq!(v1.etag(), "\"1\"");
@@ -107,13 +120,18 @@ async fn tool_and_agent_lifecycle_through_every_route() {
 
     // DELETE: agent first (204), then the tool is free to go.
     let del = s
-        .send(s.req(Method::DELETE, &format!("/agents/{agent_id}"), &s.admin).header("if-match", "\"2\""))
+        .send(
+            s.req(Method::DELETE, &format!("/agents/{agent_id}"), &s.admin)
+                .header("if-match", "\"2\""),
+        )
         .await;
     assert_eq!(del.status, StatusCode::NO_CONTENT, "{}", del.text);
     s.get(&format!("/agents/{agent_id}")).await.assert_problem(404, "NOT_FOUND");
     // History survives the delete.
     assert_eq!(s.get(&format!("/agents/{agent_id}/versions/2")).await.status, StatusCode::OK);
-    let del = s.send(s.req(Method::DELETE, "/tools/weather-basic", &s.admin).header("if-match", "\"4\"")).await;
+    let del = s
+        .send(s.req(Method::DELETE, "/tools/weather-basic", &s.admin).header("if-match", "\"4\""))
+        .await;
     assert_eq!(del.status, StatusCode::NO_CONTENT, "{}", del.text);
     s.get("/tools/weather-basic").await.assert_problem(404, "NOT_FOUND");
 }
@@ -149,7 +167,11 @@ async fn a_version_snapshot_never_changes() {
         let mut body = tool_json("t1");
         body["description"] = json!(format!("The {text} description."));
         let r = s
-            .send(s.req(Method::PUT, "/tools/t1", &s.editor).header("if-match", format!("\"{}\"", i + 1)).json(&body))
+            .send(
+                s.req(Method::PUT, "/tools/t1", &s.editor)
+                    .header("if-match", format!("\"{}\"", i + 1))
+                    .json(&body),
+            )
             .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     }
@@ -169,7 +191,10 @@ async fn map_keys_round_trip_byte_for_byte() {
     s.create_agent(&agent).await;
     let got = s.get("/agents/a1").await;
     assert_eq!(got.body["tags"], agent["tags"]);
-    assert_eq!(got.body["rolloutPolicy"]["toolOverrides"], json!({"weather-basic@1": "weather-pro"}));
+    assert_eq!(
+        got.body["rolloutPolicy"]["toolOverrides"],
+        json!({"weather-basic@1": "weather-pro"})
+    );
     let listed = s.get("/agents?tag=beta-only").await;
     assert_eq!(listed.body["items"][0]["tags"]["beta-only"], "true");
     let snapshot = s.get("/agents/a1/versions/1").await;
@@ -193,7 +218,12 @@ async fn lists_filter_and_paginate() {
     s.send(s.req(Method::POST, "/tools", &s.admin).json(&mcp)).await;
 
     let ids = |r: &common::Reply| -> Vec<String> {
-        r.body["items"].as_array().unwrap().iter().map(|t| t["toolId"].as_str().unwrap().to_owned()).collect()
+        r.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["toolId"].as_str().unwrap().to_owned())
+            .collect()
     };
     assert_eq!(ids(&s.get("/tools?tag=env=prod").await), ["t0", "t2", "t4"]);
     assert_eq!(ids(&s.get("/tools?tag=env").await).len(), 5);
@@ -240,7 +270,16 @@ async fn system_routes_need_no_token_and_unknown_routes_are_problems() {
 
     s.send(s.req(Method::GET, "/nope", &s.reader)).await.assert_problem(404, "NOT_FOUND");
     s.send(s.req(Method::POST, "/healthz", "")).await.assert_problem(405, "METHOD_NOT_ALLOWED");
-    s.send(s.req(Method::DELETE, "/agents", &s.admin)).await.assert_problem(405, "METHOD_NOT_ALLOWED");
+    s.send(s.req(Method::DELETE, "/agents", &s.admin))
+        .await
+        .assert_problem(405, "METHOD_NOT_ALLOWED");
+
+    // Every documented route exists in the router (none falls through to the 404 fallback).
+    for route in registry_api::http::ROUTES {
+        let path = route.replace("{id}", "x").replace("{v}", "1");
+        let r = s.get(&path).await;
+        assert!(!r.text.contains("no route for"), "{route} is not routed: {}", r.text);
+    }
 
     // Request ids: honoured when sent, generated otherwise.
     let r = s.send(s.req(Method::GET, "/healthz", "").header("x-request-id", "req-123")).await;

@@ -17,7 +17,9 @@ async fn missing_or_bad_token_is_401_with_www_authenticate() {
         assert!(r.headers["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
         s.send(s.req(Method::GET, "/tools", token)).await.assert_problem(401, "UNAUTHENTICATED");
     }
-    let r = s.send(s.req(Method::GET, "/tools", "").header("authorization", "Basic Zm9vOmJhcg==")).await;
+    let r = s
+        .send(s.req(Method::GET, "/tools", "").header("authorization", "Basic Zm9vOmJhcg=="))
+        .await;
     r.assert_problem(401, "UNAUTHENTICATED");
 }
 
@@ -27,21 +29,39 @@ async fn roles_are_enforced_with_403() {
     // Reader cannot write, even with a bad body (403 comes first).
     let r = s.send(s.req(Method::POST, "/tools", &s.reader).json(&tool_json("t1"))).await;
     r.assert_problem(403, "FORBIDDEN");
-    let r = s.send(s.req(Method::POST, "/tools", &s.reader).body("{").header("content-type", "application/json")).await;
+    let r = s
+        .send(
+            s.req(Method::POST, "/tools", &s.reader)
+                .body("{")
+                .header("content-type", "application/json"),
+        )
+        .await;
     r.assert_problem(403, "FORBIDDEN");
     s.create_tool(&tool_json("t1")).await;
     let r = s.send(s.req(Method::PUT, "/tools/t1", &s.reader).json(&tool_json("t1"))).await;
     r.assert_problem(403, "FORBIDDEN");
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.reader).header("if-match", "\"1\"").json(&json!({}))).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.reader)
+                .header("if-match", "\"1\"")
+                .json(&json!({})),
+        )
+        .await;
     r.assert_problem(403, "FORBIDDEN");
     // Editor cannot delete.
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.editor).header("if-match", "\"1\"")).await;
     r.assert_problem(403, "FORBIDDEN");
     // Editor cannot retire; admin can.
     let retire = json!({"lifecycle": {"status": "retired"}});
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&retire)).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&retire),
+        )
+        .await;
     r.assert_problem(403, "FORBIDDEN");
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&retire)).await;
+    let r = s
+        .send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&retire))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     // Editor may disable and re-enable.
     s.create_tool(&tool_json("t2")).await;
@@ -73,11 +93,16 @@ async fn retired_definitions_cannot_change_but_can_be_deleted() {
     tool["lifecycle"] = json!({"status": "active"});
     s.admin_json(Method::PUT, "/tools/t1", &tool).await.assert_problem(409, "CONFLICT");
     let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&json!({"description": "New."})))
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.admin)
+                .header("if-match", "\"1\"")
+                .json(&json!({"description": "New."})),
+        )
         .await;
     r.assert_problem(409, "CONFLICT");
     // A retired tool cannot be bound to an agent.
-    let r = s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent_json("a1", &["t1"]))).await;
+    let r =
+        s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent_json("a1", &["t1"]))).await;
     r.assert_invalid_at("/toolIds/0");
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"1\"")).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT);
@@ -103,7 +128,11 @@ async fn references_must_exist_and_deleting_a_used_tool_is_409() {
     assert!(r.body["detail"].as_str().unwrap().contains("a1"));
     // Retire first, then delete works.
     let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&json!({"lifecycle": {"status": "retired"}})))
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.admin)
+                .header("if-match", "\"1\"")
+                .json(&json!({"lifecycle": {"status": "retired"}})),
+        )
         .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"2\"")).await;
@@ -121,23 +150,52 @@ async fn preconditions_412_and_428() {
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin)).await;
     r.assert_problem(428, "PRECONDITION_REQUIRED");
     // 412 on mismatch for PATCH, DELETE and conditional PUT.
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"7\"").json(&patch)).await;
+    let r = s
+        .send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"7\"").json(&patch))
+        .await;
     r.assert_problem(412, "VERSION_MISMATCH");
     assert_eq!(r.body["currentVersion"], 1);
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).json(&json!({"version": 3, "description": "x"}))).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .json(&json!({"version": 3, "description": "x"})),
+        )
+        .await;
     r.assert_problem(412, "VERSION_MISMATCH");
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"2\"")).await;
     r.assert_problem(412, "VERSION_MISMATCH");
-    let r = s.send(s.req(Method::PUT, "/tools/t1", &s.editor).header("if-match", "\"2\"").json(&tool_json("t1"))).await;
+    let r = s
+        .send(
+            s.req(Method::PUT, "/tools/t1", &s.editor)
+                .header("if-match", "\"2\"")
+                .json(&tool_json("t1")),
+        )
+        .await;
     r.assert_problem(412, "VERSION_MISMATCH");
-    let r = s.send(s.req(Method::PUT, "/tools/new", &s.editor).header("if-match", "\"1\"").json(&tool_json("new"))).await;
+    let r = s
+        .send(
+            s.req(Method::PUT, "/tools/new", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&tool_json("new")),
+        )
+        .await;
     r.assert_problem(412, "VERSION_MISMATCH");
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "W/\"1\"").json(&patch)).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "W/\"1\"").json(&patch),
+        )
+        .await;
     r.assert_problem(412, "VERSION_MISMATCH");
     // A malformed If-Match is a 400, a missing definition a 404.
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "one").json(&patch)).await;
+    let r = s
+        .send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "one").json(&patch))
+        .await;
     r.assert_problem(400, "BAD_REQUEST");
-    let r = s.send(s.req(Method::PATCH, "/tools/none", &s.editor).header("if-match", "\"1\"").json(&patch)).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/none", &s.editor).header("if-match", "\"1\"").json(&patch),
+        )
+        .await;
     r.assert_problem(404, "NOT_FOUND");
     // Nothing changed.
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);
@@ -147,29 +205,47 @@ async fn preconditions_412_and_428() {
 async fn body_errors_are_400_413_415_never_500() {
     let s = start().await;
     let send_raw = |path: &str, body: &str, ct: &str| {
-        s.req(Method::POST, path, &s.editor).header("content-type", ct.to_owned()).body(body.to_owned())
+        s.req(Method::POST, path, &s.editor)
+            .header("content-type", ct.to_owned())
+            .body(body.to_owned())
     };
     // Truncated and empty JSON.
-    let r = s.send(send_raw("/tools", r#"{"toolId": "t1", "executionType": "lam"#, "application/json")).await;
+    let r = s
+        .send(send_raw("/tools", r#"{"toolId": "t1", "executionType": "lam"#, "application/json"))
+        .await;
     r.assert_problem(400, "MALFORMED_JSON");
     s.send(send_raw("/tools", "", "application/json")).await.assert_problem(400, "MALFORMED_JSON");
-    s.send(send_raw("/agents", "[1,2", "application/json")).await.assert_problem(400, "MALFORMED_JSON");
+    s.send(send_raw("/agents", "[1,2", "application/json"))
+        .await
+        .assert_problem(400, "MALFORMED_JSON");
     // Type errors carry the JSON Pointer of the bad value.
     let mut agent = agent_json("a1", &[]);
     agent["toolIds"] = json!(5);
-    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent)).await.assert_invalid_at("/toolIds");
+    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent))
+        .await
+        .assert_invalid_at("/toolIds");
     agent["toolIds"] = json!(["ok", 5]);
-    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent)).await.assert_invalid_at("/toolIds/1");
+    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent))
+        .await
+        .assert_invalid_at("/toolIds/1");
     let mut tool = tool_json("t1");
     tool["executionTimeout"] = json!("slow");
-    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await.assert_invalid_at("/executionTimeout");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool))
+        .await
+        .assert_invalid_at("/executionTimeout");
     tool = tool_json("t1");
     tool.as_object_mut().unwrap().remove("executionType");
-    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await.assert_invalid_at("/executionType");
-    s.send(s.req(Method::POST, "/tools", &s.editor).json(&json!([1]))).await.assert_problem(400, "VALIDATION_FAILED");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool))
+        .await
+        .assert_invalid_at("/executionType");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&json!([1])))
+        .await
+        .assert_problem(400, "VALIDATION_FAILED");
     // Deeply nested JSON is refused, not a crash.
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-    s.send(send_raw("/agents", &deep, "application/json")).await.assert_problem(400, "MALFORMED_JSON");
+    s.send(send_raw("/agents", &deep, "application/json"))
+        .await
+        .assert_problem(400, "MALFORMED_JSON");
     // 413 over 1 MiB.
     let mut big = tool_json("big");
     big["code"] = json!("x".repeat(1_100_000));
@@ -178,16 +254,35 @@ async fn body_errors_are_400_413_415_never_500() {
     // 415 for non-JSON content types.
     let r = s.send(send_raw("/tools", &tool_json("t1").to_string(), "text/plain")).await;
     r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
-    let r = s.send(s.req(Method::POST, "/tools", &s.editor).body(tool_json("t1").to_string())).await;
+    let r =
+        s.send(s.req(Method::POST, "/tools", &s.editor).body(tool_json("t1").to_string())).await;
     r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
     // A non-object merge patch.
     s.create_tool(&tool_json("t1")).await;
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!([1]))).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!([1])),
+        )
+        .await;
     r.assert_problem(400, "VALIDATION_FAILED");
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"version": "one"}))).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!({"version": "one"})),
+        )
+        .await;
     r.assert_invalid_at("/version");
     // A patch that breaks the type of a field names it.
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"supportedAgentFrameworks": "bedrock"}))).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!({"supportedAgentFrameworks": "bedrock"})),
+        )
+        .await;
     r.assert_invalid_at("/supportedAgentFrameworks");
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);
 }
@@ -202,7 +297,13 @@ async fn ids_conflicts_and_path_id_rules() {
     r.assert_invalid_at("/toolId");
     let r = s.send(s.req(Method::PUT, "/agents/a9", &s.editor).json(&agent_json("a1", &[]))).await;
     r.assert_invalid_at("/agentId");
-    let r = s.send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"toolId": "other"}))).await;
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!({"toolId": "other"})),
+        )
+        .await;
     r.assert_invalid_at("/toolId");
     // Every violation at once.
     let mut tool = tool_json("t3");

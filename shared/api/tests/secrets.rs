@@ -38,7 +38,8 @@ async fn client_secret_never_appears_in_responses_or_logs() {
 
     let s = start().await;
     let mut bodies = Vec::new();
-    let created = s.send(s.req(Method::POST, "/tools", &s.editor).json(&mcp_tool_json("m1", SECRET))).await;
+    let created =
+        s.send(s.req(Method::POST, "/tools", &s.editor).json(&mcp_tool_json("m1", SECRET))).await;
     assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     assert_eq!(created.body["auth"]["clientId"], "registry");
     assert!(created.body["auth"].get("clientSecret").is_none());
@@ -66,17 +67,24 @@ async fn client_secret_never_appears_in_responses_or_logs() {
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
     bodies.push(patched.text);
-    let stored: registry_core::ToolDefinition = match s.registry.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
-        Some(registry_core::Definition::Tool(t)) => t,
-        other => panic!("unexpected {other:?}"),
-    };
+    let stored: registry_core::ToolDefinition =
+        match s.registry.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
+            Some(registry_core::Definition::Tool(t)) => t,
+            other => panic!("unexpected {other:?}"),
+        };
     assert_eq!(stored.auth.unwrap().client_secret.unwrap().expose(), SECRET);
 
     // A bad request echoing the secret.
     let mut bad = mcp_tool_json("m2", SECRET);
     bad["description"] = json!("");
     bodies.push(s.send(s.req(Method::POST, "/tools", &s.editor).json(&bad)).await.text);
-    for path in ["/tools/m1", "/tools", "/tools/m1/versions", "/tools/m1/versions/1", "/tools/m1/versions/3"] {
+    for path in [
+        "/tools/m1",
+        "/tools",
+        "/tools/m1/versions",
+        "/tools/m1/versions/1",
+        "/tools/m1/versions/3",
+    ] {
         let r = s.get(path).await;
         assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
         bodies.push(r.text);

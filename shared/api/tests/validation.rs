@@ -50,53 +50,101 @@ async fn every_tool_rule_rejects_with_its_path() {
         ("description 501 chars", set(t(), "/description", json!("d".repeat(501))), "/description"),
         ("empty description", set(t(), "/description", json!("")), "/description"),
         ("misspelled accessRules", set(t(), "/acessRules", json!([])), "/acessRules"),
-        ("unknown nested field", set(t(), "/lifecycle", json!({"status": "active", "colour": 1})), "/lifecycle/colour"),
+        (
+            "unknown nested field",
+            set(t(), "/lifecycle", json!({"status": "active", "colour": 1})),
+            "/lifecycle/colour",
+        ),
         ("bad id", set(t(), "/toolId", json!("bad id!")), "/toolId"),
         ("bad action-group name", set(t(), "/name", json!("bad name!")), "/name"),
         ("timeout 0", set(t(), "/executionTimeout", json!(0)), "/executionTimeout"),
         ("timeout 901", set(t(), "/executionTimeout", json!(901)), "/executionTimeout"),
-        ("no frameworks", set(t(), "/supportedAgentFrameworks", json!([])), "/supportedAgentFrameworks"),
+        (
+            "no frameworks",
+            set(t(), "/supportedAgentFrameworks", json!([])),
+            "/supportedAgentFrameworks",
+        ),
         ("bad lambda arn", set(t(), "/lambdaArn", json!("not-an-arn")), "/lambdaArn"),
         ("missing lambda arn", remove(t(), "lambdaArn"), "/lambdaArn"),
         ("bedrock needs functionSchema", remove(t(), "functionSchema"), "/functionSchema"),
         (
             "12 functions",
-            set(t(), "/functionSchema", Value::Array((0..12).map(|i| function(&format!("f{i}"), 1)).collect())),
+            set(
+                t(),
+                "/functionSchema",
+                Value::Array((0..12).map(|i| function(&format!("f{i}"), 1)).collect()),
+            ),
             "/functionSchema",
         ),
-        ("6 parameters", set(t(), "/functionSchema", json!([function("f", 6)])), "/functionSchema/0"),
+        (
+            "6 parameters",
+            set(t(), "/functionSchema", json!([function("f", 6)])),
+            "/functionSchema/0",
+        ),
         (
             "CEL syntax error",
-            set(t(), "/accessRules", json!([{"condition": "user.roles.exists(r, ", "effect": "allow"}])),
+            set(
+                t(),
+                "/accessRules",
+                json!([{"condition": "user.roles.exists(r, ", "effect": "allow"}]),
+            ),
             "/accessRules/0",
         ),
         (
             "SQL-style condition",
-            set(t(), "/accessRules", json!([{"condition": "user.userType = 'internal'", "effect": "allow"}])),
+            set(
+                t(),
+                "/accessRules",
+                json!([{"condition": "user.userType = 'internal'", "effect": "allow"}]),
+            ),
             "/accessRules/0",
         ),
         (
             "condition over 2048 chars",
-            set(t(), "/accessRules", json!([{"condition": format!("'{}' == 'a'", "a".repeat(2100)), "effect": "allow"}])),
+            set(
+                t(),
+                "/accessRules",
+                json!([{"condition": format!("'{}' == 'a'", "a".repeat(2100)), "effect": "allow"}]),
+            ),
             "/accessRules/0",
         ),
         (
             "65 rules",
-            set(t(), "/accessRules", Value::Array((0..65).map(|_| json!({"effect": "allow"})).collect())),
+            set(
+                t(),
+                "/accessRules",
+                Value::Array((0..65).map(|_| json!({"effect": "allow"})).collect()),
+            ),
             "/accessRules",
         ),
-        ("mcp over plain http", set(mcp_tool_json("t1", "s"), "/url", json!("http://mcp.example.com/x")), "/url"),
+        (
+            "mcp over plain http",
+            set(mcp_tool_json("t1", "s"), "/url", json!("http://mcp.example.com/x")),
+            "/url",
+        ),
         (
             "mcp auth without secret",
-            set(mcp_tool_json("t1", "s"), "/auth", json!({"clientId": "c", "tokenUrl": "https://auth.example.com/t"})),
+            set(
+                mcp_tool_json("t1", "s"),
+                "/auth",
+                json!({"clientId": "c", "tokenUrl": "https://auth.example.com/t"}),
+            ),
             "/auth/clientSecret",
         ),
         (
             "inline code over 64 KiB",
-            set(set(remove(t(), "lambdaArn"), "/executionType", json!("inline")), "/code", json!("x".repeat(65 * 1024 + 1))),
+            set(
+                set(remove(t(), "lambdaArn"), "/executionType", json!("inline")),
+                "/code",
+                json!("x".repeat(65 * 1024 + 1)),
+            ),
             "/code",
         ),
-        ("lambdaArn on an inline tool", set(set(t(), "/executionType", json!("inline")), "/code", json!("1")), "/lambdaArn"),
+        (
+            "lambdaArn on an inline tool",
+            set(set(t(), "/executionType", json!("inline")), "/code", json!("1")),
+            "/lambdaArn",
+        ),
     ];
     for (name, body, path) in &cases {
         assert_rejected(&s, "/tools", name, body, path).await;
@@ -114,20 +162,44 @@ async fn every_agent_rule_rejects_with_its_path() {
         ("bad id", set(a(), "/agentId", json!("-starts-with-dash")), "/agentId"),
         ("id too long", set(a(), "/agentId", json!("a".repeat(129))), "/agentId"),
         ("misspelled accessRules", set(a(), "/acessRules", json!([])), "/acessRules"),
-        ("percentage over 100", set(a(), "/rolloutPolicy", json!({"percentage": 100.5})), "/rolloutPolicy/percentage"),
-        ("percentage three decimals", set(a(), "/rolloutPolicy", json!({"percentage": 12.345})), "/rolloutPolicy/percentage"),
-        ("unknown rollout field", set(a(), "/rolloutPolicy", json!({"percent": 5})), "/rolloutPolicy/percent"),
+        (
+            "percentage over 100",
+            set(a(), "/rolloutPolicy", json!({"percentage": 100.5})),
+            "/rolloutPolicy/percentage",
+        ),
+        (
+            "percentage three decimals",
+            set(a(), "/rolloutPolicy", json!({"percentage": 12.345})),
+            "/rolloutPolicy/percentage",
+        ),
+        (
+            "unknown rollout field",
+            set(a(), "/rolloutPolicy", json!({"percent": 5})),
+            "/rolloutPolicy/percent",
+        ),
         ("bad runtimeAdapter", set(a(), "/runtimeAdapter", json!("my-adapter")), "/runtimeAdapter"),
         (
             "unknown collaborator field",
-            set(a(), "/collaborators", json!([{"agentId": "b", "instruction": "i", "historyRelay": "TO_AGENT", "extra": 1}])),
+            set(
+                a(),
+                "/collaborators",
+                json!([{"agentId": "b", "instruction": "i", "historyRelay": "TO_AGENT", "extra": 1}]),
+            ),
             "/collaborators/0/extra",
         ),
         ("missing tool", set(a(), "/toolIds", json!(["t1", "ghost"])), "/toolIds/1"),
-        ("bad lifecycle status", set(a(), "/lifecycle", json!({"status": "sleeping"})), "/lifecycle/status"),
+        (
+            "bad lifecycle status",
+            set(a(), "/lifecycle", json!({"status": "sleeping"})),
+            "/lifecycle/status",
+        ),
         (
             "CEL with an undeclared variable",
-            set(a(), "/accessRules", json!([{"condition": "usr.userId == 'x'", "effect": "allow"}])),
+            set(
+                a(),
+                "/accessRules",
+                json!([{"condition": "usr.userId == 'x'", "effect": "allow"}]),
+            ),
             "/accessRules/0",
         ),
     ];
@@ -141,14 +213,28 @@ async fn put_and_patch_validate_too() {
     let s = start().await;
     s.create_tool(&tool_json("t1")).await;
     let long = json!("d".repeat(501));
-    let r = s.send(s.req(Method::PUT, "/tools/t1", &s.editor).json(&set(tool_json("t1"), "/description", long.clone()))).await;
-    r.assert_invalid_at("/description");
     let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"description": long})))
+        .send(s.req(Method::PUT, "/tools/t1", &s.editor).json(&set(
+            tool_json("t1"),
+            "/description",
+            long.clone(),
+        )))
         .await;
     r.assert_invalid_at("/description");
     let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&json!({"acessRules": []})))
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!({"description": long})),
+        )
+        .await;
+    r.assert_invalid_at("/description");
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!({"acessRules": []})),
+        )
         .await;
     r.assert_invalid_at("/acessRules");
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);

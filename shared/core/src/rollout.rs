@@ -48,11 +48,7 @@ pub struct RolloutDecision {
 
 impl RolloutDecision {
     fn new(available: bool, reason: RolloutReason) -> Self {
-        Self {
-            available,
-            reason,
-            bucket: None,
-        }
+        Self { available, reason, bucket: None }
     }
 }
 
@@ -83,17 +79,18 @@ pub fn in_percentage(bucket: u32, percentage: f64) -> bool {
 }
 
 /// Applies steps 1-3 of SPEC section 5 to `agent_id`'s `policy` for the caller in `ctx`.
-pub fn check(policy: Option<&RolloutPolicy>, agent_id: &str, ctx: &RequestContext) -> RolloutDecision {
+pub fn check(
+    policy: Option<&RolloutPolicy>,
+    agent_id: &str,
+    ctx: &RequestContext,
+) -> RolloutDecision {
     use RolloutReason::*;
     let Some(policy) = policy else {
         return RolloutDecision::new(true, NoPolicy);
     };
     if let Some(regions) = policy.region_restrictions.as_deref().filter(|r| !r.is_empty()) {
-        let listed = ctx
-            .request
-            .region
-            .as_deref()
-            .is_some_and(|region| regions.iter().any(|r| r == region));
+        let listed =
+            ctx.request.region.as_deref().is_some_and(|region| regions.iter().any(|r| r == region));
         if !listed {
             return RolloutDecision::new(false, RegionNotAllowed);
         }
@@ -213,7 +210,8 @@ mod tests {
     fn buckets_are_uniform_per_decile() {
         let mut deciles = [0u32; 10];
         for i in 0..100_000 {
-            deciles[(bucket(&bucket_key("uniformity-agent", &format!("acct-{i}"))) / 1_000) as usize] += 1;
+            deciles[(bucket(&bucket_key("uniformity-agent", &format!("acct-{i}"))) / 1_000)
+                as usize] += 1;
         }
         for (d, n) in deciles.iter().enumerate() {
             // 10% of the keys each, within one percentage point
@@ -284,8 +282,12 @@ mod tests {
         assert_eq!(reason(&regions, &ctx(None, Some("acct-456"), None)), (false, RegionNotAllowed));
         let eu = ctx(Some("eu-west-1"), Some("acct-456"), None);
         assert_eq!(reason(&regions, &eu), (true, BetaAccount));
-        assert_eq!(reason(&regions, &ctx(Some("eu-west-1"), Some("acct-1"), None)), (false, NotBetaAccount));
-        let empty_regions = RolloutPolicy { region_restrictions: Some(vec![]), ..Default::default() };
+        assert_eq!(
+            reason(&regions, &ctx(Some("eu-west-1"), Some("acct-1"), None)),
+            (false, NotBetaAccount)
+        );
+        let empty_regions =
+            RolloutPolicy { region_restrictions: Some(vec![]), ..Default::default() };
         assert_eq!(reason(&empty_regions, &ctx(None, None, None)), (true, Unrestricted));
 
         // beta accounts fall through to the percentage when one is set
@@ -294,7 +296,10 @@ mod tests {
             percentage: Some(pct),
             ..Default::default()
         };
-        assert_eq!(reason(&beta_pct(0.0), &ctx(None, Some("acct-beta"), None)), (true, BetaAccount));
+        assert_eq!(
+            reason(&beta_pct(0.0), &ctx(None, Some("acct-beta"), None)),
+            (true, BetaAccount)
+        );
         assert_eq!(reason(&beta_pct(0.0), &c), (false, OutOfRollout));
         assert_eq!(reason(&beta_pct(100.0), &c), (true, InPercentage));
 

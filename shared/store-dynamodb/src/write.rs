@@ -24,6 +24,14 @@ use crate::keys::*;
 /// DynamoDB's limit on items in one transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
 
+/// Cancellation reason codes that mean "run the whole operation again".
+const RETRY_REASONS: &[&str] = &[
+    "TransactionConflict",
+    "ThrottlingError",
+    "ProvisionedThroughputExceeded",
+    "RequestLimitExceeded",
+];
+
 /// What an item of a transaction is, to interpret its cancellation reason.
 #[derive(Debug, Clone)]
 enum Role {
@@ -304,7 +312,7 @@ impl DynamoStore {
         }
         let new_refs = definition.references();
         if kind == Kind::Agent {
-            let list = new_refs.iter().map(|r| s(r)).collect();
+            let list = new_refs.iter().map(s).collect();
             set.push(format!("{} = {}", expr.name(REFS), expr.value(AttributeValue::L(list))));
         }
         let update = format!("SET {} REMOVE {}", set.join(", "), remove.join(", "));
@@ -465,10 +473,7 @@ impl DynamoStore {
             if code == "None" {
                 continue;
             }
-            if code == "TransactionConflict"
-                || errors::is_transient(code)
-                || code.contains("Throttl")
-            {
+            if RETRY_REASONS.contains(&code) || errors::is_transient(code) {
                 return Ok(Outcome::Retry(code.to_owned()));
             }
             failures.push(Failure {

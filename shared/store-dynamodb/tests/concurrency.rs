@@ -55,9 +55,9 @@ async fn bind_and_delete_race_keeps_integrity() {
         let delete = tokio::spawn(async move { s2.delete(Kind::Tool, &t, 1).await });
         let (bound, deleted) = (bind.await.expect("task"), delete.await.expect("task"));
         match (bound, deleted) {
-            (Ok(_), Err(StoreError::InUse { agents })) => assert_eq!(agents, [agent_id.clone()]),
+            (Ok(_), Err(StoreError::InUse { agents })) => assert_eq!(agents, [agent_id.as_str()]),
             (Err(StoreError::BadReferences { missing, .. }), Ok(())) => {
-                assert_eq!(missing, [tool_id.clone()])
+                assert_eq!(missing, [tool_id.as_str()])
             }
             other => panic!("round {round}: both or neither won: {other:?}"),
         }

@@ -243,7 +243,8 @@ fn json_parameter(
     let mut bare = field.clone();
     bare.description = None;
     let render = |inline: bool, no_descriptions: bool| {
-        let options = Options { inline, no_descriptions, implicit_closed: true, ..Options::default() };
+        let options =
+            Options { inline, no_descriptions, implicit_closed: true, ..Options::default() };
         let mut emitter = Emitter::new(types, options);
         let schema = emitter.standalone(&bare);
         let text = sentence(
@@ -268,7 +269,10 @@ fn json_parameter(
     if text.chars().count() > MAX_PARAMETER_DESCRIPTION {
         text = sentence(
             &own,
-            &format!("JSON-encoded: a JSON text of the type {}", crate::notation::notation(&bare, types)),
+            &format!(
+                "JSON-encoded: a JSON text of the type {}",
+                crate::notation::notation(&bare, types)
+            ),
         );
         note(
             report,

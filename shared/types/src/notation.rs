@@ -16,22 +16,23 @@ pub(crate) fn notation(field: &Field, types: &Types) -> String {
 /// The notation of `field`, followed by `where Name = ...; ...` for the named types used
 /// (none when `inline`).
 fn with_where(field: &Field, types: &Types, inline: bool) -> String {
-    let mut writer = Writer { types, inline, used: BTreeSet::new(), out: String::new() };
-    writer.field(field);
+    let mut writer = Writer { types, inline, nodes: 0, used: BTreeSet::new(), out: String::new() };
+    // A named root is spelled out rather than named.
+    match &field.shape {
+        Shape::Ref(name) if types.contains_key(name) => {
+            if let Some(named) = types.get(name) {
+                writer.body(&named.body);
+            }
+        }
+        _ => writer.field(field),
+    }
     let mut head = std::mem::take(&mut writer.out);
     let mut done = BTreeSet::new();
     let mut clauses = Vec::new();
     while let Some(name) = writer.used.iter().find(|n| !done.contains(*n)).cloned() {
         done.insert(name.clone());
         let Some(named) = types.get(&name) else { continue };
-        match &named.body {
-            Body::Object(object) => writer.object(object),
-            Body::Array(items) => writer.array(items),
-            Body::Union { variants, .. } => writer.out.push_str(&variants.join("|")),
-        }
-        if let Body::Union { variants, .. } = &named.body {
-            writer.used.extend(variants.iter().cloned());
-        }
+        writer.body(&named.body);
         clauses.push(format!("{name} = {}", std::mem::take(&mut writer.out)));
     }
     if !clauses.is_empty() {
@@ -41,15 +42,24 @@ fn with_where(field: &Field, types: &Types, inline: bool) -> String {
     head
 }
 
+/// Most nodes written before giving up (inlining a DAG of types can grow exponentially).
+const BUDGET: usize = 4000;
+
 struct Writer<'a> {
     types: &'a Types,
     inline: bool,
+    nodes: usize,
     used: BTreeSet<String>,
     out: String,
 }
 
 impl Writer<'_> {
     fn field(&mut self, field: &Field) {
+        self.nodes += 1;
+        if self.nodes > BUDGET {
+            self.out.push_str("...");
+            return;
+        }
         if let Some(value) = &field.const_value {
             self.out.push_str(&value.to_string());
             return;
@@ -67,25 +77,7 @@ impl Writer<'_> {
             ),
             Shape::Scalar(scalar) => self.out.push_str(scalar.as_str()),
             Shape::Ref(name) => match self.types.get(name) {
-                Some(named) if self.inline => match &named.body {
-                    Body::Object(object) => self.object(object),
-                    Body::Array(items) => self.array(items),
-                    Body::Union { variants, .. } => {
-                        for (index, variant) in variants.iter().enumerate() {
-                            if index > 0 {
-                                self.out.push('|');
-                            }
-                            let variant = Field {
-                                shape: Shape::Ref(variant.clone()),
-                                description: None,
-                                enum_values: None,
-                                const_value: None,
-                                path: String::new(),
-                            };
-                            self.field(&variant);
-                        }
-                    }
-                },
+                Some(named) if self.inline => self.body(&named.body),
                 Some(_) => {
                     self.used.insert(name.clone());
                     self.out.push_str(name);
@@ -94,6 +86,29 @@ impl Writer<'_> {
             },
             Shape::Array(items) => self.array(items),
             Shape::Object(object) => self.object(object),
+        }
+    }
+
+    /// A named type's definition; union variants are inlined or named like any reference.
+    fn body(&mut self, body: &Body) {
+        match body {
+            Body::Object(object) => self.object(object),
+            Body::Array(items) => self.array(items),
+            Body::Union { variants, .. } => {
+                for (index, variant) in variants.iter().enumerate() {
+                    if index > 0 {
+                        self.out.push('|');
+                    }
+                    let variant = Field {
+                        shape: Shape::Ref(variant.clone()),
+                        description: None,
+                        enum_values: None,
+                        const_value: None,
+                        path: String::new(),
+                    };
+                    self.field(&variant);
+                }
+            }
         }
     }
 

@@ -50,11 +50,18 @@ fn every_reference_example_compiles_to_every_format() {
         for format in Format::ALL {
             let compiled = compile(tool.functions(), tool.types(), format)
                 .unwrap_or_else(|e| panic!("{} {format}: {e:?}", example["example"]));
-            assert!(!compiled.is_blocked(), "{} {format}: {:?}", example["example"], compiled.report);
+            assert!(
+                !compiled.is_blocked(),
+                "{} {format}: {:?}",
+                example["example"],
+                compiled.report
+            );
             let count = tool.functions().unwrap().len();
             match format {
                 Format::JsonSchema => assert_eq!(compiled.schema.as_object().unwrap().len(), count),
-                Format::Bedrock => assert_eq!(compiled.schema["functions"].as_array().unwrap().len(), count),
+                Format::Bedrock => {
+                    assert_eq!(compiled.schema["functions"].as_array().unwrap().len(), count)
+                }
                 _ => assert_eq!(compiled.schema.as_array().unwrap().len(), count),
             }
         }
@@ -92,8 +99,13 @@ fn the_union_with_a_property_named_type_compiles_to_an_any_of() {
     let example = examples().into_iter().find(|e| e["types"].get("UserAction").is_some()).unwrap();
     let tool = tool(&example);
     let compiled = compile(tool.functions(), tool.types(), Format::JsonSchema).unwrap();
-    let schema =
-        compiled.schema.as_object().unwrap().values().find(|s| s["$defs"].get("UserAction").is_some()).unwrap();
+    let schema = compiled
+        .schema
+        .as_object()
+        .unwrap()
+        .values()
+        .find(|s| s["$defs"].get("UserAction").is_some())
+        .unwrap();
     assert_eq!(
         schema["$defs"]["UserAction"]["anyOf"],
         json!([
@@ -111,14 +123,4 @@ fn the_union_with_a_property_named_type_compiles_to_an_any_of() {
     assert!(validator.is_valid(&good));
     let bad = json!({ "pUserAction": { "type": "scroll", "elementId": "e" }, "pSuccessResponse": { "status": "success", "data": [1] } });
     assert!(!validator.is_valid(&bad));
-}
-
-#[test]
-#[ignore]
-fn print_customer() {
-    let example = examples().into_iter().find(|e| e["types"].get("Customer").is_some()).unwrap();
-    let tool = tool(&example);
-    for f in registry_types::bedrock_functions(tool.functions().unwrap(), tool.types()) {
-        println!("{}", serde_json::to_string_pretty(&f).unwrap());
-    }
 }

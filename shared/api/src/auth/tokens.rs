@@ -255,7 +255,10 @@ mod tests {
         assert_eq!(p.role, Role::Reader);
         assert_eq!(auth.authenticate(&parts(None)), Err(AuthError::Missing));
         assert_eq!(auth.authenticate(&parts(Some("Bearer nope"))), Err(AuthError::Invalid));
-        assert_eq!(auth.authenticate(&parts(Some(&format!("Basic {reader}")))), Err(AuthError::Invalid));
+        assert_eq!(
+            auth.authenticate(&parts(Some(&format!("Basic {reader}")))),
+            Err(AuthError::Invalid)
+        );
         assert!(Role::Admin > Role::Editor && Role::Editor > Role::Reader);
     }
 

@@ -29,9 +29,9 @@ impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let Some(value) = parts.headers.get(header::IF_MATCH) else { return Ok(Self::Absent) };
-        let text = value
-            .to_str()
-            .map_err(|_| Problem::bad_request("", "If-Match must be ASCII, e.g. `If-Match: \"3\"`"))?;
+        let text = value.to_str().map_err(|_| {
+            Problem::bad_request("", "If-Match must be ASCII, e.g. `If-Match: \"3\"`")
+        })?;
         parse(text).ok_or_else(|| {
             Problem::bad_request("", "If-Match must be an entity tag such as `\"3\"` or `*`")
         })

@@ -30,7 +30,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                     format!("the body is larger than {MAX_BODY_BYTES} bytes"),
                 )
             } else {
-                Problem::new(StatusCode::BAD_REQUEST, Code::MalformedJson, "the body could not be read")
+                Problem::new(
+                    StatusCode::BAD_REQUEST,
+                    Code::MalformedJson,
+                    "the body could not be read",
+                )
             }
         })?;
         let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|err| {

@@ -80,9 +80,10 @@ impl<S: Send + Sync> FromRequestParts<S> for ListParams {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| Problem::bad_request("", format!("bad query string: {e}")))?;
+        let Query(pairs) =
+            Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+                .await
+                .map_err(|e| Problem::bad_request("", format!("bad query string: {e}")))?;
         Ok(Self(pairs))
     }
 }

@@ -48,23 +48,24 @@ pub enum Code {
 }
 
 impl Code {
-    fn slug(self) -> &'static str {
+    /// The problem `type` URI of this code.
+    pub fn type_uri(self) -> &'static str {
         match self {
-            Self::ValidationFailed => "validation-failed",
-            Self::MalformedJson => "malformed-json",
-            Self::BadRequest => "bad-request",
-            Self::PayloadTooLarge => "payload-too-large",
-            Self::UnsupportedMediaType => "unsupported-media-type",
-            Self::Unauthenticated => "unauthenticated",
-            Self::Forbidden => "forbidden",
-            Self::NotFound => "not-found",
-            Self::MethodNotAllowed => "method-not-allowed",
-            Self::VersionMismatch => "version-mismatch",
-            Self::PreconditionRequired => "precondition-required",
-            Self::Conflict => "conflict",
-            Self::InUse => "in-use",
-            Self::Unavailable => "unavailable",
-            Self::Internal => "internal",
+            Self::ValidationFailed => "urn:agent-registry:problem:validation-failed",
+            Self::MalformedJson => "urn:agent-registry:problem:malformed-json",
+            Self::BadRequest => "urn:agent-registry:problem:bad-request",
+            Self::PayloadTooLarge => "urn:agent-registry:problem:payload-too-large",
+            Self::UnsupportedMediaType => "urn:agent-registry:problem:unsupported-media-type",
+            Self::Unauthenticated => "urn:agent-registry:problem:unauthenticated",
+            Self::Forbidden => "urn:agent-registry:problem:forbidden",
+            Self::NotFound => "urn:agent-registry:problem:not-found",
+            Self::MethodNotAllowed => "urn:agent-registry:problem:method-not-allowed",
+            Self::VersionMismatch => "urn:agent-registry:problem:version-mismatch",
+            Self::PreconditionRequired => "urn:agent-registry:problem:precondition-required",
+            Self::Conflict => "urn:agent-registry:problem:conflict",
+            Self::InUse => "urn:agent-registry:problem:in-use",
+            Self::Unavailable => "urn:agent-registry:problem:unavailable",
+            Self::Internal => "urn:agent-registry:problem:internal",
         }
     }
 }
@@ -76,9 +77,9 @@ impl Code {
 pub struct Problem {
     /// URI identifying the problem type.
     #[serde(rename = "type")]
-    pub type_uri: String,
+    pub type_uri: &'static str,
     /// Short summary of the status.
-    pub title: String,
+    pub title: &'static str,
     /// HTTP status code.
     pub status: u16,
     /// What went wrong in this occurrence.
@@ -92,15 +93,16 @@ pub struct Problem {
     pub agents: Option<Vec<String>>,
     /// The stored version (`VERSION_MISMATCH`), when there is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current_version: Option<u64>,
+    #[schema(value_type = Option<u64>)]
+    pub current_version: Option<std::num::NonZeroU64>,
 }
 
 impl Problem {
     /// A problem with no violations.
     pub fn new(status: StatusCode, code: Code, detail: impl Into<String>) -> Self {
         Self {
-            type_uri: format!("urn:agent-registry:problem:{}", code.slug()),
-            title: status.canonical_reason().unwrap_or("Error").to_owned(),
+            type_uri: code.type_uri(),
+            title: status.canonical_reason().unwrap_or("Error"),
             status: status.as_u16(),
             detail: detail.into(),
             code,
@@ -135,7 +137,11 @@ impl Problem {
 
     /// A 500 that reveals nothing.
     pub fn internal() -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, Code::Internal, "internal error; see the server log")
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Code::Internal,
+            "internal error; see the server log",
+        )
     }
 
     /// The HTTP status.
@@ -174,11 +180,11 @@ impl From<ServiceError> for Problem {
             ServiceError::Invalid(errors) => Self::validation(errors),
             ServiceError::NotFound { .. } => Self::not_found(detail),
             ServiceError::AlreadyExists { current, .. } => Self {
-                current_version: Some(current),
+                current_version: std::num::NonZeroU64::new(current),
                 ..Self::new(StatusCode::CONFLICT, Code::Conflict, detail)
             },
             ServiceError::VersionMismatch { current, .. } => Self {
-                current_version: current,
+                current_version: current.and_then(std::num::NonZeroU64::new),
                 ..Self::new(StatusCode::PRECONDITION_FAILED, Code::VersionMismatch, detail)
             },
             ServiceError::Retired { .. } | ServiceError::Contention => {

@@ -39,7 +39,10 @@ pub fn router(state: AppState) -> Router {
         .route("/tools", get(tools::list_tools).post(tools::create_tool))
         .route(
             "/tools/{id}",
-            get(tools::get_tool).put(tools::put_tool).patch(tools::patch_tool).delete(tools::delete_tool),
+            get(tools::get_tool)
+                .put(tools::put_tool)
+                .patch(tools::patch_tool)
+                .delete(tools::delete_tool),
         )
         .route("/tools/{id}/versions", get(tools::tool_versions))
         .route("/tools/{id}/versions/{v}", get(tools::tool_version))

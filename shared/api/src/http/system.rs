@@ -31,7 +31,9 @@ pub async fn openapi_json() -> Response {
     static DOC: OnceLock<String> = OnceLock::new();
     let doc = DOC.get_or_init(|| crate::openapi::document().to_json().unwrap_or_default());
     let mut response = doc.clone().into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -42,11 +44,27 @@ pub async fn not_found(uri: Uri) -> Problem {
 
 /// Known route, wrong method: a 405 problem.
 pub async fn method_not_allowed() -> Problem {
-    Problem::new(StatusCode::METHOD_NOT_ALLOWED, Code::MethodNotAllowed, "method not allowed on this route")
+    Problem::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        Code::MethodNotAllowed,
+        "method not allowed on this route",
+    )
 }
 
 /// Last line of defence: a panic becomes a 500 problem (and a log line).
 pub fn panic_problem(_panic: Box<dyn Any + Send + 'static>) -> Response {
     tracing::error!("handler panicked");
     Problem::internal().into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_a_problem_500() {
+        let response = panic_problem(Box::new("boom"));
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/problem+json");
+    }
 }

@@ -48,7 +48,8 @@ impl<B> OnResponse<B> for LogResponse {
 }
 
 /// The trace layer of the router.
-pub fn layer() -> TraceLayer<SharedClassifier<ServerErrorsAsFailures>, RequestSpan, (), LogResponse, (), (), ()> {
+pub fn layer()
+-> TraceLayer<SharedClassifier<ServerErrorsAsFailures>, RequestSpan, (), LogResponse, (), (), ()> {
     TraceLayer::new_for_http()
         .make_span_with(RequestSpan)
         .on_request(())

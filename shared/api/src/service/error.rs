@@ -44,7 +44,9 @@ pub enum ServiceError {
         id: String,
     },
     /// A tool cannot be deleted while agents reference it.
-    #[error("tool `{tool_id}` is used by agents {agents:?}; retire it or remove it from them first")]
+    #[error(
+        "tool `{tool_id}` is used by agents {agents:?}; retire it or remove it from them first"
+    )]
     InUse {
         /// The tool.
         tool_id: String,
@@ -88,7 +90,10 @@ impl ServiceError {
             StoreError::BadReferences { missing, retired } => Self::Invalid(
                 missing
                     .iter()
-                    .map(|t| Violation { path: String::new(), message: format!("tool `{t}` does not exist") })
+                    .map(|t| Violation {
+                        path: String::new(),
+                        message: format!("tool `{t}` does not exist"),
+                    })
                     .chain(retired.iter().map(|t| Violation {
                         path: String::new(),
                         message: format!("tool `{t}` is retired"),

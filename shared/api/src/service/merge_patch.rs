@@ -37,7 +37,11 @@ mod tests {
             (json!({"a": "b", "b": "c"}), json!({"a": null}), json!({"b": "c"})),
             (json!({"a": ["b"]}), json!({"a": "c"}), json!({"a": "c"})),
             (json!({"a": "c"}), json!({"a": ["b"]}), json!({"a": ["b"]})),
-            (json!({"a": {"b": "c"}}), json!({"a": {"b": "d", "c": null}}), json!({"a": {"b": "d"}})),
+            (
+                json!({"a": {"b": "c"}}),
+                json!({"a": {"b": "d", "c": null}}),
+                json!({"a": {"b": "d"}}),
+            ),
             (json!({"a": [{"b": "c"}]}), json!({"a": [1]}), json!({"a": [1]})),
             (json!(["a", "b"]), json!(["c", "d"]), json!(["c", "d"])),
             (json!({"a": "b"}), json!(["c"]), json!(["c"])),

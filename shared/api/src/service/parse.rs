@@ -53,7 +53,8 @@ mod tests {
 
     #[test]
     fn type_errors_carry_pointers() {
-        let err = from_json::<AgentDefinition>(json!({"basePrompt": "p", "toolIds": 5})).unwrap_err();
+        let err =
+            from_json::<AgentDefinition>(json!({"basePrompt": "p", "toolIds": 5})).unwrap_err();
         assert_eq!(err[0].path, "/toolIds", "{err:?}");
         let err = from_json::<AgentDefinition>(json!({"basePrompt": "p", "toolIds": ["a", 5]}))
             .unwrap_err();
@@ -69,10 +70,9 @@ mod tests {
     fn missing_required_fields_are_named() {
         let err = from_json::<ToolDefinition>(json!({"toolId": "t"})).unwrap_err();
         assert_eq!(err[0].path, "/executionType", "{err:?}");
-        let err = from_json::<ToolDefinition>(
-            json!({"executionType": "mcp", "auth": {"clientId": "c"}}),
-        )
-        .unwrap_err();
+        let err =
+            from_json::<ToolDefinition>(json!({"executionType": "mcp", "auth": {"clientId": "c"}}))
+                .unwrap_err();
         assert_eq!(err[0].path, "/auth/tokenUrl", "{err:?}");
     }
 

@@ -77,7 +77,9 @@ fn check_limit(limit: u32) -> Result<(), ServiceError> {
     }
 }
 
-fn convert<R: Resource>(page: registry_store::Page<registry_core::Definition>) -> Result<Page<R>, ServiceError> {
+fn convert<R: Resource>(
+    page: registry_store::Page<registry_core::Definition>,
+) -> Result<Page<R>, ServiceError> {
     let items = page
         .items
         .into_iter()

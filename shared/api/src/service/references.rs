@@ -7,7 +7,10 @@ use crate::service::ServiceError;
 
 /// Violations for every tool reference of `definition` (an agent's `toolIds` and
 /// `rolloutPolicy.toolOverrides` targets) that is missing or retired.
-pub async fn check(store: &dyn Store, definition: &Definition) -> Result<Vec<Violation>, ServiceError> {
+pub async fn check(
+    store: &dyn Store,
+    definition: &Definition,
+) -> Result<Vec<Violation>, ServiceError> {
     let Definition::Agent(agent) = definition else { return Ok(Vec::new()) };
     let refs = definition.references();
     if refs.is_empty() {
@@ -30,7 +33,11 @@ pub async fn check(store: &dyn Store, definition: &Definition) -> Result<Vec<Vio
 }
 
 /// Locates missing and retired tool ids in an agent, one violation per occurrence.
-pub fn violations(agent: &AgentDefinition, missing: &[String], retired: &[String]) -> Vec<Violation> {
+pub fn violations(
+    agent: &AgentDefinition,
+    missing: &[String],
+    retired: &[String],
+) -> Vec<Violation> {
     let problem = |id: &String| {
         if missing.contains(id) {
             Some(format!("tool `{id}` does not exist"))

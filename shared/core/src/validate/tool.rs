@@ -6,7 +6,7 @@ use super::common::{
     check_id, check_lambda_arn, check_lifecycle, check_rules, check_tags, check_test_type,
     check_text, check_unknown,
 };
-use crate::violation::{Violations, pointer};
+use crate::violation::Violations;
 use crate::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, Violation};
 
 /// Maximum description length, in characters.

@@ -19,10 +19,8 @@ use registry_store_dynamodb::DynamoStore;
 fn endpoint() -> &'static str {
     static ENDPOINT: OnceLock<Result<String, String>> = OnceLock::new();
     let found = ENDPOINT.get_or_init(|| {
-        if let Ok(url) = std::env::var("DYNAMODB_ENDPOINT") {
-            if !url.is_empty() {
-                return Ok(url);
-            }
+        if let Some(url) = std::env::var("DYNAMODB_ENDPOINT").ok().filter(|u| !u.is_empty()) {
+            return Ok(url);
         }
         start_server()
     });

@@ -13,7 +13,8 @@ pub struct Tool {
 
 impl Tool {
     pub fn parse(value: Value) -> Tool {
-        let functions = value.get("functionSchema").map(|f| serde_json::from_value(f.clone()).unwrap());
+        let functions =
+            value.get("functionSchema").map(|f| serde_json::from_value(f.clone()).unwrap());
         let types = value.get("types").map(|t| serde_json::from_value(t.clone()).unwrap());
         Tool { functions, types }
     }

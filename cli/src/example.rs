@@ -1,0 +1,28 @@
+//! The example a newcomer can resolve right away: a weather agent with two tools, one
+//! of them protected by an access rule.
+
+use anyhow::{Context, Result};
+use registry_api::{Principal, Registry, Role};
+use registry_core::{AgentDefinition, ToolDefinition};
+
+const TOOLS: [(&str, &str); 2] = [
+    ("weather-basic@1", include_str!("../example/weather-basic.json")),
+    ("weather-forecast@1", include_str!("../example/weather-forecast.json")),
+];
+const AGENT: (&str, &str) = ("weather-agent", include_str!("../example/weather-agent.json"));
+
+/// Creates (or re-applies) the example tools and agent.
+pub async fn load(registry: &Registry) -> Result<()> {
+    let principal = Principal::new("example-loader", Role::Admin);
+    for (id, json) in TOOLS {
+        let tool: ToolDefinition = serde_json::from_str(json).context("example tool")?;
+        registry
+            .apply(&principal, id, tool, None)
+            .await
+            .map_err(|e| anyhow::anyhow!("{id}: {e}"))?;
+    }
+    let (id, json) = AGENT;
+    let agent: AgentDefinition = serde_json::from_str(json).context("example agent")?;
+    registry.apply(&principal, id, agent, None).await.map_err(|e| anyhow::anyhow!("{id}: {e}"))?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! The `serve` command: the registry API on the embedded store (or DynamoDB).
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use registry_api::{AppState, Registry, TokenFile, router, serve};
+use registry_store::{SqliteStore, Store};
+use tokio::net::TcpListener;
+
+use crate::args::{ServeArgs, StoreKind};
+use crate::{example, shutdown};
+
+/// File name of the embedded database inside the data directory.
+pub const DATABASE_FILE: &str = "registry.db";
+
+/// Runs the API until SIGTERM or Ctrl-C.
+pub async fn run(args: ServeArgs) -> Result<()> {
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
+    let (store, fresh) = open_store(&args).await?;
+    let registry = Registry::new(store);
+    if fresh && !args.no_example {
+        example::load(&registry).await.context("cannot load the example definitions")?;
+        println!(
+            "Loaded the example: agent `weather-agent`, tools `weather-basic@1`, `weather-forecast@1`."
+        );
+    }
+
+    let admin_token = std::env::var("AGENT_REGISTRY_ADMIN_TOKEN").ok().filter(|t| !t.is_empty());
+    let (auth, new_token) = TokenFile::load_or_init(&args.data_dir, admin_token)
+        .context("cannot read or create the token file")?;
+    if let Some(token) = new_token {
+        println!(
+            "Created an admin token (shown once; it is stored hashed in {}):",
+            args.data_dir.join("auth.json").display()
+        );
+        println!("  export AGENT_REGISTRY_TOKEN={token}");
+    }
+
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let address = listener.local_addr()?;
+    println!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
+    println!(
+        "  try: curl -s -H \"Authorization: Bearer $AGENT_REGISTRY_TOKEN\" http://{address}/agents"
+    );
+    let state = AppState::new(registry, Arc::new(auth));
+    serve(listener, router(state), shutdown::signal()).await?;
+    println!("agent-registry stopped");
+    Ok(())
+}
+
+/// Opens the configured store; `true` when it was created just now (first run).
+async fn open_store(args: &ServeArgs) -> Result<(Arc<dyn Store>, bool)> {
+    match args.store {
+        StoreKind::Embedded => {
+            let path = args.data_dir.join(DATABASE_FILE);
+            let fresh = !path.exists();
+            let store = SqliteStore::open(&path)
+                .with_context(|| format!("cannot open the database {}", path.display()))?;
+            Ok((Arc::new(store), fresh))
+        }
+        StoreKind::Dynamodb => crate::dynamodb::open(args).await,
+    }
+}
