@@ -43,24 +43,46 @@ pub struct ResponseBuilder {
 impl ResponseBuilder {
     /// A builder answering `event`, with an empty successful body.
     pub fn new(event: &ActionGroupEvent) -> Self {
-        let form = match event {
-            ActionGroupEvent::Function(e) => Form::Function { function: e.function.clone() },
-            ActionGroupEvent::Api(e) => Form::Api {
-                api_path: e.api_path.clone(),
-                http_method: e.http_method.clone(),
-                status: None,
-                content_type: e
-                    .request_body
-                    .as_ref()
-                    .and_then(|b| b.content.keys().next().cloned())
-                    .unwrap_or_else(|| DEFAULT_API_CONTENT_TYPE.to_string()),
-            },
+        Self::from_event(event.clone())
+    }
+
+    /// Like [`ResponseBuilder::new`], consuming the event (saves copying its strings).
+    pub fn from_event(event: ActionGroupEvent) -> Self {
+        let (message_version, action_group, form, session, prompt) = match event {
+            ActionGroupEvent::Function(e) => (
+                e.message_version,
+                e.action_group,
+                Form::Function { function: e.function },
+                e.session_attributes,
+                e.prompt_session_attributes,
+            ),
+            ActionGroupEvent::Api(e) => (
+                e.message_version,
+                e.action_group,
+                Form::Api {
+                    api_path: e.api_path,
+                    http_method: e.http_method,
+                    status: None,
+                    content_type: e
+                        .request_body
+                        .and_then(|b| b.content.into_keys().next())
+                        .unwrap_or_else(|| DEFAULT_API_CONTENT_TYPE.to_string()),
+                },
+                e.session_attributes,
+                e.prompt_session_attributes,
+            ),
         };
-        let mut b = Self::blank(event.action_group(), form);
-        b.message_version = event.message_version().to_string();
-        b.session_attributes = event.session_attributes().clone();
-        b.prompt_session_attributes = event.prompt_session_attributes().clone();
-        b
+        Self {
+            message_version,
+            action_group,
+            form,
+            body: String::new(),
+            state: None,
+            session_attributes: session,
+            prompt_session_attributes: prompt,
+            knowledge_bases: Vec::new(),
+            limit: MAX_RESPONSE_BYTES,
+        }
     }
 
     /// A function-details response for names known without a parsed event.

@@ -5,7 +5,6 @@
 //! sequence or data enum is decoded from JSON first: that is how rich parameters travel
 //! through Bedrock, whose function details only declare scalar and array types.
 
-use serde::Deserialize;
 use serde::de::value::MapDeserializer;
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;

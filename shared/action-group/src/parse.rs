@@ -35,8 +35,36 @@ impl fmt::Display for EventError {
 
 impl std::error::Error for EventError {}
 
-fn err(path: &[&str], message: impl Into<String>) -> EventError {
-    EventError { pointer: pointer(path), message: message.into() }
+/// A location in the event, as a chain on the stack: no allocation unless an error is built.
+#[derive(Clone, Copy)]
+struct Loc<'a> {
+    parent: Option<&'a Loc<'a>>,
+    key: Option<&'a str>,
+    index: usize,
+}
+
+const ROOT: Loc<'static> = Loc { parent: None, key: None, index: 0 };
+
+impl<'a> Loc<'a> {
+    fn key(&'a self, key: &'a str) -> Loc<'a> {
+        Loc { parent: Some(self), key: Some(key), index: 0 }
+    }
+
+    fn index(&'a self, index: usize) -> Loc<'a> {
+        Loc { parent: Some(self), key: None, index }
+    }
+
+    fn segments(&self) -> Vec<String> {
+        let mut out = self.parent.map(Loc::segments).unwrap_or_default();
+        if self.parent.is_some() {
+            out.push(self.key.map_or_else(|| self.index.to_string(), str::to_string));
+        }
+        out
+    }
+
+    fn err(&self, message: impl Into<String>) -> EventError {
+        EventError { pointer: pointer(&self.segments()), message: message.into() }
+    }
 }
 
 /// The JSON kind of a value, for messages.
@@ -54,17 +82,17 @@ pub(crate) fn kind(v: &Value) -> &'static str {
 /// Reads an event in either documented form.
 pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
     let Some(obj) = value.as_object() else {
-        return Err(err(&[], format!("must be a JSON object, got {}", kind(value))));
+        return Err(ROOT.err(format!("must be a JSON object, got {}", kind(value))));
     };
-    let message_version = opt_str(obj, &[], "messageVersion")?.unwrap_or("1.0").to_string();
+    let message_version = opt_str(obj, &ROOT, "messageVersion")?.unwrap_or("1.0").to_string();
     let agent = agent(obj)?;
-    let input_text = opt_str(obj, &[], "inputText")?.unwrap_or_default().to_string();
-    let session_id = opt_str(obj, &[], "sessionId")?.unwrap_or_default().to_string();
-    let action_group = req_str(obj, &[], "actionGroup")?.to_string();
-    let parameters = parameters(obj.get("parameters"), &["parameters"])?;
+    let input_text = opt_str(obj, &ROOT, "inputText")?.unwrap_or_default().to_string();
+    let session_id = opt_str(obj, &ROOT, "sessionId")?.unwrap_or_default().to_string();
+    let action_group = req_str(obj, &ROOT, "actionGroup")?.to_string();
+    let parameters = parameters(obj.get("parameters"), &ROOT.key("parameters"))?;
     let session_attributes = attributes(obj, "sessionAttributes")?;
     let prompt_session_attributes = attributes(obj, "promptSessionAttributes")?;
-    if let Some(function) = opt_str(obj, &[], "function")? {
+    if let Some(function) = opt_str(obj, &ROOT, "function")? {
         return Ok(ActionGroupEvent::Function(FunctionEvent {
             message_version,
             agent,
@@ -77,11 +105,10 @@ pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
             prompt_session_attributes,
         }));
     }
-    let Some(api_path) = opt_str(obj, &[], "apiPath")? else {
-        return Err(err(
-            &[],
-            "has neither `function` (function details) nor `apiPath` (API schema)",
-        ));
+    let Some(api_path) = opt_str(obj, &ROOT, "apiPath")? else {
+        return Err(
+            ROOT.err("has neither `function` (function details) nor `apiPath` (API schema)")
+        );
     };
     Ok(ActionGroupEvent::Api(ApiEvent {
         message_version,
@@ -90,7 +117,7 @@ pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
         session_id,
         action_group,
         api_path: api_path.to_string(),
-        http_method: req_str(obj, &[], "httpMethod")?.to_string(),
+        http_method: req_str(obj, &ROOT, "httpMethod")?.to_string(),
         parameters,
         request_body: request_body(obj.get("requestBody"))?,
         session_attributes,
@@ -98,64 +125,56 @@ pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
     }))
 }
 
-fn at<'a>(base: &[&'a str], key: &'a str) -> Vec<&'a str> {
-    let mut p = base.to_vec();
-    p.push(key);
-    p
-}
-
 fn opt_str<'v>(
     obj: &'v Map<String, Value>,
-    base: &[&str],
+    base: &Loc<'_>,
     key: &str,
 ) -> Result<Option<&'v str>, EventError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(err(&at(base, key), format!("must be a string, got {}", kind(other)))),
+        Some(other) => Err(base.key(key).err(format!("must be a string, got {}", kind(other)))),
     }
 }
 
 fn req_str<'v>(
     obj: &'v Map<String, Value>,
-    base: &[&str],
+    base: &Loc<'_>,
     key: &str,
 ) -> Result<&'v str, EventError> {
-    opt_str(obj, base, key)?.ok_or_else(|| err(&at(base, key), "is required"))
+    opt_str(obj, base, key)?.ok_or_else(|| base.key(key).err("is required"))
 }
 
 fn agent(obj: &Map<String, Value>) -> Result<Agent, EventError> {
+    let loc = ROOT.key("agent");
     match obj.get("agent") {
         None | Some(Value::Null) => Ok(Agent::default()),
         Some(Value::Object(a)) => {
-            let f =
-                |k| Ok::<_, EventError>(opt_str(a, &["agent"], k)?.unwrap_or_default().to_string());
+            let f = |k| Ok::<_, EventError>(opt_str(a, &loc, k)?.unwrap_or_default().to_string());
             Ok(Agent { name: f("name")?, id: f("id")?, alias: f("alias")?, version: f("version")? })
         }
-        Some(other) => Err(err(&["agent"], format!("must be an object, got {}", kind(other)))),
+        Some(other) => Err(loc.err(format!("must be an object, got {}", kind(other)))),
     }
 }
 
-fn parameters(value: Option<&Value>, path: &[&str]) -> Result<Vec<Parameter>, EventError> {
+fn parameters(value: Option<&Value>, loc: &Loc<'_>) -> Result<Vec<Parameter>, EventError> {
     let items = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(err(
-                path,
-                format!("must be a list of {{name, type, value}} objects, got {}", kind(other)),
-            ));
+            return Err(loc.err(format!(
+                "must be a list of {{name, type, value}} objects, got {}",
+                kind(other)
+            )));
         }
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let index = i.to_string();
-        let p = at(path, &index);
+        let p = loc.index(i);
         let Some(o) = item.as_object() else {
-            return Err(err(
-                &p,
-                format!("must be a {{name, type, value}} object, got {}", kind(item)),
-            ));
+            return Err(
+                p.err(format!("must be a {{name, type, value}} object, got {}", kind(item)))
+            );
         };
         out.push(Parameter {
             name: req_str(o, &p, "name")?.to_string(),
@@ -167,11 +186,12 @@ fn parameters(value: Option<&Value>, path: &[&str]) -> Result<Vec<Parameter>, Ev
 }
 
 fn attributes(obj: &Map<String, Value>, key: &str) -> Result<Attributes, EventError> {
+    let loc = ROOT.key(key);
     let map = match obj.get(key) {
         None | Some(Value::Null) => return Ok(Attributes::new()),
         Some(Value::Object(m)) => m,
         Some(other) => {
-            return Err(err(&[key], format!("must be an object of strings, got {}", kind(other))));
+            return Err(loc.err(format!("must be an object of strings, got {}", kind(other))));
         }
     };
     let mut out = Attributes::new();
@@ -180,37 +200,34 @@ fn attributes(obj: &Map<String, Value>, key: &str) -> Result<Attributes, EventEr
             Value::String(s) => {
                 out.insert(k.clone(), s.clone());
             }
-            other => return Err(err(&[key, k], format!("must be a string, got {}", kind(other)))),
+            other => return Err(loc.key(k).err(format!("must be a string, got {}", kind(other)))),
         }
     }
     Ok(out)
 }
 
 fn request_body(value: Option<&Value>) -> Result<Option<RequestBody>, EventError> {
+    let loc = ROOT.key("requestBody");
     let body = match value {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(b)) => b,
-        Some(other) => {
-            return Err(err(&["requestBody"], format!("must be an object, got {}", kind(other))));
-        }
+        Some(other) => return Err(loc.err(format!("must be an object, got {}", kind(other)))),
     };
+    let content_loc = loc.key("content");
     let content = match body.get("content") {
         None | Some(Value::Null) => return Ok(Some(RequestBody::default())),
         Some(Value::Object(c)) => c,
         Some(other) => {
-            return Err(err(
-                &["requestBody", "content"],
-                format!("must be an object, got {}", kind(other)),
-            ));
+            return Err(content_loc.err(format!("must be an object, got {}", kind(other))));
         }
     };
     let mut out = BTreeMap::new();
     for (ctype, media) in content {
-        let p = ["requestBody", "content", ctype.as_str()];
+        let m_loc = content_loc.key(ctype);
         let Some(m) = media.as_object() else {
-            return Err(err(&p, format!("must be an object, got {}", kind(media))));
+            return Err(m_loc.err(format!("must be an object, got {}", kind(media))));
         };
-        let properties = parameters(m.get("properties"), &at(&p, "properties"))?;
+        let properties = parameters(m.get("properties"), &m_loc.key("properties"))?;
         out.insert(ctype.clone(), MediaContent { properties });
     }
     Ok(Some(RequestBody { content: out }))

@@ -451,8 +451,8 @@ impl DynamoStore {
     /// Sends a planned transaction and classifies how it ended.
     async fn transact(&self, plan: Plan) -> Result<Outcome, StoreError> {
         if plan.items.len() > MAX_TRANSACTION_ITEMS {
-            return Err(StoreError::Backend(format!(
-                "this write needs {} transaction items (head, snapshot, changed tags, references); DynamoDB allows {MAX_TRANSACTION_ITEMS}",
+            return Err(StoreError::TooLarge(format!(
+                "this change needs {} DynamoDB transaction items (head, snapshot, changed tags, added, removed and kept tool references); at most {MAX_TRANSACTION_ITEMS} fit in one atomic write: change fewer tools or tags at once",
                 plan.items.len()
             )));
         }

@@ -201,6 +201,6 @@ async fn writes_beyond_one_transaction_are_refused_whole() {
     // head + snapshot + 2 per new reference: 49 fit in 100 items, 50 do not.
     store.put(agent("fits", &refs[..49]), Expected::Absent).await.expect("49 tools");
     let err = store.put(agent("too-big", &refs), Expected::Absent).await.expect_err("50 tools");
-    assert!(matches!(&err, StoreError::Backend(m) if m.contains("100")), "{err:?}");
+    assert!(matches!(&err, StoreError::TooLarge(m) if m.contains("100")), "{err:?}");
     assert!(store.get(Kind::Agent, "too-big").await.expect("get").is_none());
 }

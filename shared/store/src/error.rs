@@ -34,6 +34,10 @@ pub enum StoreError {
         /// Ids of the agents that reference the tool.
         agents: Vec<String>,
     },
+    /// One change is too large for the backend's atomic write (e.g. DynamoDB's 100-item
+    /// transactions): the caller should split it into smaller changes.
+    #[error("change too large: {0}")]
+    TooLarge(String),
     /// A list cursor that this store did not issue, or that was tampered with.
     #[error("invalid cursor")]
     InvalidCursor,

@@ -8,6 +8,7 @@ pub mod params;
 pub mod problem;
 pub mod resource;
 mod routes;
+pub mod schema;
 mod serve;
 mod state;
 pub mod system;

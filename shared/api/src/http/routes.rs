@@ -2,12 +2,12 @@
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::get;
+use axum::routing::{get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
 use crate::http::json::MAX_BODY_BYTES;
-use crate::http::{AppState, agents, system, tools, trace};
+use crate::http::{AppState, agents, schema, system, tools, trace};
 
 /// Every route path of the router, as written in the OpenAPI document.
 pub const ROUTES: &[&str] = &[
@@ -19,6 +19,8 @@ pub const ROUTES: &[&str] = &[
     "/tools/{id}",
     "/tools/{id}/versions",
     "/tools/{id}/versions/{v}",
+    "/tools/{id}/schema",
+    "/tools/{id}/validate-call",
     "/openapi.json",
     "/healthz",
 ];
@@ -46,6 +48,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/tools/{id}/versions", get(tools::tool_versions))
         .route("/tools/{id}/versions/{v}", get(tools::tool_version))
+        .route("/tools/{id}/schema", get(schema::tool_schema))
+        .route("/tools/{id}/validate-call", post(schema::validate_call))
         .route("/openapi.json", get(system::openapi_json))
         .route("/healthz", get(system::healthz))
         .fallback(system::not_found)

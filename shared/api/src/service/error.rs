@@ -100,6 +100,7 @@ impl ServiceError {
                     }))
                     .collect(),
             ),
+            StoreError::TooLarge(msg) => Self::invalid("", msg),
             StoreError::Unavailable(msg) => Self::Unavailable(msg),
             StoreError::Backend(msg) => Self::Internal(msg),
         }

@@ -9,6 +9,7 @@ mod parse;
 mod read;
 mod references;
 mod resource;
+mod schema;
 mod write;
 
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub use error::ServiceError;
 pub use merge_patch::merge;
 pub use parse::{from_json, to_pointer};
 pub use resource::Resource;
+pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use write::{Outcome, Written};
 
 /// The registry: agents and tools over one store. Cheap to clone.

@@ -123,3 +123,19 @@ pub struct AgentDefinition {
     #[schema(ignore)]
     pub unknown: Unknown,
 }
+
+impl AgentDefinition {
+    /// Tool ids this agent depends on: `toolIds` and `toolOverrides` targets, sorted,
+    /// without duplicates.
+    pub fn references(&self) -> Vec<String> {
+        let mut refs = self.tool_ids.clone();
+        if let Some(overrides) =
+            self.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref())
+        {
+            refs.extend(overrides.values().cloned());
+        }
+        refs.sort();
+        refs.dedup();
+        refs
+    }
+}

@@ -100,15 +100,9 @@ impl Definition {
     /// Tool ids this definition depends on: an agent's `toolIds` and override targets,
     /// sorted and without duplicates. Tools reference nothing.
     pub fn references(&self) -> Vec<String> {
-        let Self::Agent(agent) = self else { return Vec::new() };
-        let mut refs: Vec<String> = agent.tool_ids.clone();
-        if let Some(overrides) =
-            agent.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref())
-        {
-            refs.extend(overrides.values().cloned());
+        match self {
+            Self::Agent(agent) => agent.references(),
+            Self::Tool(_) => Vec::new(),
         }
-        refs.sort();
-        refs.dedup();
-        refs
     }
 }

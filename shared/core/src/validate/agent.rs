@@ -12,8 +12,9 @@ use crate::{AgentDefinition, Collaborator, KnowledgeBase, Violation};
 
 /// Maximum length of an agent instruction, in characters.
 pub const MAX_PROMPT: usize = 100_000;
-/// Maximum number of tools on one agent.
-pub const MAX_TOOLS: usize = 100;
+/// Maximum number of distinct tools an agent references (`toolIds` and `toolOverrides`
+/// targets): keeps every create within one DynamoDB transaction (decision 7).
+pub const MAX_TOOLS: usize = 32;
 
 const FIELDS: &[&str] = &[
     "agentId",
@@ -53,6 +54,13 @@ pub fn agent(def: &AgentDefinition) -> Result<(), Vec<Violation>> {
         }
     }
     check_tool_ids(&mut v, &def.tool_ids);
+    let references = def.references().len();
+    if references > MAX_TOOLS && def.tool_ids.len() <= MAX_TOOLS {
+        v.push(
+            "/rolloutPolicy/toolOverrides",
+            format!("an agent may reference at most {MAX_TOOLS} distinct tools, counting override targets (got {references})"),
+        );
+    }
     if let Some(rules) = &def.access_rules {
         check_rules(&mut v, "/accessRules", rules);
     }

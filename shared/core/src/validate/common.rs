@@ -9,8 +9,8 @@ use crate::model::{Lifecycle, Tags, Unknown};
 use crate::violation::{Violations, pointer};
 use registry_access::AccessRule;
 
-/// Maximum tags per definition.
-pub const MAX_TAGS: usize = 50;
+/// Maximum tags per definition (decision 7).
+pub const MAX_TAGS: usize = 16;
 /// Maximum tag key length in characters.
 pub const MAX_TAG_KEY: usize = 128;
 /// Maximum tag value length in characters.
