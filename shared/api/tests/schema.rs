@@ -265,3 +265,19 @@ async fn a_tool_bedrock_cannot_express_is_rejected_on_write() {
     let message = reply.body["errors"][0]["message"].as_str().unwrap();
     assert!(message.contains("bedrock"), "{message}");
 }
+
+#[test]
+fn both_routes_are_documented_with_their_schemas() {
+    let doc = serde_json::to_value(registry_api::openapi::document()).unwrap();
+    let schema_op = &doc["paths"]["/tools/{id}/schema"]["get"];
+    let params = schema_op["parameters"].as_array().unwrap();
+    assert!(params.iter().any(|p| p["name"] == "format" && p["in"] == "query"), "{schema_op}");
+    assert!(schema_op["responses"]["200"]["headers"]["ETag"].is_object(), "{schema_op}");
+    let call_op = &doc["paths"]["/tools/{id}/validate-call"]["post"];
+    assert!(call_op["requestBody"].is_object(), "{call_op}");
+    for name in ["ToolSchema", "CallCheck", "CallRequest", "Format", "CompatIssue"] {
+        assert!(doc["components"]["schemas"][name].is_object(), "schema {name} missing");
+    }
+    let formats = &doc["components"]["schemas"]["Format"]["enum"];
+    assert_eq!(*formats, json!(["json-schema", "bedrock", "openai", "anthropic", "mcp"]));
+}
