@@ -6,13 +6,9 @@ use cel::common::ast::{EntryExpr, Expr, IdedExpr, SourceInfo};
 pub(crate) fn children(expr: &IdedExpr) -> Vec<&IdedExpr> {
     match &expr.expr {
         Expr::Call(call) => call.target.as_deref().into_iter().chain(&call.args).collect(),
-        Expr::Comprehension(c) => vec![
-            &c.iter_range,
-            &c.accu_init,
-            &c.loop_cond,
-            &c.loop_step,
-            &c.result,
-        ],
+        Expr::Comprehension(c) => {
+            vec![&c.iter_range, &c.accu_init, &c.loop_cond, &c.loop_step, &c.result]
+        }
         Expr::List(list) => list.elements.iter().collect(),
         Expr::Map(map) => map.entries.iter().flat_map(|e| entry(&e.expr)).collect(),
         Expr::Struct(s) => s.entries.iter().flat_map(|e| entry(&e.expr)).collect(),
@@ -39,10 +35,5 @@ pub(crate) fn node_count(expr: &IdedExpr) -> usize {
 pub(crate) fn offset(info: &SourceInfo, id: u64) -> Option<usize> {
     let (start, _) = info.offset_for(id)?;
     let start = usize::try_from(start).ok()?;
-    Some(
-        info.source
-            .char_indices()
-            .nth(start)
-            .map_or(info.source.len(), |(b, _)| b),
-    )
+    Some(info.source.char_indices().nth(start).map_or(info.source.len(), |(b, _)| b))
 }

@@ -27,9 +27,7 @@ pub(crate) fn check(root: &IdedExpr) -> Vec<String> {
 pub(crate) fn nesting(expr: &IdedExpr) -> usize {
     match &expr.expr {
         Expr::Comprehension(c) => {
-            let once = nesting(&c.iter_range)
-                .max(nesting(&c.accu_init))
-                .max(nesting(&c.result));
+            let once = nesting(&c.iter_range).max(nesting(&c.accu_init)).max(nesting(&c.result));
             let per_iteration = nesting(&c.loop_cond).max(nesting(&c.loop_step));
             once.max(1 + per_iteration)
         }

@@ -33,21 +33,16 @@ pub(crate) fn guard<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>,
     let (Some(range), Some(weight)) = (args.next(), args.next()) else {
         return Err(ExecutionError::invalid_argument_count(2, 0));
     };
-    let weight = weight
-        .downcast_ref::<CelInt>()
-        .map_or(1, |w| u64::try_from(*w.inner()).unwrap_or(1));
-    let size = range
-        .as_sizer()
-        .map_or(0, |s| u64::try_from(*s.size().inner()).unwrap_or(0));
+    let weight =
+        weight.downcast_ref::<CelInt>().map_or(1, |w| u64::try_from(*w.inner()).unwrap_or(1));
+    let size = range.as_sizer().map_or(0, |s| u64::try_from(*s.size().inner()).unwrap_or(0));
     let cost = size.saturating_mul(weight).max(1);
     let left = STEPS_LEFT.with(Cell::get);
     if cost > left {
         STEPS_LEFT.with(|s| s.set(0));
         return Err(ExecutionError::function_error(
             "budget",
-            format!(
-                "evaluation cost budget exceeded ({DECISION_STEP_BUDGET} steps per decision)"
-            ),
+            format!("evaluation cost budget exceeded ({DECISION_STEP_BUDGET} steps per decision)"),
         ));
     }
     STEPS_LEFT.with(|s| s.set(left - cost));
@@ -83,12 +78,9 @@ pub(crate) fn instrument(expr: &mut IdedExpr, next_id: &mut u64) {
 fn children_mut(expr: &mut IdedExpr) -> Vec<&mut IdedExpr> {
     use cel::common::ast::EntryExpr;
     match &mut expr.expr {
-        Expr::Call(call) => call
-            .target
-            .as_deref_mut()
-            .into_iter()
-            .chain(call.args.iter_mut())
-            .collect(),
+        Expr::Call(call) => {
+            call.target.as_deref_mut().into_iter().chain(call.args.iter_mut()).collect()
+        }
         Expr::Comprehension(c) => vec![
             &mut c.iter_range,
             &mut c.accu_init,

@@ -48,7 +48,9 @@ pub(crate) fn condition(source: &str) -> Result<Condition, Vec<String>> {
                 })
                 .collect());
         }
-        Err(_) => return Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]),
+        Err(_) => {
+            return Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]);
+        }
     };
     let mut problems = declared::check(&expr, &info);
     problems.extend(bounds::check(&expr));
@@ -62,8 +64,5 @@ pub(crate) fn condition(source: &str) -> Result<Condition, Vec<String>> {
 }
 
 fn max_id(expr: &IdedExpr) -> u64 {
-    crate::ast::children(expr)
-        .into_iter()
-        .map(max_id)
-        .fold(expr.id, u64::max)
+    crate::ast::children(expr).into_iter().map(max_id).fold(expr.id, u64::max)
 }

@@ -15,22 +15,10 @@ pub(crate) struct Variable {
 
 /// The variables of SPEC section 4.
 pub(crate) const VARIABLES: &[Variable] = &[
-    Variable {
-        name: "user",
-        fields: Some(&["userId", "userType", "email", "roles"]),
-    },
-    Variable {
-        name: "customData",
-        fields: None,
-    },
-    Variable {
-        name: "account",
-        fields: Some(&["accountId", "type", "organizationId"]),
-    },
-    Variable {
-        name: "request",
-        fields: Some(&["region", "time", "agentId", "toolId"]),
-    },
+    Variable { name: "user", fields: Some(&["userId", "userType", "email", "roles"]) },
+    Variable { name: "customData", fields: None },
+    Variable { name: "account", fields: Some(&["accountId", "type", "organizationId"]) },
+    Variable { name: "request", fields: Some(&["region", "time", "agentId", "toolId"]) },
 ];
 
 fn variable(name: &str) -> Option<&'static Variable> {
@@ -44,7 +32,9 @@ fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Opt
         .into_iter()
         .map(|c| {
             let lower = c.to_lowercase();
-            let prefix = lower.len() >= 3 && word.len() >= 3 && (word.starts_with(&lower) || lower.starts_with(&word));
+            let prefix = lower.len() >= 3
+                && word.len() >= 3
+                && (word.starts_with(&lower) || lower.starts_with(&word));
             let d = if prefix { 1 } else { strsim::damerau_levenshtein(&word, &lower) };
             (d, c)
         })
@@ -62,13 +52,16 @@ pub(crate) fn check(root: &IdedExpr, info: &SourceInfo) -> Vec<String> {
 }
 
 fn at(info: &SourceInfo, id: u64, shift: usize) -> String {
-    ast::offset(info, id).map_or_else(
-        || "?:?".to_string(),
-        |o| position::describe(&info.source, o + shift),
-    )
+    ast::offset(info, id)
+        .map_or_else(|| "?:?".to_string(), |o| position::describe(&info.source, o + shift))
 }
 
-fn walk<'e>(expr: &'e IdedExpr, info: &SourceInfo, scope: &mut Vec<&'e str>, out: &mut Vec<String>) {
+fn walk<'e>(
+    expr: &'e IdedExpr,
+    info: &SourceInfo,
+    scope: &mut Vec<&'e str>,
+    out: &mut Vec<String>,
+) {
     match &expr.expr {
         Expr::Ident(name) => {
             if !scope.iter().any(|s| s == name) && variable(name).is_none() {
@@ -85,8 +78,11 @@ fn walk<'e>(expr: &'e IdedExpr, info: &SourceInfo, scope: &mut Vec<&'e str>, out
         Expr::Select(select) => {
             if let Expr::Ident(name) = &select.operand.expr {
                 let shadowed = scope.iter().any(|s| s == name);
-                if let (false, Some(Variable { fields: Some(fields), .. })) = (shadowed, variable(name)) {
-                    if !fields.contains(&select.field.as_str()) {
+                if let (false, Some(Variable { fields: Some(fields), .. })) =
+                    (shadowed, variable(name))
+                    && !fields.contains(&select.field.as_str())
+                {
+                    {
                         let hint = suggest(&select.field, fields.iter().copied())
                             .map(|s| format!("did you mean `{name}.{s}`? "))
                             .unwrap_or_default();

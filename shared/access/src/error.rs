@@ -16,10 +16,7 @@ impl RuleError {
     /// An error at `/<index>/<field>`.
     pub(crate) fn at(index: usize, field: &str, message: impl Into<String>) -> Self {
         let field = field.replace('~', "~0").replace('/', "~1");
-        Self {
-            path: format!("/{index}/{field}"),
-            message: message.into(),
-        }
+        Self { path: format!("/{index}/{field}"), message: message.into() }
     }
 }
 

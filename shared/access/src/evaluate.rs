@@ -3,14 +3,14 @@
 use crate::budget;
 use crate::compile::Condition;
 use crate::decision::{Decision, EvalError, ReasonCode};
+use crate::env;
 use crate::prepared::PreparedContext;
 use crate::rule::Effect;
 use crate::rule_set::{CompiledRule, RuleSet};
-use crate::env;
-use cel::{Context, ExecutionError, Value};
-use std::sync::Arc;
 use cel::common::types::CelBool;
+use cel::{Context, ExecutionError, Value};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What one rule's condition gave.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -64,15 +64,16 @@ fn run(condition: Option<&Condition>, ctx: &Context<'_, '_>) -> RuleResult {
 }
 
 /// Folds one rule's result into the decision; `Some` when it decides.
-fn decide(rule: &CompiledRule, result: &RuleResult, errors: &mut Vec<EvalError>) -> Option<ReasonCode> {
+fn decide(
+    rule: &CompiledRule,
+    result: &RuleResult,
+    errors: &mut Vec<EvalError>,
+) -> Option<ReasonCode> {
     match (result, rule.effect) {
         (RuleResult::Matched, _) => Some(ReasonCode::RuleMatch),
         (RuleResult::NotMatched, _) => None,
         (RuleResult::Error(message), effect) => {
-            errors.push(EvalError {
-                rule_index: rule.index,
-                message: message.clone(),
-            });
+            errors.push(EvalError { rule_index: rule.index, message: message.clone() });
             // errors never widen access: an erroring deny matches, an erroring allow does not
             (effect == Effect::Deny).then_some(ReasonCode::Error)
         }
@@ -93,7 +94,11 @@ impl RuleSet {
         (decision, outcomes)
     }
 
-    fn evaluate_inner(&self, ctx: &PreparedContext, mut outcomes: Option<&mut Vec<RuleOutcome>>) -> Decision {
+    fn evaluate_inner(
+        &self,
+        ctx: &PreparedContext,
+        mut outcomes: Option<&mut Vec<RuleOutcome>>,
+    ) -> Decision {
         if self.rules.is_empty() {
             return Decision {
                 effect: Effect::Allow,

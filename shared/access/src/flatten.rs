@@ -26,16 +26,16 @@ fn segments(expr: &Expr) -> Option<Vec<&str>> {
 }
 
 fn walk(expr: &mut IdedExpr, scope: &mut Vec<String>) {
-    if let Expr::Select(s) = &expr.expr {
-        if !s.test {
-            let path = segments(&expr.expr).filter(|segs| {
-                let root = segs[0];
-                !scope.iter().any(|s| s == root) && VARIABLES.iter().any(|v| v.name == root)
-            });
-            if let Some(path) = path {
-                expr.expr = Expr::Ident(path.join("."));
-                return;
-            }
+    if let Expr::Select(s) = &expr.expr
+        && !s.test
+    {
+        let path = segments(&expr.expr).filter(|segs| {
+            let root = segs[0];
+            !scope.iter().any(|s| s == root) && VARIABLES.iter().any(|v| v.name == root)
+        });
+        if let Some(path) = path {
+            expr.expr = Expr::Ident(path.join("."));
+            return;
         }
     }
     match &mut expr.expr {

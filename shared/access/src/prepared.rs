@@ -29,7 +29,22 @@ pub struct PreparedContext {
     request: Boxed,
     agent_id: Option<String>,
     tool_id: Option<String>,
+    /// The typed fields again, one slot each (see [`SLOTS`]), resolved without hashing.
+    slots: [Option<Boxed>; SLOTS.len()],
 }
+
+/// Flattened paths resolved from a slot instead of a map walk.
+const SLOTS: [&str; 9] = [
+    "user.userId",
+    "user.userType",
+    "user.email",
+    "user.roles",
+    "account.accountId",
+    "account.type",
+    "account.organizationId",
+    "request.region",
+    "request.time",
+];
 
 impl std::fmt::Debug for PreparedContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -60,10 +75,7 @@ fn map(entries: HashMap<CelMapKey<'static>, Boxed>) -> Boxed {
 
 impl Limits {
     fn fail(&mut self, path: &str, message: String) {
-        self.errors.push(ContextError {
-            path: path.to_string(),
-            message,
-        });
+        self.errors.push(ContextError { path: path.to_string(), message });
     }
 
     fn string(&mut self, path: &str, s: &str) -> Boxed {
@@ -156,10 +168,7 @@ impl PreparedContext {
     /// Converts `context` to CEL values, checking the context limits (see `limits`).
     /// An absent `request.time` is the current time.
     pub fn new(context: &RequestContext) -> Result<Self, Vec<ContextError>> {
-        let mut l = Limits {
-            errors: Vec::new(),
-            values: 0,
-        };
+        let mut l = Limits { errors: Vec::new(), values: 0 };
 
         let u = &context.user;
         let mut user = HashMap::with_capacity(4);
@@ -188,10 +197,7 @@ impl PreparedContext {
         let mut request = HashMap::with_capacity(2);
         l.put(&mut request, "/request", "region", r.region.as_ref());
         let time = r.time.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
-        request.insert(
-            CelMapKey::from("time".to_string()),
-            Box::new(CelTimestamp::from(time)),
-        );
+        request.insert(CelMapKey::from("time".to_string()), Box::new(CelTimestamp::from(time)));
         for (name, v) in [("agentId", &r.agent_id), ("toolId", &r.tool_id)] {
             if let Some(v) = v {
                 l.string(&format!("/request/{name}"), v);
@@ -201,13 +207,26 @@ impl PreparedContext {
         if !l.errors.is_empty() {
             return Err(l.errors);
         }
+        let slots = SLOTS.map(|path| {
+            let (root, field) = path.split_once('.')?;
+            let entries = match root {
+                "user" => &user,
+                "account" => &account,
+                _ => &request,
+            };
+            entries
+                .get(&CelMapKey::from(field.to_string()))
+                .map(|v| v.clone_as_boxed())
+        });
+        let (user, account, request) = (map(user), map(account), map(request));
         Ok(Self {
-            user: map(user),
+            user,
             custom_data,
-            account: map(account),
-            request: map(request),
+            account,
+            request,
             agent_id: r.agent_id.clone(),
             tool_id: r.tool_id.clone(),
+            slots,
         })
     }
 
@@ -225,10 +244,11 @@ impl PreparedContext {
     fn request_map(&self) -> Boxed {
         let mut entries = HashMap::with_capacity(4);
         for key in ["region", "time"] {
-            if let Ok(v) = self.request.as_indexer().map_or(
-                Err(cel::ExecutionError::no_such_key(key)),
-                |i| i.get(&CelString::from(key)),
-            ) {
+            if let Ok(v) =
+                self.request.as_indexer().map_or(Err(cel::ExecutionError::no_such_key(key)), |i| {
+                    i.get(&CelString::from(key))
+                })
+            {
                 entries.insert(CelMapKey::from(key.to_string()), v.into_owned());
             }
         }
@@ -266,6 +286,9 @@ fn walk<'b>(root: &'b (dyn Val + 'static), fields: &str) -> Option<CowVal<'b, 'b
 
 impl VariableResolver for PreparedContext {
     fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        if let Some(i) = SLOTS.iter().position(|s| *s == variable) {
+            return self.slots[i].as_deref().map(CowVal::Borrowed);
+        }
         let (root, rest) = match variable.split_once('.') {
             Some((root, rest)) => (root, Some(rest)),
             None => (variable, None),

@@ -62,9 +62,7 @@ impl RuleSet {
                     Ok(c) => Some(c),
                     Err(messages) => {
                         errors.extend(
-                            messages
-                                .into_iter()
-                                .map(|m| RuleError::at(index, "condition", m)),
+                            messages.into_iter().map(|m| RuleError::at(index, "condition", m)),
                         );
                         None
                     }

@@ -44,12 +44,7 @@ pub(crate) struct SqlFinding {
 impl SqlFinding {
     /// The message reported for this finding.
     pub(crate) fn message(&self, source: &str) -> String {
-        let found = self
-            .found
-            .iter()
-            .map(|s| format!("`{s}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let found = self.found.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ");
         format!(
             "{}: SQL-style condition ({found}) is not CEL; CEL uses `==`, `!=`, `&&`, `||`, `!`, `in [..]`. Suggested CEL: {}",
             position::describe(source, self.offset),
@@ -81,25 +76,15 @@ fn tokens(source: &str) -> Vec<Token<'_>> {
             Kind::Word
         } else {
             let two = bytes.get(i..i + 2).unwrap_or(&[]);
-            i += if matches!(
-                two,
-                b"==" | b"!=" | b"<=" | b">=" | b"<>" | b"&&" | b"||"
-            ) {
+            i += if matches!(two, b"==" | b"!=" | b"<=" | b">=" | b"<>" | b"&&" | b"||") {
                 2
             } else {
                 // one whole character, UTF-8 aware
-                source
-                    .get(i..)
-                    .and_then(|s| s.chars().next())
-                    .map_or(1, char::len_utf8)
+                source.get(i..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8)
             };
             Kind::Punct
         };
-        out.push(Token {
-            kind,
-            start,
-            text: source.get(start..i).unwrap_or(""),
-        });
+        out.push(Token { kind, start, text: source.get(start..i).unwrap_or("") });
     }
     out
 }
@@ -149,9 +134,7 @@ struct Edit {
 pub(crate) fn detect(source: &str) -> Option<SqlFinding> {
     let toks = tokens(source);
     // indexes of the non-space tokens, to look at neighbours
-    let sig: Vec<usize> = (0..toks.len())
-        .filter(|&i| toks[i].kind != Kind::Space)
-        .collect();
+    let sig: Vec<usize> = (0..toks.len()).filter(|&i| toks[i].kind != Kind::Space).collect();
     let mut edits: Vec<Edit> = Vec::new();
     let mut found: Vec<String> = Vec::new();
     let mut first: Option<usize> = None;
@@ -169,7 +152,9 @@ pub(crate) fn detect(source: &str) -> Option<SqlFinding> {
         let after_dot = prev.is_some_and(|p| p.text == ".");
         let upper = t.text.to_ascii_uppercase();
         match (t.kind, t.text) {
-            (Kind::Punct, "=") if prev.is_some_and(|p| p.end() == t.start && p.text.ends_with('=')) => {
+            (Kind::Punct, "=")
+                if prev.is_some_and(|p| p.end() == t.start && p.text.ends_with('=')) =>
+            {
                 // `===` / `!==`: the JavaScript spellings of `==` / `!=`
                 let spelling = format!("{}=", prev.map_or("", |p| p.text));
                 note(&spelling, t.start, &mut found);
@@ -195,11 +180,7 @@ pub(crate) fn detect(source: &str) -> Option<SqlFinding> {
                 // `a NOT IN (x, y)` -> `!(a in [x, y])`
                 note("NOT IN", t.start, &mut found);
                 let operand_start = operand_start(&toks, &sig, s);
-                edits.push(Edit {
-                    start: operand_start,
-                    end: operand_start,
-                    text: "!(".into(),
-                });
+                edits.push(Edit { start: operand_start, end: operand_start, text: "!(".into() });
                 // drop `NOT` and the space after it
                 let in_pos = s + 1;
                 edits.push(Edit {
@@ -209,11 +190,7 @@ pub(crate) fn detect(source: &str) -> Option<SqlFinding> {
                 });
                 let close = in_list(&toks, &sig, in_pos, &mut edits);
                 let after = close.unwrap_or_else(|| toks[sig[in_pos]].end());
-                edits.push(Edit {
-                    start: after,
-                    end: after,
-                    text: ")".into(),
-                });
+                edits.push(Edit { start: after, end: after, text: ")".into() });
                 s = in_pos + 1;
                 continue;
             }
@@ -239,22 +216,14 @@ pub(crate) fn detect(source: &str) -> Option<SqlFinding> {
                 if n1.as_deref() == Some("NULL") {
                     note("IS NULL", t.start, &mut found);
                     let end = toks[sig[s + 1]].end();
-                    edits.push(Edit {
-                        start: t.start,
-                        end,
-                        text: "== null".into(),
-                    });
+                    edits.push(Edit { start: t.start, end, text: "== null".into() });
                     s += 2;
                     continue;
                 }
                 if n1.as_deref() == Some("NOT") && n2.as_deref() == Some("NULL") {
                     note("IS NOT NULL", t.start, &mut found);
                     let end = toks[sig[s + 2]].end();
-                    edits.push(Edit {
-                        start: t.start,
-                        end,
-                        text: "!= null".into(),
-                    });
+                    edits.push(Edit { start: t.start, end, text: "!= null".into() });
                     s += 3;
                     continue;
                 }
@@ -267,19 +236,11 @@ pub(crate) fn detect(source: &str) -> Option<SqlFinding> {
         s += 1;
     }
     let offset = first?;
-    Some(SqlFinding {
-        offset,
-        found,
-        rewrite: apply(source, edits),
-    })
+    Some(SqlFinding { offset, found, rewrite: apply(source, edits) })
 }
 
 fn edit(t: Token<'_>, text: &str) -> Edit {
-    Edit {
-        start: t.start,
-        end: t.end(),
-        text: text.into(),
-    }
+    Edit { start: t.start, end: t.end(), text: text.into() }
 }
 
 /// Start of the operand before the token at `sig[s]`: a dotted path, a literal or a
@@ -378,10 +339,7 @@ mod tests {
     #[test]
     fn the_acceptance_example() {
         let f = detect("user.userType = 'internal-user' AND customData.tier = 'premium'").unwrap();
-        assert_eq!(
-            f.rewrite,
-            "user.userType == 'internal-user' && customData.tier == 'premium'"
-        );
+        assert_eq!(f.rewrite, "user.userType == 'internal-user' && customData.tier == 'premium'");
         assert_eq!(f.found, vec!["=".to_string(), "AND".to_string()]);
         assert_eq!(f.offset, 14);
     }
@@ -414,18 +372,9 @@ mod tests {
 
     #[test]
     fn in_lists_and_negations() {
-        assert_eq!(
-            rewrite("account.type IN ('a', 'b')"),
-            "account.type in ['a', 'b']"
-        );
-        assert_eq!(
-            rewrite("account.type in ('a', 'b')"),
-            "account.type in ['a', 'b']"
-        );
-        assert_eq!(
-            rewrite("account.type NOT IN ('a', 'b')"),
-            "!(account.type in ['a', 'b'])"
-        );
+        assert_eq!(rewrite("account.type IN ('a', 'b')"), "account.type in ['a', 'b']");
+        assert_eq!(rewrite("account.type in ('a', 'b')"), "account.type in ['a', 'b']");
+        assert_eq!(rewrite("account.type NOT IN ('a', 'b')"), "!(account.type in ['a', 'b'])");
         assert_eq!(rewrite("NOT user.email IS NULL"), "! user.email == null");
         assert_eq!(rewrite("user.email IS NOT NULL"), "user.email != null");
         assert_eq!(rewrite("a = TRUE or b = FALSE"), "a == true || b == false");

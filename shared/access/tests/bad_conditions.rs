@@ -23,11 +23,23 @@ const CORPUS: &[(&str, &str)] = &[
     ),
     ("user.userType = 'internal-user'", "Suggested CEL: user.userType == 'internal-user'"),
     ("user.userType <> 'external'", "Suggested CEL: user.userType != 'external'"),
-    ("user.email == 'a' OR user.email == 'b'", "Suggested CEL: user.email == 'a' || user.email == 'b'"),
-    ("user.email == 'a' and user.userType == 'b'", "Suggested CEL: user.email == 'a' && user.userType == 'b'"),
+    (
+        "user.email == 'a' OR user.email == 'b'",
+        "Suggested CEL: user.email == 'a' || user.email == 'b'",
+    ),
+    (
+        "user.email == 'a' and user.userType == 'b'",
+        "Suggested CEL: user.email == 'a' && user.userType == 'b'",
+    ),
     ("NOT user.userType == 'x'", "`NOT`"),
-    ("account.type IN ('retailer', 'partner')", "Suggested CEL: account.type in ['retailer', 'partner']"),
-    ("account.type in ('retailer', 'partner')", "Suggested CEL: account.type in ['retailer', 'partner']"),
+    (
+        "account.type IN ('retailer', 'partner')",
+        "Suggested CEL: account.type in ['retailer', 'partner']",
+    ),
+    (
+        "account.type in ('retailer', 'partner')",
+        "Suggested CEL: account.type in ['retailer', 'partner']",
+    ),
     (
         "account.type NOT IN ('retailer', 'partner')",
         "Suggested CEL: !(account.type in ['retailer', 'partner'])",
@@ -92,9 +104,18 @@ fn every_bad_condition_is_rejected_with_path_position_and_hint() {
         }
         // a hint: a suggestion, a list of what is allowed, or the CEL syntax reminder
         assert!(
-            ["Suggested CEL", "did you mean", "declared variables", "its fields", "hint:", "omit", "use a map", "flatten"]
-                .iter()
-                .any(|h| all.contains(h)),
+            [
+                "Suggested CEL",
+                "did you mean",
+                "declared variables",
+                "its fields",
+                "hint:",
+                "omit",
+                "use a map",
+                "flatten"
+            ]
+            .iter()
+            .any(|h| all.contains(h)),
             "#{i} {condition}: no hint in {all}"
         );
     }

@@ -23,7 +23,11 @@ fn the_five_cases_allow_on_their_context() {
         }];
         let set = RuleSet::compile(&rules).unwrap();
         let d = set.evaluate(&prepared);
-        assert_eq!((d.effect, d.reason), (Effect::Allow, ReasonCode::RuleMatch), "{condition}: {d:?}");
+        assert_eq!(
+            (d.effect, d.reason),
+            (Effect::Allow, ReasonCode::RuleMatch),
+            "{condition}: {d:?}"
+        );
         assert!(d.errors.is_empty());
     }
 }

@@ -54,14 +54,25 @@ fn every_declared_field_is_visible() {
 fn absent_fields_are_errors_that_fail_closed() {
     let ctx: RequestContext = serde_json::from_value(json!({})).unwrap();
     let p = PreparedContext::new(&ctx).unwrap();
-    for cond in ["user.userType == 'x'", "customData.a.b == 1", "request.toolId == 't'", "'a' in user.roles"] {
+    for cond in [
+        "user.userType == 'x'",
+        "customData.a.b == 1",
+        "request.toolId == 't'",
+        "'a' in user.roles",
+    ] {
         let (reason, errors) = decide(cond, &p);
         assert_eq!(reason, ReasonCode::NoMatch, "{cond}");
         assert_eq!(errors.len(), 1, "{cond}");
-        assert!(errors[0].contains("no such field") || errors[0].contains("No such key"), "{cond}: {errors:?}");
+        assert!(
+            errors[0].contains("no such field") || errors[0].contains("No such key"),
+            "{cond}: {errors:?}"
+        );
     }
     // an absent time is the evaluation time
-    assert_eq!(decide("request.time > timestamp('2020-01-01T00:00:00Z')", &p).0, ReasonCode::RuleMatch);
+    assert_eq!(
+        decide("request.time > timestamp('2020-01-01T00:00:00Z')", &p).0,
+        ReasonCode::RuleMatch
+    );
 }
 
 #[test]
@@ -72,8 +83,14 @@ fn tool_and_agent_ids_change_per_tool_without_rebuilding() {
     p.set_tool_id(Some("weather@1"));
     p.set_agent_id(Some("agent-2"));
     assert_eq!(decide(cond, &p).0, ReasonCode::RuleMatch);
-    assert_eq!(decide("request.toolId == 'weather@1' && request.region == 'us-west-2'", &p).0, ReasonCode::RuleMatch);
-    assert_eq!(decide("size(request) == 4 && request['toolId'] == 'weather@1'", &p).0, ReasonCode::RuleMatch);
+    assert_eq!(
+        decide("request.toolId == 'weather@1' && request.region == 'us-west-2'", &p).0,
+        ReasonCode::RuleMatch
+    );
+    assert_eq!(
+        decide("size(request) == 4 && request['toolId'] == 'weather@1'", &p).0,
+        ReasonCode::RuleMatch
+    );
     p.set_tool_id(Some("news@2"));
     assert_eq!(decide(cond, &p).0, ReasonCode::NoMatch);
     p.set_tool_id(None);
@@ -87,6 +104,9 @@ fn the_body_is_camel_case_and_rejects_unknown_fields() {
     assert_eq!(back, ctx);
     assert!(serde_json::from_value::<RequestContext>(json!({"usr": {}})).is_err());
     assert!(serde_json::from_value::<RequestContext>(json!({"user": {"usertype": "x"}})).is_err());
-    assert!(serde_json::from_value::<RequestContext>(json!({"request": {"time": "yesterday"}})).is_err());
+    assert!(
+        serde_json::from_value::<RequestContext>(json!({"request": {"time": "yesterday"}}))
+            .is_err()
+    );
     assert!(serde_json::from_value::<RequestContext>(json!({"user": {"roles": "admin"}})).is_err());
 }

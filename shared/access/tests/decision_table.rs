@@ -24,7 +24,9 @@ fn source(c: Cond) -> Option<String> {
 }
 
 /// SPEC section 4, as plainly as possible.
-fn reference(rules: &[(Effect, Cond, Option<i64>)]) -> (Effect, ReasonCode, Option<usize>, Vec<usize>) {
+fn reference(
+    rules: &[(Effect, Cond, Option<i64>)],
+) -> (Effect, ReasonCode, Option<usize>, Vec<usize>) {
     if rules.is_empty() {
         return (Effect::Allow, ReasonCode::NoRules, None, vec![]);
     }
@@ -113,13 +115,19 @@ fn every_combination_matches_the_reference() {
         assert_eq!(explained.effect, got.effect, "{ctx}");
         assert_eq!(explained.rule_index, got.rule_index, "{ctx}");
         assert_eq!(outcomes.len(), list.len(), "{ctx}");
-        assert_eq!(outcomes.iter().filter(|o| o.decisive).count(), usize::from(index.is_some()), "{ctx}");
+        assert_eq!(
+            outcomes.iter().filter(|o| o.decisive).count(),
+            usize::from(index.is_some()),
+            "{ctx}"
+        );
     }
 }
 
 #[test]
 fn a_non_bool_result_is_an_error_that_never_widens_access() {
-    let prepared = PreparedContext::new(&serde_json::from_value(json!({"user": {"userType": "x"}})).unwrap()).unwrap();
+    let prepared =
+        PreparedContext::new(&serde_json::from_value(json!({"user": {"userType": "x"}})).unwrap())
+            .unwrap();
     let rule = |effect, order| AccessRule {
         condition: Some("user.userType".into()),
         effect,
@@ -130,8 +138,14 @@ fn a_non_bool_result_is_an_error_that_never_widens_access() {
     let allow = RuleSet::compile(&[rule(Effect::Allow, None)]).unwrap().evaluate(&prepared);
     assert_eq!((allow.effect, allow.reason), (Effect::Deny, ReasonCode::NoMatch));
     assert!(allow.errors[0].message.contains("instead of bool"), "{allow:?}");
-    let deny = RuleSet::compile(&[rule(Effect::Deny, None), AccessRule { condition: None, ..rule(Effect::Allow, None) }])
-        .unwrap()
-        .evaluate(&prepared);
-    assert_eq!((deny.effect, deny.reason, deny.rule_index), (Effect::Deny, ReasonCode::Error, Some(0)));
+    let deny = RuleSet::compile(&[
+        rule(Effect::Deny, None),
+        AccessRule { condition: None, ..rule(Effect::Allow, None) },
+    ])
+    .unwrap()
+    .evaluate(&prepared);
+    assert_eq!(
+        (deny.effect, deny.reason, deny.rule_index),
+        (Effect::Deny, ReasonCode::Error, Some(0))
+    );
 }

@@ -45,9 +45,10 @@ where
         let args = Arguments::from_event(&parsed)?;
         handler(&parsed, args)
     }));
+    let builder = ResponseBuilder::from_event(parsed);
     match outcome {
-        Ok(result) => respond(&parsed, result),
-        Err(payload) => panic_response(&parsed, payload.as_ref()),
+        Ok(result) => with_result(builder, result),
+        Err(payload) => with_panic(builder, payload.as_ref()),
     }
 }
 
@@ -70,9 +71,16 @@ pub fn respond<R: Serialize>(
     event: &ActionGroupEvent,
     result: Result<R, ToolError>,
 ) -> ActionGroupResponse {
+    with_result(ResponseBuilder::new(event), result)
+}
+
+fn with_result<R: Serialize>(
+    builder: ResponseBuilder,
+    result: Result<R, ToolError>,
+) -> ActionGroupResponse {
     match result {
-        Ok(value) => ResponseBuilder::new(event).json(&value).build(),
-        Err(e) => ResponseBuilder::new(event).error(&e).build(),
+        Ok(value) => builder.json(&value).build(),
+        Err(e) => builder.error(&e).build(),
     }
 }
 
@@ -99,7 +107,11 @@ pub fn unreadable_response(error: &serde_json::Error) -> ActionGroupResponse {
 
 /// The `FAILURE` response for a handler that panicked.
 pub fn panic_response(event: &ActionGroupEvent, payload: &(dyn Any + Send)) -> ActionGroupResponse {
-    ResponseBuilder::new(event)
+    with_panic(ResponseBuilder::new(event), payload)
+}
+
+fn with_panic(builder: ResponseBuilder, payload: &(dyn Any + Send)) -> ActionGroupResponse {
+    builder
         .text(format!("the tool handler panicked: {}", panic_message(payload)))
         .state(Some(ResponseState::Failure))
         .build()

@@ -164,7 +164,13 @@ async fn validate_call_lists_every_violation_with_its_path() {
     paths.sort();
     assert_eq!(
         paths,
-        ["/cartItems/0/quantity", "/cartItems/1/color", "/cartItems/1/productId", "/extra", "/note"],
+        [
+            "/cartItems/0/quantity",
+            "/cartItems/1/color",
+            "/cartItems/1/productId",
+            "/extra",
+            "/note"
+        ],
         "{}",
         reply.text
     );
@@ -203,7 +209,9 @@ async fn validate_call_request_errors_are_problems() {
     reply.assert_invalid_at("/function");
     reply.assert_invalid_at("/args");
 
-    validate_call(&server, "cart", &json!({ "arguments": {} })).await.assert_invalid_at("/function");
+    validate_call(&server, "cart", &json!({ "arguments": {} }))
+        .await
+        .assert_invalid_at("/function");
     validate_call(&server, "cart", &json!({ "function": "empty-cart" }))
         .await
         .assert_invalid_at("/arguments");
@@ -263,7 +271,8 @@ async fn a_tool_bedrock_cannot_express_is_rejected_on_write() {
     let reply = server.send(server.req(Method::POST, "/tools", &server.editor).json(&tool)).await;
     reply.assert_invalid_at("/functionSchema/0/parameters/big");
     let message = reply.body["errors"][0]["message"].as_str().unwrap();
-    assert!(message.contains("bedrock"), "{message}");
+    assert!(message.starts_with("cannot be expressed for bedrock"), "{message}");
+    assert_eq!(reply.error_paths().len(), 1, "{}", reply.text);
 }
 
 #[test]

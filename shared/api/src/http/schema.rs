@@ -26,9 +26,10 @@ impl<S: Send + Sync> FromRequestParts<S> for SchemaFormat {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
-        let Query(pairs) = Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| Problem::bad_request("", format!("bad query string: {e}")))?;
+        let Query(pairs) =
+            Query::<Vec<(String, String)>>::from_request_parts(parts, state)
+                .await
+                .map_err(|e| Problem::bad_request("", format!("bad query string: {e}")))?;
         parse_format(&pairs).map(Self).map_err(Problem::validation)
     }
 }
@@ -134,8 +135,7 @@ mod tests {
         let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(paths, ["/format", "/x", "/format"]);
         assert!(errors[0].message.contains("json-schema, bedrock, openai, anthropic, mcp"));
-        let errors =
-            parse_format(&pairs(&[("format", "mcp"), ("format", "bedrock")])).unwrap_err();
+        let errors = parse_format(&pairs(&[("format", "mcp"), ("format", "bedrock")])).unwrap_err();
         assert_eq!(errors[0].message, "given more than once");
     }
 }

@@ -52,16 +52,13 @@ impl Registry {
     /// The live tool `id` compiled to `format`, with its compatibility report.
     pub async fn tool_schema(&self, id: &str, format: Format) -> Result<ToolSchema, ServiceError> {
         let tool: ToolDefinition = self.get(id).await?;
-        let compiled = registry_types::compile(
-            tool.function_schema.as_deref(),
-            tool.types.as_ref(),
-            format,
-        )
-        .map_err(|errors| {
-            // Stored tools passed the same checks on write; this is stale or corrupt data.
-            let first = errors.first().map(ToString::to_string).unwrap_or_default();
-            ServiceError::Internal(format!("stored tool `{id}` does not compile: {first}"))
-        })?;
+        let compiled =
+            registry_types::compile(tool.function_schema.as_deref(), tool.types.as_ref(), format)
+                .map_err(|errors| {
+                // Stored tools passed the same checks on write; this is stale or corrupt data.
+                let first = errors.first().map(ToString::to_string).unwrap_or_default();
+                ServiceError::Internal(format!("stored tool `{id}` does not compile: {first}"))
+            })?;
         Ok(ToolSchema {
             version: tool.version(),
             tool_id: tool.tool_id,

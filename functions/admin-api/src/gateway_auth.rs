@@ -1,0 +1,65 @@
+//! The [`Authenticator`] for API Gateway: caller identity from the request context,
+//! role from the [`RoleMap`].
+
+use registry_api::{AuthError, Authenticator, Principal, Role};
+
+use crate::identity::Identity;
+use crate::role_map::{RoleMap, RoleMapError};
+
+/// What the request context says about the caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// API Gateway passed no identity (the route has no authorizer).
+    Anonymous,
+    /// An identity that `ROLE_MAP` grants no role (its name).
+    Unmapped(String),
+    /// An identity with a role.
+    Known(Principal),
+}
+
+/// Authenticates API Gateway callers by the identity in the request context.
+#[derive(Debug, Clone)]
+pub struct GatewayAuth {
+    roles: RoleMap,
+}
+
+impl GatewayAuth {
+    /// An authenticator granting roles by `roles`.
+    pub fn new(roles: RoleMap) -> Self {
+        Self { roles }
+    }
+
+    /// An authenticator with the role map from `ROLE_MAP`.
+    pub fn from_env() -> Result<Self, RoleMapError> {
+        RoleMap::from_env().map(Self::new)
+    }
+
+    /// Classifies the caller of a request from its extensions.
+    pub fn caller(&self, extensions: &http::Extensions) -> Caller {
+        let Some(identity) = Identity::from_extensions(extensions) else {
+            return Caller::Anonymous;
+        };
+        match self.role_of(&identity) {
+            Some(role) => Caller::Known(Principal::new(identity.name, role)),
+            None => Caller::Unmapped(identity.name),
+        }
+    }
+
+    /// The role `ROLE_MAP` grants `identity`, if any.
+    pub fn role_of(&self, identity: &Identity) -> Option<Role> {
+        self.roles.role_for(identity.arn.as_deref(), &identity.groups)
+    }
+}
+
+impl Authenticator for GatewayAuth {
+    /// No identity is [`AuthError::Missing`]; an identity without a role is
+    /// [`AuthError::Invalid`] (both 401 in the api crate; [`crate::gateway_problems`]
+    /// turns the second into a 403).
+    fn authenticate(&self, parts: &http::request::Parts) -> Result<Principal, AuthError> {
+        match self.caller(&parts.extensions) {
+            Caller::Known(principal) => Ok(principal),
+            Caller::Unmapped(_) => Err(AuthError::Invalid),
+            Caller::Anonymous => Err(AuthError::Missing),
+        }
+    }
+}
