@@ -54,8 +54,11 @@ impl Identity {
                 }
                 let claims = ctx.authorizer.fields.get("claims")?.as_object()?;
                 let sub = non_empty(claims.get("sub").and_then(Value::as_str))?;
-                let groups =
-                    GROUP_CLAIMS.iter().filter_map(|c| claims.get(*c)).flat_map(parse_groups).collect();
+                let groups = GROUP_CLAIMS
+                    .iter()
+                    .filter_map(|c| claims.get(*c))
+                    .flat_map(parse_groups)
+                    .collect();
                 Some(Self { name: sub.to_owned(), arn: None, groups })
             }
             _ => None,
@@ -75,9 +78,12 @@ fn non_empty(value: Option<&str>) -> Option<&str> {
 /// array, `[a b]` or `a,b`.
 fn parse_groups(value: &Value) -> Vec<String> {
     match value {
-        Value::Array(items) => {
-            items.iter().filter_map(Value::as_str).map(str::to_owned).filter(|g| !g.is_empty()).collect()
-        }
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .filter(|g| !g.is_empty())
+            .collect(),
         Value::String(text) => {
             if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(text) {
                 return parse_groups(&Value::Array(items));
@@ -141,8 +147,10 @@ mod tests {
     #[test]
     fn http_api_iam_caller() {
         let arn = "arn:aws:sts::123456789012:assumed-role/Admin/jane";
-        let ext = extensions(v2(Some(json!({"iam": {"accessKey": "AKIA", "accountId": "123456789012",
-            "callerId": "AROA:jane", "principalOrgId": null, "userArn": arn, "userId": "AROA:jane"}}))));
+        let ext = extensions(v2(Some(
+            json!({"iam": {"accessKey": "AKIA", "accountId": "123456789012",
+            "callerId": "AROA:jane", "principalOrgId": null, "userArn": arn, "userId": "AROA:jane"}}),
+        )));
         let id = Identity::from_extensions(&ext).unwrap();
         assert_eq!(id, Identity { name: arn.into(), arn: Some(arn.into()), groups: vec![] });
     }
@@ -174,7 +182,10 @@ mod tests {
         let cognito = v1(json!({"authorizer": {"claims": {"sub": "u-1",
             "cognito:groups": ["admins", "editors"]}}}));
         let id = Identity::from_extensions(&extensions(cognito)).unwrap();
-        assert_eq!((id.name.as_str(), id.groups.as_slice()), ("u-1", &["admins".to_owned(), "editors".to_owned()][..]));
+        assert_eq!(
+            (id.name.as_str(), id.groups.as_slice()),
+            ("u-1", &["admins".to_owned(), "editors".to_owned()][..])
+        );
         assert_eq!(Identity::from_extensions(&extensions(v1(json!({})))), None);
     }
 

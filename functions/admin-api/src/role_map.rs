@@ -132,7 +132,11 @@ impl RoleMap {
         if violations.is_empty() && entries.is_empty() {
             violations.push(violation("", "grants no role to anyone; add at least one entry"));
         }
-        if violations.is_empty() { Ok(Self { entries }) } else { Err(RoleMapError::Invalid(violations)) }
+        if violations.is_empty() {
+            Ok(Self { entries })
+        } else {
+            Err(RoleMapError::Invalid(violations))
+        }
     }
 
     /// The highest role granted to a caller with principal `arn` (if any) and JWT
@@ -219,14 +223,9 @@ fn role_without_path(arn: &str) -> Option<String> {
 /// `arn:P:iam::A:role/R` (session ARNs carry no role path).
 fn role_of_session(arn: &str) -> Option<String> {
     let mut parts = arn.splitn(6, ':');
-    let (Some("arn"), Some(partition), Some("sts"), Some(""), Some(account), Some(resource)) = (
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-        parts.next(),
-    ) else {
+    let (Some("arn"), Some(partition), Some("sts"), Some(""), Some(account), Some(resource)) =
+        (parts.next(), parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
+    else {
         return None;
     };
     let rest = resource.strip_prefix("assumed-role/")?;
@@ -287,8 +286,9 @@ mod tests {
 
     #[test]
     fn role_entries_with_a_path_match_their_sessions() {
-        let map = RoleMap::parse(r#"{"editor": ["arn:aws:iam::123456789012:role/team/ci/Deployer"]}"#)
-            .unwrap();
+        let map =
+            RoleMap::parse(r#"{"editor": ["arn:aws:iam::123456789012:role/team/ci/Deployer"]}"#)
+                .unwrap();
         let session = Some("arn:aws:sts::123456789012:assumed-role/Deployer/run-1");
         assert_eq!(map.role_for(session, &[]), Some(Role::Editor));
         let other = Some("arn:aws:sts::123456789012:assumed-role/ci/run-1");
@@ -309,7 +309,16 @@ mod tests {
         paths.sort_unstable();
         assert_eq!(
             paths,
-            ["/admin/0", "/admin/1", "/admin/2", "/admin/3", "/admin/4", "/editor", "/owner", "/reader/0"]
+            [
+                "/admin/0",
+                "/admin/1",
+                "/admin/2",
+                "/admin/3",
+                "/admin/4",
+                "/editor",
+                "/owner",
+                "/reader/0"
+            ]
         );
         assert!(err.to_string().starts_with("ROLE_MAP is invalid: /admin/0: "));
     }

@@ -48,9 +48,7 @@ fn bench(c: &mut Criterion) {
     let file: serde_json::Value = serde_json::from_str(CASES).unwrap();
     let mut plain = cel::Context::default();
     for var in ["user", "customData", "account", "request"] {
-        plain
-            .add_variable(var, cel::to_value(&file["context"][var]).unwrap())
-            .unwrap();
+        plain.add_variable(var, cel::to_value(&file["context"][var]).unwrap()).unwrap();
     }
     for (name, condition) in &cases {
         let program = cel::Program::compile(condition).unwrap();

@@ -1,8 +1,7 @@
-//! Static bounds on a parsed condition: node count and comprehension nesting.
-//! (AST depth is bounded by the parser's recursion limit.)
+//! Static bounds on a parsed condition: node count, depth and comprehension nesting.
 
 use crate::ast;
-use crate::limits::{MAX_AST_NODES, MAX_COMPREHENSION_NESTING};
+use crate::limits::{MAX_AST_DEPTH, MAX_AST_NODES, MAX_COMPREHENSION_NESTING};
 use cel::common::ast::{Expr, IdedExpr};
 
 /// Checks the size bounds of `root`; returns one message per bound exceeded.
@@ -14,6 +13,12 @@ pub(crate) fn check(root: &IdedExpr) -> Vec<String> {
             "condition too complex: {nodes} expression nodes, at most {MAX_AST_NODES}; split it into several rules"
         ));
     }
+    let depth = depth(root);
+    if depth > MAX_AST_DEPTH {
+        out.push(format!(
+            "condition nested {depth} levels deep, at most {MAX_AST_DEPTH}; split long chains (a + b + c + ...) or use lists and `in`"
+        ));
+    }
     let nesting = nesting(root);
     if nesting > MAX_COMPREHENSION_NESTING {
         out.push(format!(
@@ -21,6 +26,11 @@ pub(crate) fn check(root: &IdedExpr) -> Vec<String> {
         ));
     }
     out
+}
+
+/// Levels of the tree rooted at `expr`.
+fn depth(expr: &IdedExpr) -> usize {
+    1 + ast::children(expr).into_iter().map(depth).max().unwrap_or(0)
 }
 
 /// Deepest nesting of comprehensions evaluated once per iteration of another.

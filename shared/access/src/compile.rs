@@ -1,8 +1,8 @@
 //! Compiling one condition: length, SQL-isms, syntax, declared variables, static
 //! bounds, then instrumenting comprehensions with the budget guard.
 
-use crate::limits::MAX_CONDITION_CHARS;
-use crate::{bounds, budget, declared, env, flatten, sql};
+use crate::limits::{COMPILE_STACK_BYTES, MAX_BRACKET_NESTING, MAX_CONDITION_CHARS};
+use crate::{bounds, budget, declared, env, flatten, lexer, position, sql};
 use cel::common::ast::IdedExpr;
 
 /// A condition ready to evaluate: its instrumented AST and source.
@@ -14,9 +14,33 @@ pub(crate) struct Condition {
 
 const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for logic, quoted strings ('text'), lists in [..]";
 
+/// Compiles every present condition of a rule list; `None` where a rule has none.
+///
+/// Runs on a thread of its own with a large stack: the generated parser recurses
+/// deeply, and running out of stack aborts the process rather than failing.
+pub(crate) fn conditions(
+    sources: Vec<Option<String>>,
+) -> Vec<Option<Result<Condition, Vec<String>>>> {
+    let count = sources.len();
+    let worker = std::thread::Builder::new()
+        .name("cel-compile".into())
+        .stack_size(COMPILE_STACK_BYTES)
+        .spawn(move || sources.iter().map(|s| s.as_deref().map(condition)).collect::<Vec<_>>());
+    match worker.map(std::thread::JoinHandle::join) {
+        Ok(Ok(results)) => results,
+        Ok(Err(_)) => {
+            vec![
+                Some(Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]));
+                count
+            ]
+        }
+        Err(e) => vec![Some(Err(vec![format!("condition not compiled, try again: {e}")])); count],
+    }
+}
+
 /// Compiles `source`, or returns every problem found, each message starting with
-/// `line:column` where a position applies.
-pub(crate) fn condition(source: &str) -> Result<Condition, Vec<String>> {
+/// `line:column` where a position applies. Needs a large stack: see [`conditions`].
+fn condition(source: &str) -> Result<Condition, Vec<String>> {
     let chars = source.chars().count();
     if chars > MAX_CONDITION_CHARS {
         return Err(vec![format!(
@@ -31,10 +55,16 @@ pub(crate) fn condition(source: &str) -> Result<Condition, Vec<String>> {
     if let Some(finding) = sql::detect(source) {
         return Err(vec![finding.message(source)]);
     }
-    let parsed = std::panic::catch_unwind(|| env::env().parser().parse_with_source_info(source));
-    let (mut expr, info) = match parsed {
-        Ok(Ok(parsed)) => parsed,
-        Ok(Err(errors)) => {
+    let (nesting, at) = lexer::max_bracket_depth(source);
+    if nesting > MAX_BRACKET_NESTING {
+        return Err(vec![format!(
+            "{}: brackets nested {nesting} deep, at most {MAX_BRACKET_NESTING}; flatten the condition",
+            position::describe(source, at)
+        )]);
+    }
+    let (mut expr, info) = match env::env().parser().parse_with_source_info(source) {
+        Ok(parsed) => parsed,
+        Err(errors) => {
             return Err(errors
                 .errors
                 .iter()
@@ -47,9 +77,6 @@ pub(crate) fn condition(source: &str) -> Result<Condition, Vec<String>> {
                     )
                 })
                 .collect());
-        }
-        Err(_) => {
-            return Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]);
         }
     };
     let mut problems = declared::check(&expr, &info);

@@ -18,6 +18,7 @@ mod env;
 mod error;
 mod evaluate;
 mod flatten;
+mod lexer;
 pub mod limits;
 mod position;
 mod prepared;

@@ -1,8 +1,10 @@
 //! Every bound the engine enforces, in one place (SPEC section 4 "Limits").
 //!
 //! The `cel` crate has no cost limit of its own, so cost is bounded in three layers:
-//! 1. compile time: condition length, AST node count, AST depth and comprehension
-//!    nesting ([`MAX_CONDITION_CHARS`], [`MAX_AST_NODES`], [`MAX_COMPREHENSION_NESTING`]);
+//! 1. compile time: condition length, bracket nesting, AST node count, AST depth and
+//!    comprehension nesting ([`MAX_CONDITION_CHARS`], [`MAX_BRACKET_NESTING`],
+//!    [`MAX_AST_NODES`], [`MAX_AST_DEPTH`],
+//!    [`MAX_COMPREHENSION_NESTING`]);
 //! 2. context: every collection and string a caller sends is bounded
 //!    ([`MAX_CONTEXT_COLLECTION`], [`MAX_CONTEXT_DEPTH`], [`MAX_CONTEXT_VALUES`],
 //!    [`MAX_CONTEXT_STRING_BYTES`]);
@@ -18,6 +20,14 @@ pub const MAX_CONDITION_CHARS: usize = 2_048;
 pub const MAX_DESCRIPTION_CHARS: usize = 1_000;
 /// Most AST nodes in one condition (after macro expansion).
 pub const MAX_AST_NODES: usize = 1_024;
+/// Deepest nesting of brackets `(`, `[`, `{` in a condition, checked before parsing.
+pub const MAX_BRACKET_NESTING: usize = 12;
+/// Stack of the thread that parses and checks one condition: the generated parser
+/// recurses deeply (about 100 KiB per bracket level in debug builds).
+pub const COMPILE_STACK_BYTES: usize = 32 * 1024 * 1024;
+/// Deepest AST (after macro expansion): evaluation recurses once per level, and must
+/// fit the stack of an async worker thread even in debug builds.
+pub const MAX_AST_DEPTH: usize = 48;
 /// Most comprehensions (`all`, `exists`, `map`, ...) nested inside one another.
 pub const MAX_COMPREHENSION_NESTING: usize = 2;
 /// Most comprehension steps (iterations x loop-body nodes) in one decision.

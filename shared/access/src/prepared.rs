@@ -214,9 +214,7 @@ impl PreparedContext {
                 "account" => &account,
                 _ => &request,
             };
-            entries
-                .get(&CelMapKey::from(field.to_string()))
-                .map(|v| v.clone_as_boxed())
+            entries.get(&CelMapKey::from(field.to_string())).map(|v| v.clone_as_boxed())
         });
         let (user, account, request) = (map(user), map(account), map(request));
         Ok(Self {

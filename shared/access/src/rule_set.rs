@@ -36,7 +36,14 @@ impl RuleSet {
             });
         }
         let mut compiled = Vec::with_capacity(rules.len());
-        for (index, rule) in rules.iter().enumerate() {
+        // past the limit, the count error is enough: don't spend time compiling the rest
+        let sources = rules
+            .iter()
+            .enumerate()
+            .map(|(i, r)| r.condition.clone().filter(|_| i < MAX_RULES))
+            .collect();
+        let conditions = compile::conditions(sources);
+        for ((index, rule), condition) in rules.iter().enumerate().zip(conditions) {
             for field in rule.unknown.keys() {
                 errors.push(RuleError::at(
                     index,
@@ -56,9 +63,9 @@ impl RuleSet {
                     ));
                 }
             }
-            let condition = match &rule.condition {
+            let condition = match condition {
                 None => None,
-                Some(source) => match compile::condition(source) {
+                Some(result) => match result {
                     Ok(c) => Some(c),
                     Err(messages) => {
                         errors.extend(

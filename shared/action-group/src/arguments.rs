@@ -23,18 +23,27 @@ impl Arguments {
     pub fn from_parameters<'a>(
         params: impl IntoIterator<Item = &'a Parameter>,
     ) -> Result<Self, InvalidArguments> {
+        Self::from_triples(
+            params.into_iter().map(|p| (p.name.as_str(), p.kind.as_str(), p.value.as_str())),
+        )
+    }
+
+    /// Converts `(name, type, value)` triples (see [`Arguments::from_parameters`]).
+    pub(crate) fn from_triples<'a>(
+        params: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
+    ) -> Result<Self, InvalidArguments> {
         let mut map = Map::new();
         let mut errors = InvalidArguments::default();
-        for p in params {
-            match convert(&p.name, &p.kind, &p.value) {
-                Ok(v) => match map.get(&p.name) {
+        for (name, kind, value) in params {
+            match convert(name, kind, value) {
+                Ok(v) => match map.get(name) {
                     Some(seen) if *seen != v => errors.push(ArgumentError::parameter(
-                        &p.name,
+                        name,
                         "is given more than once with different values",
                     )),
                     Some(_) => {}
                     None => {
-                        map.insert(p.name.clone(), v);
+                        map.insert(name.to_string(), v);
                     }
                 },
                 Err(e) => errors.push(e),

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::error::ToolError;
 use crate::event::{ActionGroupEvent, Attributes};
 use crate::limit::{MAX_RESPONSE_BYTES, fit};
+use crate::parse::{EventView, FormView};
 use crate::response::{
     ActionGroupResponse, ApiResult, ContentBody, FunctionResponse, FunctionResult,
     KnowledgeBaseConfiguration, ResponseKind, ResponseState, TEXT,
@@ -100,6 +101,32 @@ impl ResponseBuilder {
             knowledge_bases: Vec::new(),
             limit: MAX_RESPONSE_BYTES,
         }
+    }
+
+    /// A builder answering a borrowed event view (copies only what the response echoes).
+    pub(crate) fn from_view(view: &EventView<'_>) -> Self {
+        let form = match view.form {
+            FormView::Function(function) => Form::Function { function: function.to_string() },
+            FormView::Api { api_path, http_method } => Form::Api {
+                api_path: api_path.to_string(),
+                http_method: http_method.to_string(),
+                status: None,
+                content_type: view
+                    .request_body
+                    .as_ref()
+                    .and_then(|b| b.first())
+                    .map_or(DEFAULT_API_CONTENT_TYPE, |(ct, _)| ct)
+                    .to_string(),
+            },
+        };
+        let attrs = |a: &[(&str, &str)]| -> Attributes {
+            a.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+        };
+        let mut b = Self::blank(view.action_group, form);
+        b.message_version = view.message_version.to_string();
+        b.session_attributes = attrs(&view.session_attributes);
+        b.prompt_session_attributes = attrs(&view.prompt_session_attributes);
+        b
     }
 
     /// A function-details response for names known without a parsed event.

@@ -13,7 +13,7 @@ use crate::arguments::Arguments;
 use crate::builder::ResponseBuilder;
 use crate::error::ToolError;
 use crate::event::ActionGroupEvent;
-use crate::parse::{EventError, parse_event};
+use crate::parse::{EventError, parse_event, view};
 use crate::response::{ActionGroupResponse, ResponseState};
 
 /// Runs a handler that takes typed arguments `T` (see [`Arguments::extract`]).
@@ -27,7 +27,20 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    handle_event(event, |_, args| handler(args.extract::<T>()?))
+    let view = match view(event) {
+        Ok(v) => v,
+        Err(e) => return malformed_response(event, &e),
+    };
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let triples = view.all_parameters().map(|p| (p.name, p.kind, p.value));
+        let args = Arguments::from_triples(triples)?;
+        handler(args.extract::<T>()?)
+    }));
+    let builder = ResponseBuilder::from_view(&view);
+    match outcome {
+        Ok(result) => with_result(builder, result),
+        Err(payload) => with_panic(builder, payload.as_ref()),
+    }
 }
 
 /// Runs a handler that sees the parsed event and the converted [`Arguments`]; for tools

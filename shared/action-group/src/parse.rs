@@ -81,48 +81,128 @@ pub(crate) fn kind(v: &Value) -> &'static str {
 
 /// Reads an event in either documented form.
 pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
+    view(value).map(|v| v.to_event())
+}
+
+/// One `{name, type, value}` entry, borrowed from the raw event.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ParamView<'v> {
+    pub name: &'v str,
+    pub kind: &'v str,
+    pub value: &'v str,
+}
+
+/// Which form the event has, with its operation names.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum FormView<'v> {
+    Function(&'v str),
+    Api { api_path: &'v str, http_method: &'v str },
+}
+
+/// A validated event borrowed from the raw JSON: what [`parse_event`] copies into an
+/// [`ActionGroupEvent`], and what the typed pipeline uses without copying.
+#[derive(Debug, Clone)]
+pub(crate) struct EventView<'v> {
+    pub message_version: &'v str,
+    pub agent: [&'v str; 4],
+    pub input_text: &'v str,
+    pub session_id: &'v str,
+    pub action_group: &'v str,
+    pub form: FormView<'v>,
+    pub parameters: Vec<ParamView<'v>>,
+    /// `requestBody.content` entries (content type, properties); `None` without `requestBody`.
+    pub request_body: Option<Vec<(&'v str, Vec<ParamView<'v>>)>>,
+    pub session_attributes: Vec<(&'v str, &'v str)>,
+    pub prompt_session_attributes: Vec<(&'v str, &'v str)>,
+}
+
+impl EventView<'_> {
+    /// All parameters in order: `parameters`, then every request-body property.
+    pub fn all_parameters(&self) -> impl Iterator<Item = &ParamView<'_>> {
+        let body = self.request_body.iter().flatten().flat_map(|(_, props)| props);
+        self.parameters.iter().chain(body)
+    }
+
+    fn to_event(&self) -> ActionGroupEvent {
+        let params = |ps: &[ParamView<'_>]| -> Vec<Parameter> {
+            ps.iter().map(|p| Parameter::new(p.name, p.kind, p.value)).collect()
+        };
+        let attrs = |a: &[(&str, &str)]| -> Attributes {
+            a.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
+        };
+        let [name, id, alias, version] = self.agent.map(str::to_string);
+        let agent = Agent { name, id, alias, version };
+        match self.form {
+            FormView::Function(function) => ActionGroupEvent::Function(FunctionEvent {
+                message_version: self.message_version.to_string(),
+                agent,
+                input_text: self.input_text.to_string(),
+                session_id: self.session_id.to_string(),
+                action_group: self.action_group.to_string(),
+                function: function.to_string(),
+                parameters: params(&self.parameters),
+                session_attributes: attrs(&self.session_attributes),
+                prompt_session_attributes: attrs(&self.prompt_session_attributes),
+            }),
+            FormView::Api { api_path, http_method } => ActionGroupEvent::Api(ApiEvent {
+                message_version: self.message_version.to_string(),
+                agent,
+                input_text: self.input_text.to_string(),
+                session_id: self.session_id.to_string(),
+                action_group: self.action_group.to_string(),
+                api_path: api_path.to_string(),
+                http_method: http_method.to_string(),
+                parameters: params(&self.parameters),
+                request_body: self.request_body.as_ref().map(|content| RequestBody {
+                    content: content
+                        .iter()
+                        .map(|(ct, props)| {
+                            ((*ct).to_string(), MediaContent { properties: params(props) })
+                        })
+                        .collect::<BTreeMap<_, _>>(),
+                }),
+                session_attributes: attrs(&self.session_attributes),
+                prompt_session_attributes: attrs(&self.prompt_session_attributes),
+            }),
+        }
+    }
+}
+
+/// Validates an event and borrows its parts.
+pub(crate) fn view(value: &Value) -> Result<EventView<'_>, EventError> {
     let Some(obj) = value.as_object() else {
         return Err(ROOT.err(format!("must be a JSON object, got {}", kind(value))));
     };
-    let message_version = opt_str(obj, &ROOT, "messageVersion")?.unwrap_or("1.0").to_string();
+    let message_version = opt_str(obj, &ROOT, "messageVersion")?.unwrap_or("1.0");
     let agent = agent(obj)?;
-    let input_text = opt_str(obj, &ROOT, "inputText")?.unwrap_or_default().to_string();
-    let session_id = opt_str(obj, &ROOT, "sessionId")?.unwrap_or_default().to_string();
-    let action_group = req_str(obj, &ROOT, "actionGroup")?.to_string();
+    let input_text = opt_str(obj, &ROOT, "inputText")?.unwrap_or_default();
+    let session_id = opt_str(obj, &ROOT, "sessionId")?.unwrap_or_default();
+    let action_group = req_str(obj, &ROOT, "actionGroup")?;
     let parameters = parameters(obj.get("parameters"), &ROOT.key("parameters"))?;
     let session_attributes = attributes(obj, "sessionAttributes")?;
     let prompt_session_attributes = attributes(obj, "promptSessionAttributes")?;
-    if let Some(function) = opt_str(obj, &ROOT, "function")? {
-        return Ok(ActionGroupEvent::Function(FunctionEvent {
-            message_version,
-            agent,
-            input_text,
-            session_id,
-            action_group,
-            function: function.to_string(),
-            parameters,
-            session_attributes,
-            prompt_session_attributes,
-        }));
-    }
-    let Some(api_path) = opt_str(obj, &ROOT, "apiPath")? else {
+    let (form, request_body) = if let Some(function) = opt_str(obj, &ROOT, "function")? {
+        (FormView::Function(function), None)
+    } else if let Some(api_path) = opt_str(obj, &ROOT, "apiPath")? {
+        let http_method = req_str(obj, &ROOT, "httpMethod")?;
+        (FormView::Api { api_path, http_method }, request_body(obj.get("requestBody"))?)
+    } else {
         return Err(
             ROOT.err("has neither `function` (function details) nor `apiPath` (API schema)")
         );
     };
-    Ok(ActionGroupEvent::Api(ApiEvent {
+    Ok(EventView {
         message_version,
         agent,
         input_text,
         session_id,
         action_group,
-        api_path: api_path.to_string(),
-        http_method: req_str(obj, &ROOT, "httpMethod")?.to_string(),
+        form,
         parameters,
-        request_body: request_body(obj.get("requestBody"))?,
+        request_body,
         session_attributes,
         prompt_session_attributes,
-    }))
+    })
 }
 
 fn opt_str<'v>(
@@ -145,19 +225,22 @@ fn req_str<'v>(
     opt_str(obj, base, key)?.ok_or_else(|| base.key(key).err("is required"))
 }
 
-fn agent(obj: &Map<String, Value>) -> Result<Agent, EventError> {
+fn agent(obj: &Map<String, Value>) -> Result<[&str; 4], EventError> {
     let loc = ROOT.key("agent");
     match obj.get("agent") {
-        None | Some(Value::Null) => Ok(Agent::default()),
+        None | Some(Value::Null) => Ok([""; 4]),
         Some(Value::Object(a)) => {
-            let f = |k| Ok::<_, EventError>(opt_str(a, &loc, k)?.unwrap_or_default().to_string());
-            Ok(Agent { name: f("name")?, id: f("id")?, alias: f("alias")?, version: f("version")? })
+            let f = |k| Ok::<_, EventError>(opt_str(a, &loc, k)?.unwrap_or_default());
+            Ok([f("name")?, f("id")?, f("alias")?, f("version")?])
         }
         Some(other) => Err(loc.err(format!("must be an object, got {}", kind(other)))),
     }
 }
 
-fn parameters(value: Option<&Value>, loc: &Loc<'_>) -> Result<Vec<Parameter>, EventError> {
+fn parameters<'v>(
+    value: Option<&'v Value>,
+    loc: &Loc<'_>,
+) -> Result<Vec<ParamView<'v>>, EventError> {
     let items = match value {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
@@ -176,37 +259,41 @@ fn parameters(value: Option<&Value>, loc: &Loc<'_>) -> Result<Vec<Parameter>, Ev
                 p.err(format!("must be a {{name, type, value}} object, got {}", kind(item)))
             );
         };
-        out.push(Parameter {
-            name: req_str(o, &p, "name")?.to_string(),
-            kind: opt_str(o, &p, "type")?.unwrap_or("string").to_string(),
-            value: req_str(o, &p, "value")?.to_string(),
+        out.push(ParamView {
+            name: req_str(o, &p, "name")?,
+            kind: opt_str(o, &p, "type")?.unwrap_or("string"),
+            value: req_str(o, &p, "value")?,
         });
     }
     Ok(out)
 }
 
-fn attributes(obj: &Map<String, Value>, key: &str) -> Result<Attributes, EventError> {
+fn attributes<'v>(
+    obj: &'v Map<String, Value>,
+    key: &str,
+) -> Result<Vec<(&'v str, &'v str)>, EventError> {
     let loc = ROOT.key(key);
     let map = match obj.get(key) {
-        None | Some(Value::Null) => return Ok(Attributes::new()),
+        None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Object(m)) => m,
         Some(other) => {
             return Err(loc.err(format!("must be an object of strings, got {}", kind(other))));
         }
     };
-    let mut out = Attributes::new();
+    let mut out = Vec::with_capacity(map.len());
     for (k, v) in map {
         match v {
-            Value::String(s) => {
-                out.insert(k.clone(), s.clone());
-            }
+            Value::String(s) => out.push((k.as_str(), s.as_str())),
             other => return Err(loc.key(k).err(format!("must be a string, got {}", kind(other)))),
         }
     }
     Ok(out)
 }
 
-fn request_body(value: Option<&Value>) -> Result<Option<RequestBody>, EventError> {
+/// `requestBody.content` as (content type, properties) pairs.
+type BodyView<'v> = Vec<(&'v str, Vec<ParamView<'v>>)>;
+
+fn request_body(value: Option<&Value>) -> Result<Option<BodyView<'_>>, EventError> {
     let loc = ROOT.key("requestBody");
     let body = match value {
         None | Some(Value::Null) => return Ok(None),
@@ -215,20 +302,19 @@ fn request_body(value: Option<&Value>) -> Result<Option<RequestBody>, EventError
     };
     let content_loc = loc.key("content");
     let content = match body.get("content") {
-        None | Some(Value::Null) => return Ok(Some(RequestBody::default())),
+        None | Some(Value::Null) => return Ok(Some(Vec::new())),
         Some(Value::Object(c)) => c,
         Some(other) => {
             return Err(content_loc.err(format!("must be an object, got {}", kind(other))));
         }
     };
-    let mut out = BTreeMap::new();
+    let mut out = Vec::with_capacity(content.len());
     for (ctype, media) in content {
         let m_loc = content_loc.key(ctype);
         let Some(m) = media.as_object() else {
             return Err(m_loc.err(format!("must be an object, got {}", kind(media))));
         };
-        let properties = parameters(m.get("properties"), &m_loc.key("properties"))?;
-        out.insert(ctype.clone(), MediaContent { properties });
+        out.push((ctype.as_str(), parameters(m.get("properties"), &m_loc.key("properties"))?));
     }
-    Ok(Some(RequestBody { content: out }))
+    Ok(Some(out))
 }
