@@ -130,9 +130,9 @@ fn check_knowledge_base(v: &mut Violations, base: &str, kb: &KnowledgeBase) {
     if kb.supported_agent_frameworks.is_empty() {
         v.push(pointer(base, "supportedAgentFrameworks"), "must list at least one framework");
     }
-    if let Some(n) = kb.number_of_results {
-        if !(1..=100).contains(&n) {
-            v.push(pointer(base, "numberOfResults"), "must be between 1 and 100");
-        }
+    if let Some(n) = kb.number_of_results
+        && !(1..=100).contains(&n)
+    {
+        v.push(pointer(base, "numberOfResults"), "must be between 1 and 100");
     }
 }

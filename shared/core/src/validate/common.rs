@@ -125,10 +125,10 @@ pub fn check_rules(v: &mut Violations, path: &str, rules: &[AccessRule]) {
 
 /// Checks that `test_type`, when present, is `mock`.
 pub fn check_test_type(v: &mut Violations, path: &str, test_type: Option<&str>) {
-    if let Some(t) = test_type {
-        if t != "mock" {
-            v.push(path, format!("must be \"mock\" (got \"{t}\")"));
-        }
+    if let Some(t) = test_type
+        && t != "mock"
+    {
+        v.push(path, format!("must be \"mock\" (got \"{t}\")"));
     }
 }
 

@@ -54,10 +54,10 @@ pub fn tool(def: &ToolDefinition) -> Result<(), Vec<Violation>> {
     }
     check_text(&mut v, "/displayName", &def.display_name, 200);
     check_text(&mut v, "/description", &def.description, MAX_DESCRIPTION);
-    if let Some(t) = def.execution_timeout {
-        if !TIMEOUT_RANGE.contains(&t) {
-            v.push("/executionTimeout", "must be between 1 and 900 seconds");
-        }
+    if let Some(t) = def.execution_timeout
+        && !TIMEOUT_RANGE.contains(&t)
+    {
+        v.push("/executionTimeout", "must be between 1 and 900 seconds");
     }
     if def.supported_agent_frameworks.is_empty() {
         v.push("/supportedAgentFrameworks", "must list at least one framework (\"bedrock\")");

@@ -1,0 +1,204 @@
+//! The InvokeInlineAgent shapes resolution returns: action groups, knowledge bases and
+//! collaborator configurations, with Bedrock's field names.
+
+use registry_types::BedrockFunction;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::{ExecutionType, HistoryRelay, KnowledgeBase, ToolDefinition};
+
+/// Bedrock's `customControl` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub enum CustomControl {
+    /// Bedrock returns the call to the runtime, which runs the tool (MCP and inline tools).
+    #[serde(rename = "RETURN_CONTROL")]
+    ReturnControl,
+}
+
+/// Bedrock's `actionGroupExecutor`: `{lambda: arn}` or `{customControl: "RETURN_CONTROL"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ActionGroupExecutor {
+    /// ARN of the Lambda function Bedrock invokes.
+    Lambda(String),
+    /// The runtime executes the tool itself.
+    CustomControl(CustomControl),
+}
+
+/// Bedrock's `functionSchema`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct FunctionSchema {
+    /// The tool's functions in Bedrock's shape.
+    pub functions: Vec<BedrockFunction>,
+}
+
+/// One Bedrock `AgentActionGroup`: a tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionGroup {
+    /// The tool's `name`.
+    pub action_group_name: String,
+    /// The tool's description.
+    pub description: String,
+    /// Who runs the tool.
+    pub action_group_executor: ActionGroupExecutor,
+    /// The tool's functions.
+    pub function_schema: FunctionSchema,
+}
+
+impl ActionGroup {
+    /// The action group of `tool`; `None` when the fields its `executionType` needs
+    /// are missing (validation refuses such tools on write).
+    pub fn of(tool: &ToolDefinition) -> Option<Self> {
+        let executor = match tool.execution_type {
+            ExecutionType::Lambda => ActionGroupExecutor::Lambda(tool.lambda_arn.clone()?),
+            ExecutionType::Mcp | ExecutionType::Inline => {
+                tool.target()?;
+                ActionGroupExecutor::CustomControl(CustomControl::ReturnControl)
+            }
+        };
+        let functions = registry_types::bedrock_functions(
+            tool.function_schema.as_deref().unwrap_or_default(),
+            tool.types.as_ref(),
+        );
+        Some(Self {
+            action_group_name: tool.name.clone(),
+            description: tool.description.clone(),
+            action_group_executor: executor,
+            function_schema: FunctionSchema { functions },
+        })
+    }
+}
+
+/// Bedrock's `vectorSearchConfiguration`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct VectorSearchConfiguration {
+    /// How many results retrieval returns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_of_results: Option<u32>,
+    /// Retrieval filter, passed through untouched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Value>,
+}
+
+/// Bedrock's `retrievalConfiguration`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RetrievalConfiguration {
+    /// Vector search settings.
+    pub vector_search_configuration: VectorSearchConfiguration,
+}
+
+/// One Bedrock inline-agent `KnowledgeBase`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolvedKnowledgeBase {
+    /// Knowledge base id.
+    pub knowledge_base_id: String,
+    /// What the knowledge base holds.
+    pub description: String,
+    /// Present when the definition sets `filter` or `numberOfResults`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retrieval_configuration: Option<RetrievalConfiguration>,
+}
+
+impl From<&KnowledgeBase> for ResolvedKnowledgeBase {
+    fn from(kb: &KnowledgeBase) -> Self {
+        let retrieval = (kb.filter.is_some() || kb.number_of_results.is_some()).then(|| {
+            RetrievalConfiguration {
+                vector_search_configuration: VectorSearchConfiguration {
+                    number_of_results: kb.number_of_results,
+                    filter: kb.filter.clone(),
+                },
+            }
+        });
+        Self {
+            knowledge_base_id: kb.id.clone(),
+            description: kb.description.clone(),
+            retrieval_configuration: retrieval,
+        }
+    }
+}
+
+/// Bedrock's `relayConversationHistory`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RelayConversationHistory {
+    /// The supervisor relays the conversation to the collaborator.
+    ToCollaborator,
+    /// The collaborator sees only what the supervisor sends (our `TO_AGENT`).
+    Disabled,
+}
+
+impl From<HistoryRelay> for RelayConversationHistory {
+    fn from(relay: HistoryRelay) -> Self {
+        match relay {
+            HistoryRelay::ToCollaborator => Self::ToCollaborator,
+            HistoryRelay::ToAgent => Self::Disabled,
+        }
+    }
+}
+
+/// One Bedrock `CollaboratorConfiguration`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CollaboratorConfiguration {
+    /// The collaborator's `agentName`.
+    pub collaborator_name: String,
+    /// What the supervisor should use the collaborator for.
+    pub collaborator_instruction: String,
+    /// History relay mode.
+    pub relay_conversation_history: RelayConversationHistory,
+}
+
+/// Bedrock's agent-name pattern `([0-9a-zA-Z][_-]?){1,100}` applied to an agent id:
+/// other characters become `-`, runs of `_`/`-` collapse to one, a leading separator
+/// is dropped, and the result is cut after 100 alphanumerics.
+pub fn agent_name(agent_id: &str) -> String {
+    let mut out = String::with_capacity(agent_id.len());
+    let mut alnum = 0;
+    let mut last_sep = true; // no separator at the start
+    for c in agent_id.chars() {
+        if c.is_ascii_alphanumeric() {
+            if alnum == 100 {
+                break;
+            }
+            out.push(c);
+            alnum += 1;
+            last_sep = false;
+        } else if !last_sep {
+            out.push(if c == '_' { '_' } else { '-' });
+            last_sep = true;
+        }
+    }
+    if out.is_empty() {
+        out.push_str("agent");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_names_follow_the_bedrock_pattern() {
+        let pattern = regex::Regex::new("^([0-9a-zA-Z][_-]?){1,100}$").unwrap();
+        for (id, want) in [
+            ("weather-agent", "weather-agent"),
+            ("billing.agent@v2", "billing-agent-v2"),
+            ("a__b", "a_b"),
+            ("x:-y", "x-y"),
+            ("-", "agent"),
+            ("...a", "a"),
+        ] {
+            let name = agent_name(id);
+            assert_eq!(name, want, "{id}");
+            assert!(pattern.is_match(&name), "{name}");
+        }
+        let long = "a".repeat(128);
+        assert!(pattern.is_match(&agent_name(&long)));
+        assert_eq!(agent_name(&long).len(), 100);
+    }
+}

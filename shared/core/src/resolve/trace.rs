@@ -1,0 +1,157 @@
+//! The decision trace of a resolution: what was decided for the agent, each tool and
+//! each collaborator, and why.
+
+use registry_access::Decision;
+use serde::{Deserialize, Serialize};
+
+use crate::model::LifecycleStatus;
+use crate::rollout::RolloutDecision;
+
+/// What happened to an agent (the resolved one or a collaborator).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum AgentOutcome {
+    /// Resolved and included.
+    Resolved,
+    /// No live agent with that id.
+    NotFound,
+    /// Lifecycle `disabled`: left out.
+    Disabled,
+    /// Lifecycle `retired`: left out.
+    Retired,
+    /// Its access rules deny the caller (see `access`).
+    Denied,
+    /// Its rollout policy leaves the caller out (see `rollout`).
+    NotAvailable,
+    /// Already being resolved higher up the collaborator chain: left out.
+    Cycle,
+    /// Deeper than the collaborator depth limit: left out.
+    DepthLimit,
+    /// Its stored access rules do not compile: left out (fail closed).
+    InvalidRules,
+}
+
+/// What happened to a tool of an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ToolOutcome {
+    /// Included as an action group.
+    Included,
+    /// No live tool with that id: left out.
+    NotFound,
+    /// Lifecycle `disabled`: left out.
+    Disabled,
+    /// Lifecycle `retired`: left out.
+    Retired,
+    /// Its access rules deny the caller (see `access`): left out.
+    Denied,
+    /// Stored rules or execution fields are unusable: left out (fail closed).
+    Invalid,
+    /// Listed twice (after overrides): the later one left out.
+    Duplicate,
+    /// Another included tool has the same action-group name: left out.
+    DuplicateName,
+}
+
+/// A `toolOverrides` entry that matched one of the agent's `toolIds`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OverrideTrace {
+    /// The tool id in `toolIds`.
+    pub from: String,
+    /// The replacement named by the override.
+    pub to: String,
+    /// Whether the replacement was used (it exists and is not retired).
+    pub applied: bool,
+}
+
+/// The decisions about one tool.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolTrace {
+    /// The tool id (after overrides).
+    pub tool_id: String,
+    /// The id it replaced through `toolOverrides`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replaces: Option<String>,
+    /// The tool version used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    /// Action-group name, when the tool was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_group_name: Option<String>,
+    /// What happened.
+    pub outcome: ToolOutcome,
+    /// Lifecycle status, when the tool was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<LifecycleStatus>,
+    /// The access decision, when rules were evaluated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Decision>,
+    /// Detail for `INVALID`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The decisions about one agent, its tools and (recursively) its collaborators.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentTrace {
+    /// The agent id.
+    pub agent_id: String,
+    /// The agent version used, when found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    /// What happened.
+    pub outcome: AgentOutcome,
+    /// Lifecycle status, when found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<LifecycleStatus>,
+    /// The access decision, when rules were evaluated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Decision>,
+    /// The rollout decision, when rollout was checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutDecision>,
+    /// Overrides that matched a tool id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<OverrideTrace>,
+    /// One entry per tool id, in `toolIds` order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolTrace>,
+    /// One entry per collaborator, in definition order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(no_recursion)]
+    pub collaborators: Vec<AgentTrace>,
+    /// Detail for `INVALID_RULES`, `CYCLE` and `DEPTH_LIMIT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl AgentTrace {
+    /// A trace entry for `agent_id` with only an outcome.
+    pub fn new(agent_id: &str, outcome: AgentOutcome) -> Self {
+        Self {
+            agent_id: agent_id.to_owned(),
+            version: None,
+            outcome,
+            lifecycle: None,
+            access: None,
+            rollout: None,
+            overrides: Vec::new(),
+            tools: Vec::new(),
+            collaborators: Vec::new(),
+            message: None,
+        }
+    }
+
+    /// The entry of the tool `tool_id`, if it was considered.
+    pub fn tool(&self, tool_id: &str) -> Option<&ToolTrace> {
+        self.tools.iter().find(|t| t.tool_id == tool_id)
+    }
+
+    /// The entry of the collaborator `agent_id` (direct collaborators only).
+    pub fn collaborator(&self, agent_id: &str) -> Option<&AgentTrace> {
+        self.collaborators.iter().find(|c| c.agent_id == agent_id)
+    }
+}
