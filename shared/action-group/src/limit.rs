@@ -59,7 +59,7 @@ pub fn fit(response: &mut ActionGroupResponse, limit: usize) {
     }
     let marker = truncation_marker(limit);
     let body = response.body().to_string();
-    let overhead = total - escaped_len(&body);
+    let overhead = total.saturating_sub(escaped_len(&body));
     let Some(budget) = limit.checked_sub(overhead + escaped_len(&marker)) else {
         too_large(response, limit);
         return;

@@ -2,13 +2,14 @@
 //! resolution. Pure: no I/O, no clocks except where the caller passes time in.
 
 pub mod model;
+pub mod resolve;
 pub mod rollout;
 mod secret;
 pub mod validate;
 mod violation;
 
 pub use model::*;
-pub use registry_access::{AccessRule, Effect};
+pub use registry_access::{AccessRule, Decision, Effect, ReasonCode, RequestContext};
 pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
 pub use secret::Secret;
 pub use violation::{Violation, Violations, pointer};

@@ -1,0 +1,42 @@
+//! Resolution (SPEC section 7): which configuration a caller gets for an agent, with
+//! lifecycle (section 6), access rules (section 4) and rollout (section 5) applied to
+//! the agent, its tools and, recursively, its collaborators. Pure: no I/O.
+//!
+//! Entry points: [`resolve`] over definitions already fetched ([`Definitions`], e.g. a
+//! [`DefinitionMap`]) and compiled forms from a [`RuleCache`] (e.g. a [`BoundedCache`]);
+//! or [`Snapshot::resolve`] for runtimes that embed resolution, refreshed through
+//! [`LiveSnapshot`].
+//!
+//! Order per agent: lifecycle (`disabled`/`retired`: not available; `deprecated`: a
+//! warning), access rules (deny: [`ResolveError::Denied`] for the agent asked for, left
+//! out for a collaborator), rollout, `toolOverrides` (a missing or retired target is
+//! skipped with a warning and the original tool kept), then per tool: missing, disabled,
+//! retired or denied (rules evaluated with `request.toolId` set) tools are left out and
+//! named in the trace. Collaborators: cycle-safe (an agent already on the path is
+//! left out as `CYCLE`), at most [`MAX_COLLABORATOR_DEPTH`] levels deep.
+
+mod bedrock;
+mod cache;
+mod compiled;
+mod definitions;
+mod error;
+mod resolution;
+mod resolver;
+mod snapshot;
+mod trace;
+mod warning;
+
+pub use bedrock::{
+    ActionGroup, ActionGroupExecutor, CollaboratorConfiguration, CustomControl, FunctionSchema,
+    RelayConversationHistory, ResolvedKnowledgeBase, RetrievalConfiguration,
+    VectorSearchConfiguration, agent_name,
+};
+pub use cache::{BoundedCache, DEFAULT_CAPACITY};
+pub use compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile_tool};
+pub use definitions::{DefinitionMap, Definitions, collaborators_to_fetch, tools_to_fetch};
+pub use error::ResolveError;
+pub use resolution::{Resolution, ResolvedAgent};
+pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve};
+pub use snapshot::{LiveSnapshot, Snapshot};
+pub use trace::{AgentOutcome, AgentTrace, OverrideTrace, ToolOutcome, ToolTrace};
+pub use warning::{Warning, WarningCode};
