@@ -5,10 +5,8 @@ use std::sync::Arc;
 use registry_api::{AppState, Registry};
 
 use crate::gateway_auth::GatewayAuth;
-use crate::gateway_problems::gateway_problems;
 
-/// The registry router with `auth` as authenticator and API Gateway auth problems.
+/// The registry router with API Gateway identities as authenticator.
 pub fn app(registry: Registry, auth: Arc<GatewayAuth>) -> axum::Router {
-    registry_api::router(AppState::new(registry, auth.clone()))
-        .layer(axum::middleware::from_fn_with_state(auth, gateway_problems))
+    registry_api::router(AppState::new(registry, auth))
 }

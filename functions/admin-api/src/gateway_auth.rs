@@ -52,14 +52,17 @@ impl GatewayAuth {
 }
 
 impl Authenticator for GatewayAuth {
-    /// No identity is [`AuthError::Missing`]; an identity without a role is
-    /// [`AuthError::Invalid`] (both 401 in the api crate; [`crate::gateway_problems`]
-    /// turns the second into a 403).
+    /// No identity is a 401 saying how to call the API; an identity that `ROLE_MAP`
+    /// grants no role is a 403 naming the caller.
     fn authenticate(&self, parts: &http::request::Parts) -> Result<Principal, AuthError> {
         match self.caller(&parts.extensions) {
             Caller::Known(principal) => Ok(principal),
-            Caller::Unmapped(_) => Err(AuthError::Invalid),
-            Caller::Anonymous => Err(AuthError::Missing),
+            Caller::Unmapped(principal) => Err(AuthError::NoRole { principal }),
+            Caller::Anonymous => Err(AuthError::Unidentified(
+                "the request carries no caller identity: call the API with AWS SigV4 (IAM \
+                 authorization) or a JWT accepted by the API's authorizer"
+                    .to_owned(),
+            )),
         }
     }
 }

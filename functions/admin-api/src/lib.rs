@@ -5,12 +5,10 @@
 
 mod app;
 pub mod gateway_auth;
-mod gateway_problems;
 pub mod identity;
 pub mod role_map;
 
 pub use app::app;
 pub use gateway_auth::{Caller, GatewayAuth};
-pub use gateway_problems::gateway_problems;
 pub use identity::Identity;
 pub use role_map::{ROLE_MAP_ENV, RoleMap, RoleMapError};

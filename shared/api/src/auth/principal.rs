@@ -67,6 +67,16 @@ pub enum AuthError {
     /// Credentials were presented but are not valid.
     #[error("invalid credentials")]
     Invalid,
+    /// The request carries no identity this authenticator understands; the message says
+    /// how to authenticate.
+    #[error("{0}")]
+    Unidentified(String),
+    /// The caller is authenticated but granted no role.
+    #[error("`{principal}` is authenticated but granted no role")]
+    NoRole {
+        /// Who the caller is.
+        principal: String,
+    },
 }
 
 /// Turns request headers (or any request metadata) into a [`Principal`]. The local

@@ -169,7 +169,12 @@ impl IntoResponse for Problem {
 
 impl From<AuthError> for Problem {
     fn from(err: AuthError) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, Code::Unauthenticated, err.to_string())
+        match err {
+            AuthError::NoRole { .. } => {
+                Self::new(StatusCode::FORBIDDEN, Code::Forbidden, err.to_string())
+            }
+            _ => Self::new(StatusCode::UNAUTHORIZED, Code::Unauthenticated, err.to_string()),
+        }
     }
 }
 

@@ -1,0 +1,48 @@
+//! `POST /access/evaluate`: a dry run of a rule list against a context, storing nothing.
+
+use registry_core::{AccessRule, Decision, RequestContext, Violation};
+use registry_access::{DryRun, RuleOutcome, dry_run};
+use serde::{Deserialize, Serialize};
+
+use crate::service::{Registry, ServiceError};
+
+/// The rules to try and the context to try them on.
+#[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EvaluateRequest {
+    /// Access rules, as they would be written on a definition.
+    pub rules: Vec<AccessRule>,
+    /// The request context (`{user, customData, account, request}`); empty when absent.
+    #[serde(default)]
+    pub context: RequestContext,
+}
+
+/// The decision the rules make, and what each rule gave, in evaluation order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Evaluation {
+    /// Effect, deciding rule, reason code, runtime errors.
+    pub decision: Decision,
+    /// Every rule's result, the ones after the deciding rule included.
+    pub rules: Vec<RuleOutcome>,
+}
+
+fn located(prefix: &str, path: String, message: String) -> Violation {
+    Violation { path: format!("{prefix}{path}"), message }
+}
+
+impl Registry {
+    /// Compiles and evaluates `request.rules` against `request.context`. Compile errors
+    /// are violations at `/rules/<i>/...`, context limits at `/context/...`.
+    pub fn evaluate_access(&self, request: &EvaluateRequest) -> Result<Evaluation, ServiceError> {
+        match dry_run(&request.rules, &request.context) {
+            DryRun::Evaluated { decision, rules } => Ok(Evaluation { decision, rules }),
+            DryRun::InvalidRules { errors } => Err(ServiceError::Invalid(
+                errors.into_iter().map(|e| located("/rules", e.path, e.message)).collect(),
+            )),
+            DryRun::InvalidContext { errors } => Err(ServiceError::Invalid(
+                errors.into_iter().map(|e| located("/context", e.path, e.message)).collect(),
+            )),
+        }
+    }
+}
