@@ -14,7 +14,7 @@ use crate::invalid::{ArgumentError, InvalidArguments, quote};
 
 /// The arguments of one call as a JSON object, keyed by parameter name.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Arguments(Map<String, Value>);
+pub struct Arguments(pub(crate) Map<String, Value>);
 
 impl Arguments {
     /// Converts Bedrock parameters strictly (see [`crate::convert`]), reporting every bad one.

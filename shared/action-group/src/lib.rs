@@ -9,6 +9,8 @@
 //! - [`handle`]: the whole pipeline, panics included; [`runtime::run`] (feature `runtime`)
 //!   serves it with `lambda_runtime`.
 //! - [`ToolCall`] / [`ToolResult`]: the provider-neutral canonical form.
+//! - `Arguments::from_event_with_schema` (feature `schema`): decode JSON-string rich
+//!   parameters and validate every argument against the tool's registry types.
 
 mod arguments;
 mod builder;
@@ -24,6 +26,8 @@ mod parse;
 pub mod response;
 #[cfg(feature = "runtime")]
 pub mod runtime;
+#[cfg(feature = "schema")]
+mod schema;
 mod unquoted_list;
 
 pub use arguments::Arguments;

@@ -5,6 +5,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use registry_core::resolve::{BoundedCache, DefinitionMap, Snapshot, resolve};
+use registry_access::{PreparedContext, RuleSet};
 use registry_core::{AgentDefinition, RequestContext, ToolDefinition};
 use serde_json::{Value, json};
 use std::hint::black_box;
@@ -86,6 +87,16 @@ fn bench(c: &mut Criterion) {
     assert!(warm.trace.tools.iter().all(|t| t.access.as_ref().unwrap().rule_index == Some(2)));
     c.bench_function("resolve/20-tools-3-rules/cache", |b| {
         b.iter(|| resolve(black_box(&defs), &cache, "weather-agent", black_box(&ctx)).unwrap())
+    });
+
+    // the parts: preparing the context once, and one tool's three rules
+    c.bench_function("resolve/parts/prepare-context", |b| {
+        b.iter(|| PreparedContext::new(black_box(&ctx)).unwrap())
+    });
+    let prepared = PreparedContext::new(&ctx).unwrap();
+    let tool_rules = RuleSet::compile(&serde_json::from_value::<Vec<_>>(rules()).unwrap()).unwrap();
+    c.bench_function("resolve/parts/3-rules", |b| {
+        b.iter(|| black_box(&tool_rules).evaluate(black_box(&prepared)))
     });
 
     // what an embedding runtime does

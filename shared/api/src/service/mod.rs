@@ -3,11 +3,13 @@
 //! the router, the CLI and the Lambda all call [`Registry`].
 
 mod error;
+mod evaluate;
 mod lifecycle;
 mod merge_patch;
 mod parse;
 mod read;
 mod references;
+mod resolve;
 mod resource;
 mod schema;
 mod write;
@@ -17,8 +19,10 @@ use std::sync::Arc;
 use registry_store::Store;
 
 pub use error::ServiceError;
+pub use evaluate::{EvaluateRequest, Evaluation};
 pub use merge_patch::merge;
 pub use parse::{from_json, to_pointer};
+pub use resolve::ResolveFailure;
 pub use resource::Resource;
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use write::{Outcome, Written};
@@ -27,12 +31,14 @@ pub use write::{Outcome, Written};
 #[derive(Clone)]
 pub struct Registry {
     store: Arc<dyn Store>,
+    /// Compiled access rules and action groups by (kind, id, version), for resolution.
+    rules: Arc<registry_core::resolve::BoundedCache>,
 }
 
 impl Registry {
     /// A registry over `store`.
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store }
+        Self { store, rules: Arc::default() }
     }
 
     /// The underlying store (for features such as resolution that read it directly).
