@@ -23,3 +23,6 @@ scripts/lint-template.sh
 
 step "cargo test (all crates, both storage backends)"
 cargo test --workspace --all-features --locked
+
+step "HTTP API tests again, on DynamoDB (the same suite, REGISTRY_TEST_STORE=dynamodb)"
+REGISTRY_TEST_STORE=dynamodb cargo test -p registry-api --all-features --locked

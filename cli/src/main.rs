@@ -13,7 +13,6 @@ mod shutdown;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
 
 use args::{Cli, Command};
 
@@ -22,9 +21,7 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let default_level = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
     tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level)),
-        )
+        .with_env_filter(registry_api::telemetry::log_filter(default_level))
         .with_writer(std::io::stderr)
         .init();
     let result = match cli.command {

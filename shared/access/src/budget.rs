@@ -5,7 +5,9 @@
 //! number of AST nodes of its loop body. Before the loop runs, `@cost` charges
 //! `size(range) * weight` steps to the current decision; when the budget is spent it
 //! fails, which is a run-time error, hence fail-closed. Evaluation is synchronous, so
-//! the budget lives in a thread-local reset at the start of each decision.
+//! for the interpreter the budget lives in a thread-local, set from the decision's
+//! counter before a condition runs and read back after. The fast path (`fast_eval`)
+//! charges the same amount at the same point, inline on that counter.
 
 use crate::ast;
 use crate::limits::DECISION_STEP_BUDGET;
@@ -22,9 +24,14 @@ thread_local! {
     static STEPS_LEFT: Cell<u64> = const { Cell::new(DECISION_STEP_BUDGET) };
 }
 
-/// Starts a new decision with a full budget.
-pub(crate) fn reset() {
-    STEPS_LEFT.with(|s| s.set(DECISION_STEP_BUDGET));
+/// Sets the steps left for the conditions the interpreter runs next.
+pub(crate) fn set(steps: u64) {
+    STEPS_LEFT.with(|s| s.set(steps));
+}
+
+/// The steps left after the interpreter ran.
+pub(crate) fn left() -> u64 {
+    STEPS_LEFT.with(Cell::get)
 }
 
 /// The `@cost(range, weight)` overload: charges `size(range) * weight`, returns `range`.

@@ -1,40 +1,47 @@
 //! Compiling one condition: length, SQL-isms, syntax, declared variables, static
-//! bounds, then instrumenting comprehensions with the budget guard.
+//! bounds, then instrumenting comprehensions with the budget guard, flattening field
+//! paths and lowering to the fast path.
 
-use crate::limits::{COMPILE_STACK_BYTES, MAX_BRACKET_NESTING, MAX_CONDITION_CHARS};
-use crate::{bounds, budget, declared, env, flatten, lexer, position, sql};
+use crate::limits::{MAX_BRACKET_NESTING, MAX_CONDITION_CHARS};
+use crate::node::Node;
+use crate::worker::{self, Failure};
+use crate::{bounds, budget, declared, env, flatten, lexer, lower, position, sql};
 use cel::common::ast::IdedExpr;
 
-/// A condition ready to evaluate: its instrumented AST and source.
+/// A condition ready to evaluate: its instrumented AST, and its fast-path form when
+/// it is inside the subset `lower` handles.
 #[derive(Debug, Clone)]
 pub(crate) struct Condition {
-    /// The AST, comprehensions wrapped in the budget guard.
+    /// The AST, comprehensions wrapped in the budget guard, field paths flattened.
     pub expr: IdedExpr,
+    /// The same condition for `fast_eval`; `None`: the interpreter only.
+    pub fast: Option<Node>,
 }
 
 const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for logic, quoted strings ('text'), lists in [..]";
 
 /// Compiles every present condition of a rule list; `None` where a rule has none.
 ///
-/// Runs on a thread of its own with a large stack: the generated parser recurses
-/// deeply, and running out of stack aborts the process rather than failing.
+/// Runs on the compile thread (see `worker`): the generated parser recurses deeply,
+/// and running out of stack aborts the process rather than failing.
 pub(crate) fn conditions(
     sources: Vec<Option<String>>,
 ) -> Vec<Option<Result<Condition, Vec<String>>>> {
     let count = sources.len();
-    let worker = std::thread::Builder::new()
-        .name("cel-compile".into())
-        .stack_size(COMPILE_STACK_BYTES)
-        .spawn(move || sources.iter().map(|s| s.as_deref().map(condition)).collect::<Vec<_>>());
-    match worker.map(std::thread::JoinHandle::join) {
-        Ok(Ok(results)) => results,
-        Ok(Err(_)) => {
+    let compiled = worker::on_big_stack(move || {
+        sources.iter().map(|s| s.as_deref().map(condition)).collect::<Vec<_>>()
+    });
+    match compiled {
+        Ok(results) => results,
+        Err(Failure::Panicked) => {
             vec![
                 Some(Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]));
                 count
             ]
         }
-        Err(e) => vec![Some(Err(vec![format!("condition not compiled, try again: {e}")])); count],
+        Err(Failure::Unavailable(e)) => {
+            vec![Some(Err(vec![format!("condition not compiled, try again: {e}")])); count]
+        }
     }
 }
 
@@ -87,7 +94,8 @@ fn condition(source: &str) -> Result<Condition, Vec<String>> {
     let mut next_id = max_id(&expr) + 1;
     budget::instrument(&mut expr, &mut next_id);
     flatten::flatten(&mut expr);
-    Ok(Condition { expr })
+    let fast = lower::lower(&expr);
+    Ok(Condition { expr, fast })
 }
 
 fn max_id(expr: &IdedExpr) -> u64 {

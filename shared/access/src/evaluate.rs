@@ -4,6 +4,8 @@ use crate::budget;
 use crate::compile::Condition;
 use crate::decision::{Decision, EvalError, ReasonCode};
 use crate::env;
+use crate::fast_eval::Eval;
+use crate::limits::DECISION_STEP_BUDGET;
 use crate::prepared::PreparedContext;
 use crate::rule::Effect;
 use crate::rule_set::{CompiledRule, RuleSet};
@@ -42,10 +44,8 @@ pub struct RuleOutcome {
     pub decisive: bool,
 }
 
-fn run(condition: Option<&Condition>, ctx: &Context<'_, '_>) -> RuleResult {
-    let Some(condition) = condition else {
-        return RuleResult::Matched;
-    };
+/// One condition on the interpreter.
+pub(crate) fn interpret(condition: &Condition, ctx: &Context<'_, '_>) -> RuleResult {
     match Value::resolve_val(&condition.expr, ctx) {
         Ok(v) => match v.downcast_ref::<CelBool>() {
             Some(b) if *b.inner() => RuleResult::Matched,
@@ -60,6 +60,47 @@ fn run(condition: Option<&Condition>, ctx: &Context<'_, '_>) -> RuleResult {
             RuleResult::Error(format!("no such field in the context: {name}"))
         }
         Err(e) => RuleResult::Error(e.to_string()),
+    }
+}
+
+/// The state of one decision: the step budget left, and the interpreter's context,
+/// built only if a condition needs the interpreter.
+struct Run<'a> {
+    ctx: &'a PreparedContext,
+    steps: u64,
+    cel: Option<Context<'a, 'a>>,
+}
+
+impl<'a> Run<'a> {
+    fn new(ctx: &'a PreparedContext) -> Self {
+        Self { ctx, steps: DECISION_STEP_BUDGET, cel: None }
+    }
+
+    /// What `condition` gives: on the fast path when it is lowered and yields a
+    /// `bool`; otherwise (outside the subset, an error, a shape the fast path does
+    /// not follow) on the interpreter, from the budget as it was before the fast
+    /// path, which gives the interpreter's own result and error message.
+    fn condition(&mut self, condition: Option<&'a Condition>) -> RuleResult {
+        let Some(condition) = condition else {
+            return RuleResult::Matched;
+        };
+        if let Some(node) = &condition.fast {
+            let mut fast = Eval::new(self.ctx, self.steps);
+            if let Ok(matched) = fast.condition(node) {
+                self.steps = fast.steps;
+                return if matched { RuleResult::Matched } else { RuleResult::NotMatched };
+            }
+        }
+        let ctx = self.ctx;
+        let cel = self.cel.get_or_insert_with(|| {
+            let mut cel = Context::with_env(Arc::clone(env::env()));
+            cel.set_variable_resolver(ctx);
+            cel
+        });
+        budget::set(self.steps);
+        let result = interpret(condition, cel);
+        self.steps = budget::left();
+        result
     }
 }
 
@@ -108,13 +149,11 @@ impl RuleSet {
                 errors: Vec::new(),
             };
         }
-        budget::reset();
-        let mut cel = Context::with_env(Arc::clone(env::env()));
-        cel.set_variable_resolver(ctx);
+        let mut run = Run::new(ctx);
         let mut errors = Vec::new();
         let mut decided: Option<(&CompiledRule, ReasonCode)> = None;
         for rule in &self.rules {
-            let result = run(rule.condition.as_ref(), &cel);
+            let result = run.condition(rule.condition.as_ref());
             let decisive = match decided {
                 Some(_) => false,
                 None => match decide(rule, &result, &mut errors) {

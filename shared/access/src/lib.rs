@@ -17,15 +17,21 @@ mod dry_run;
 mod env;
 mod error;
 mod evaluate;
+mod fast_eval;
+#[cfg(test)]
+mod fast_equivalence;
 mod flatten;
 mod lexer;
 pub mod limits;
+mod lower;
+mod node;
 mod position;
 mod prepared;
 mod rule;
 mod rule_set;
 mod sql;
 mod validate;
+mod worker;
 
 pub use context::{AccountContext, RequestContext, RequestInfo, UserContext};
 pub use decision::{Decision, EvalError, ReasonCode};

@@ -13,7 +13,7 @@ pub(crate) type Const = Box<dyn Val + 'static>;
 /// One node of a compiled condition.
 #[derive(Debug, Clone)]
 pub(crate) enum Node {
-    /// A literal (never bytes).
+    /// A literal, or a list literal of literals (never bytes).
     Const(Const),
     /// A variable or field path of the request context (a flattened identifier).
     Ctx(Path),
@@ -88,7 +88,9 @@ pub(crate) struct Loop {
     pub range: Node,
     /// Steps charged per element (the guard's weight: loop-body node count).
     pub weight: u64,
-    /// The predicate, its variable at the next free position of the variable stack.
+    /// Position of the loop variable in the stack of bound variables.
+    pub var: usize,
+    /// The predicate.
     pub body: Node,
 }
 

@@ -7,6 +7,7 @@
 
 use crate::context::RequestContext;
 use crate::error::ContextError;
+use crate::node::Root;
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
 };
@@ -34,7 +35,7 @@ pub struct PreparedContext {
 }
 
 /// Flattened paths resolved from a slot instead of a map walk.
-const SLOTS: [&str; 9] = [
+pub(crate) const SLOTS: [&str; 9] = [
     "user.userId",
     "user.userType",
     "user.email",
@@ -236,6 +237,31 @@ impl PreparedContext {
     /// Sets (or, with `None`, removes) `request.agentId` for the next evaluations.
     pub fn set_agent_id(&mut self, agent_id: Option<&str>) {
         set(&mut self.agent_id, agent_id);
+    }
+
+    /// The value of slot `at` (see [`SLOTS`]), when the field is present.
+    pub(crate) fn slot(&self, at: usize) -> Option<&(dyn Val + 'static)> {
+        self.slots.get(at)?.as_deref()
+    }
+
+    /// A whole variable (`request` without `agentId` and `toolId`).
+    pub(crate) fn root(&self, root: Root) -> &(dyn Val + 'static) {
+        match root {
+            Root::User => self.user.as_ref(),
+            Root::CustomData => self.custom_data.as_ref(),
+            Root::Account => self.account.as_ref(),
+            Root::Request => self.request.as_ref(),
+        }
+    }
+
+    /// `request.toolId`, when set.
+    pub(crate) fn tool_id(&self) -> Option<&str> {
+        self.tool_id.as_deref()
+    }
+
+    /// `request.agentId`, when set.
+    pub(crate) fn agent_id(&self) -> Option<&str> {
+        self.agent_id.as_deref()
     }
 
     /// The whole `request` map, `agentId` and `toolId` included (built on demand).

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod http;
 pub mod openapi;
 pub mod service;
+pub mod telemetry;
 
 pub use auth::{AuthError, Authenticator, Principal, Role, TokenAuth, TokenFile};
 pub use http::{AppState, Problem, router, serve};

@@ -3,7 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::http::{agents, schema, system, tools};
+use crate::http::{agents, evaluate, resolve, schema, system, tools};
 
 /// The admin API description.
 #[derive(OpenApi)]
@@ -15,6 +15,7 @@ use crate::http::{agents, schema, system, tools};
         tools::list_tools, tools::create_tool, tools::get_tool, tools::put_tool,
         tools::patch_tool, tools::delete_tool, tools::tool_versions, tools::tool_version,
         schema::tool_schema, schema::validate_call,
+        resolve::resolve_agent, evaluate::evaluate_access,
         system::healthz, system::openapi_json,
     ),
     components(schemas(crate::http::Problem, crate::http::Code, registry_core::Violation)),
@@ -22,6 +23,8 @@ use crate::http::{agents, schema, system, tools};
     tags(
         (name = "agents", description = "Agent definitions"),
         (name = "tools", description = "Tool definitions"),
+        (name = "resolution", description = "What a caller may run: agents resolved for Bedrock InvokeInlineAgent"),
+        (name = "access", description = "Access-rule dry runs"),
         (name = "system", description = "Health and API description"),
     )
 )]

@@ -4,8 +4,8 @@
 //! with compiled rules already cached (warm). Target: at most 20 us.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use registry_core::resolve::{BoundedCache, DefinitionMap, Snapshot, resolve};
 use registry_access::{PreparedContext, RuleSet};
+use registry_core::resolve::{BoundedCache, DefinitionMap, Snapshot, resolve};
 use registry_core::{AgentDefinition, RequestContext, ToolDefinition};
 use serde_json::{Value, json};
 use std::hint::black_box;
@@ -25,7 +25,7 @@ fn tool(i: usize) -> ToolDefinition {
     serde_json::from_value(json!({
         "toolId": format!("tool-{i}"),
         "version": 1,
-        "executionType": if i % 2 == 0 { "lambda" } else { "mcp" },
+        "executionType": if i.is_multiple_of(2) { "lambda" } else { "mcp" },
         "name": format!("tool_{i}"),
         "displayName": format!("Tool {i}"),
         "description": "Looks things up.",

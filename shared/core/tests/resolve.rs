@@ -65,7 +65,9 @@ fn internal() -> RequestContext {
 }
 
 fn external() -> RequestContext {
-    ctx(json!({"user": {"userId": "u-2", "userType": "external-user"}, "account": {"accountId": "acct-2"}}))
+    ctx(
+        json!({"user": {"userId": "u-2", "userType": "external-user"}, "account": {"accountId": "acct-2"}}),
+    )
 }
 
 fn defs(agents: Vec<AgentDefinition>, tools: Vec<ToolDefinition>) -> DefinitionMap {
@@ -75,7 +77,11 @@ fn defs(agents: Vec<AgentDefinition>, tools: Vec<ToolDefinition>) -> DefinitionM
     d
 }
 
-fn run(d: &DefinitionMap, id: &str, c: &RequestContext) -> Result<registry_core::resolve::Resolution, ResolveError> {
+fn run(
+    d: &DefinitionMap,
+    id: &str,
+    c: &RequestContext,
+) -> Result<registry_core::resolve::Resolution, ResolveError> {
     let result = resolve(d, &BoundedCache::default(), id, c);
     // the snapshot path gives the same answer
     let snapshot = Snapshot::new(d.agents.values().cloned(), d.tools.values().cloned());
@@ -115,11 +121,17 @@ fn resolves_to_the_inline_agent_shape() {
     assert_eq!(r.agent.version, 7);
     assert_eq!(r.agent.instruction, "You are weather.");
     assert_eq!(r.agent.foundation_model.as_deref(), Some("anthropic.claude-3-haiku-20240307-v1:0"));
-    let names: Vec<&str> = r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
+    let names: Vec<&str> =
+        r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
     assert_eq!(names, ["weather_basic", "forecast", "calc"]);
-    assert!(matches!(&r.agent.action_groups[0].action_group_executor, ActionGroupExecutor::Lambda(arn) if arn.ends_with(":function:weather-basic")));
+    assert!(
+        matches!(&r.agent.action_groups[0].action_group_executor, ActionGroupExecutor::Lambda(arn) if arn.ends_with(":function:weather-basic"))
+    );
     for g in &r.agent.action_groups[1..] {
-        assert_eq!(g.action_group_executor, ActionGroupExecutor::CustomControl(CustomControl::ReturnControl));
+        assert_eq!(
+            g.action_group_executor,
+            ActionGroupExecutor::CustomControl(CustomControl::ReturnControl)
+        );
     }
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 
@@ -134,7 +146,10 @@ fn resolves_to_the_inline_agent_shape() {
     assert!(g["actionGroupExecutor"]["lambda"].is_string());
     assert_eq!(g["functionSchema"]["functions"][0]["name"], "run");
     assert_eq!(g["functionSchema"]["functions"][0]["parameters"]["city"]["type"], "string");
-    assert_eq!(v["actionGroups"][1]["actionGroupExecutor"], json!({"customControl": "RETURN_CONTROL"}));
+    assert_eq!(
+        v["actionGroups"][1]["actionGroupExecutor"],
+        json!({"customControl": "RETURN_CONTROL"})
+    );
     assert_eq!(v["knowledgeBases"][0], json!({"knowledgeBaseId": "KB1", "description": "Docs"}));
     assert_eq!(
         v["knowledgeBases"][1]["retrievalConfiguration"]["vectorSearchConfiguration"],
@@ -151,7 +166,9 @@ fn resolves_to_the_inline_agent_shape() {
 
 #[test]
 fn agent_lifecycle_disabled_and_retired_are_not_available() {
-    for (status, outcome) in [("disabled", AgentOutcome::Disabled), ("retired", AgentOutcome::Retired)] {
+    for (status, outcome) in
+        [("disabled", AgentOutcome::Disabled), ("retired", AgentOutcome::Retired)]
+    {
         let d = defs(vec![agent_with("a", &[], json!({"lifecycle": {"status": status}}))], vec![]);
         let err = run(&d, "a", &internal()).unwrap_err();
         assert!(matches!(err, ResolveError::NotAvailable { .. }), "{err:?}");
@@ -159,7 +176,10 @@ fn agent_lifecycle_disabled_and_retired_are_not_available() {
         // lifecycle comes first: rules are not even evaluated
         assert!(err.trace().unwrap().access.is_none());
     }
-    assert!(matches!(run(&defs(vec![], vec![]), "nope", &internal()), Err(ResolveError::NotFound { .. })));
+    assert!(matches!(
+        run(&defs(vec![], vec![]), "nope", &internal()),
+        Err(ResolveError::NotFound { .. })
+    ));
 }
 
 #[test]
@@ -173,7 +193,11 @@ fn deprecated_agent_is_served_with_a_warning() {
     assert_eq!(w.code, WarningCode::Deprecated);
     assert_eq!(w.deprecation_date.as_deref(), Some("2027-01-31"));
     assert_eq!(w.migration_path.as_deref(), Some("use weather-v2"));
-    assert!(w.message.contains("2027-01-31") && w.message.contains("use weather-v2"), "{}", w.message);
+    assert!(
+        w.message.contains("2027-01-31") && w.message.contains("use weather-v2"),
+        "{}",
+        w.message
+    );
 }
 
 #[test]
@@ -189,7 +213,9 @@ fn agent_access_rules_decide_with_the_decision_in_the_error() {
     // an erroring deny rule denies (fail closed) and reports the error
     let rules = json!([{"effect": "deny", "condition": "customData.tier == 'blocked'"}, {"effect": "allow"}]);
     let d = defs(vec![agent_with("a", &[], json!({"accessRules": rules}))], vec![]);
-    let ResolveError::Denied { decision, .. } = run(&d, "a", &internal()).unwrap_err() else { panic!() };
+    let ResolveError::Denied { decision, .. } = run(&d, "a", &internal()).unwrap_err() else {
+        panic!()
+    };
     assert_eq!(decision.reason, ReasonCode::Error);
     assert_eq!(decision.errors.len(), 1);
 }
@@ -200,7 +226,10 @@ fn rules_see_the_agent_and_tool_ids() {
     let tool_rule = json!([{"effect": "allow", "condition": "request.toolId == 't1' && request.agentId == 'a'"}]);
     let d = defs(
         vec![agent_with("a", &["t1", "t2"], json!({"accessRules": agent_rule}))],
-        vec![tool_with("t1", json!({"accessRules": tool_rule.clone()})), tool_with("t2", json!({"accessRules": tool_rule}))],
+        vec![
+            tool_with("t1", json!({"accessRules": tool_rule.clone()})),
+            tool_with("t2", json!({"accessRules": tool_rule})),
+        ],
     );
     let r = run(&d, "a", &ctx(json!({"request": {"agentId": "other", "toolId": "t2"}}))).unwrap();
     assert_eq!(r.agent.action_groups.len(), 1);
@@ -219,14 +248,26 @@ fn rollout_comes_after_access_and_leaves_callers_out_with_the_reason() {
         })
     };
     let c = internal();
-    assert_eq!(check(policy(json!({"regionRestrictions": ["eu-west-1"]})), &c),
-        Err((AgentOutcome::NotAvailable, Some(RolloutReason::RegionNotAllowed))));
-    assert_eq!(check(policy(json!({"regionRestrictions": ["us-east-1"]})), &c), Ok(RolloutReason::Unrestricted));
-    assert_eq!(check(policy(json!({"betaAccounts": ["acct-1"]})), &c), Ok(RolloutReason::BetaAccount));
-    assert_eq!(check(policy(json!({"betaAccounts": ["acct-9"]})), &c),
-        Err((AgentOutcome::NotAvailable, Some(RolloutReason::NotBetaAccount))));
-    assert_eq!(check(policy(json!({"percentage": 0})), &c),
-        Err((AgentOutcome::NotAvailable, Some(RolloutReason::OutOfRollout))));
+    assert_eq!(
+        check(policy(json!({"regionRestrictions": ["eu-west-1"]})), &c),
+        Err((AgentOutcome::NotAvailable, Some(RolloutReason::RegionNotAllowed)))
+    );
+    assert_eq!(
+        check(policy(json!({"regionRestrictions": ["us-east-1"]})), &c),
+        Ok(RolloutReason::Unrestricted)
+    );
+    assert_eq!(
+        check(policy(json!({"betaAccounts": ["acct-1"]})), &c),
+        Ok(RolloutReason::BetaAccount)
+    );
+    assert_eq!(
+        check(policy(json!({"betaAccounts": ["acct-9"]})), &c),
+        Err((AgentOutcome::NotAvailable, Some(RolloutReason::NotBetaAccount)))
+    );
+    assert_eq!(
+        check(policy(json!({"percentage": 0})), &c),
+        Err((AgentOutcome::NotAvailable, Some(RolloutReason::OutOfRollout)))
+    );
     assert_eq!(check(policy(json!({"percentage": 100})), &c), Ok(RolloutReason::InPercentage));
     // access is checked first: a denied caller is denied, whatever the rollout says
     let both = json!({"accessRules": internal_only(), "rolloutPolicy": {"percentage": 0}});
@@ -239,21 +280,29 @@ fn tool_overrides_replace_tools_or_are_skipped_with_a_warning() {
     let d = defs(
         vec![agent_with("a", &["old", "keep", "ret"], overrides)],
         vec![
-            tool("old"), tool("new"), tool("keep"), tool("ret"),
+            tool("old"),
+            tool("new"),
+            tool("keep"),
+            tool("ret"),
             tool_with("retired-new", json!({"lifecycle": {"status": "retired"}})),
         ],
     );
     let r = run(&d, "a", &internal()).unwrap();
-    let names: Vec<&str> = r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
+    let names: Vec<&str> =
+        r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
     assert_eq!(names, ["new", "keep", "ret"]);
     let new = r.trace.tool("new").unwrap();
     assert_eq!(new.replaces.as_deref(), Some("old"));
     assert!(r.trace.tool("old").is_none());
-    let applied: Vec<(&str, bool)> = r.trace.overrides.iter().map(|o| (o.from.as_str(), o.applied)).collect();
+    let applied: Vec<(&str, bool)> =
+        r.trace.overrides.iter().map(|o| (o.from.as_str(), o.applied)).collect();
     assert_eq!(applied, [("old", true), ("keep", false), ("ret", false)]);
-    let skipped: Vec<&str> = r.warnings.iter()
+    let skipped: Vec<&str> = r
+        .warnings
+        .iter()
         .filter(|w| w.code == WarningCode::OverrideSkipped)
-        .map(|w| w.tool_id.as_deref().unwrap()).collect();
+        .map(|w| w.tool_id.as_deref().unwrap())
+        .collect();
     assert_eq!(skipped, ["keep", "ret"]);
     assert!(r.warnings[0].message.contains("does not exist"), "{}", r.warnings[0].message);
     assert!(r.warnings[1].message.contains("is retired"), "{}", r.warnings[1].message);
@@ -267,11 +316,15 @@ fn tools_left_out_by_lifecycle_or_absence_are_traced() {
             tool("ok"),
             tool_with("off", json!({"lifecycle": {"status": "disabled"}})),
             tool_with("gone", json!({"lifecycle": {"status": "retired"}})),
-            tool_with("old", json!({"lifecycle": {"status": "deprecated", "migrationPath": "use ok"}})),
+            tool_with(
+                "old",
+                json!({"lifecycle": {"status": "deprecated", "migrationPath": "use ok"}}),
+            ),
         ],
     );
     let r = run(&d, "a", &internal()).unwrap();
-    let names: Vec<&str> = r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
+    let names: Vec<&str> =
+        r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
     assert_eq!(names, ["ok", "old"]);
     let outcomes: Vec<ToolOutcome> = r.trace.tools.iter().map(|t| t.outcome).collect();
     use ToolOutcome::*;
@@ -346,8 +399,20 @@ fn collaborators_resolve_recursively_with_their_own_checks() {
     let outcomes: Vec<(&str, AgentOutcome)> =
         r.trace.collaborators.iter().map(|c| (c.agent_id.as_str(), c.outcome)).collect();
     use AgentOutcome::*;
-    assert_eq!(outcomes, [("helper", Resolved), ("secret", Denied), ("later", NotAvailable), ("off", Disabled), ("ghost", NotFound)]);
-    assert_eq!(r.trace.collaborator("helper").unwrap().tool("locked").unwrap().outcome, ToolOutcome::Denied);
+    assert_eq!(
+        outcomes,
+        [
+            ("helper", Resolved),
+            ("secret", Denied),
+            ("later", NotAvailable),
+            ("off", Disabled),
+            ("ghost", NotFound)
+        ]
+    );
+    assert_eq!(
+        r.trace.collaborator("helper").unwrap().tool("locked").unwrap().outcome,
+        ToolOutcome::Denied
+    );
     let v = serde_json::to_value(&r).unwrap();
     assert_eq!(v["collaboratorConfigurations"][0]["relayConversationHistory"], "TO_COLLABORATOR");
     assert_eq!(v["collaborators"][0]["actionGroups"][0]["actionGroupName"], "t");
@@ -370,7 +435,10 @@ fn a_collaborator_cycle_terminates_and_the_trace_says_so() {
     assert_eq!(b.collaborator("b").unwrap().outcome, AgentOutcome::Cycle);
     // resolving b first: the cycle is cut at b
     let r = run(&d, "b", &internal()).unwrap();
-    assert_eq!(r.trace.collaborator("a").unwrap().collaborator("b").unwrap().outcome, AgentOutcome::Cycle);
+    assert_eq!(
+        r.trace.collaborator("a").unwrap().collaborator("b").unwrap().outcome,
+        AgentOutcome::Cycle
+    );
 }
 
 #[test]
@@ -414,7 +482,10 @@ fn bad_contexts_and_unusable_stored_rules_fail_closed() {
     // rules that would no longer compile (stored before a rule change, or corrupt)
     let bad = json!([{"effect": "allow", "condition": "user.userType = 'x'"}]);
     let d = defs(
-        vec![agent_with("a", &["t"], json!({"accessRules": bad.clone()})), agent_with("b", &["t"], json!({}))],
+        vec![
+            agent_with("a", &["t"], json!({"accessRules": bad.clone()})),
+            agent_with("b", &["t"], json!({})),
+        ],
         vec![tool_with("t", json!({"accessRules": bad}))],
     );
     assert!(matches!(run(&d, "a", &internal()), Err(ResolveError::InvalidRules { .. })));

@@ -13,6 +13,8 @@ mod expr;
 mod item;
 mod keys;
 mod list;
+#[cfg(feature = "local-server")]
+pub mod local;
 mod read;
 mod store;
 mod store_impl;

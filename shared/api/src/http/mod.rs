@@ -3,9 +3,11 @@
 pub mod agents;
 pub mod auth;
 pub mod etag;
+pub mod evaluate;
 pub mod json;
 pub mod params;
 pub mod problem;
+pub mod resolve;
 pub mod resource;
 mod routes;
 pub mod schema;

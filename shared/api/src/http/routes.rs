@@ -7,7 +7,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
 use crate::http::json::MAX_BODY_BYTES;
-use crate::http::{AppState, agents, schema, system, tools, trace};
+use crate::http::{AppState, agents, evaluate, resolve, schema, system, tools, trace};
 
 /// Every route path of the router, as written in the OpenAPI document.
 pub const ROUTES: &[&str] = &[
@@ -15,6 +15,8 @@ pub const ROUTES: &[&str] = &[
     "/agents/{id}",
     "/agents/{id}/versions",
     "/agents/{id}/versions/{v}",
+    "/agents/{id}/resolve",
+    "/access/evaluate",
     "/tools",
     "/tools/{id}",
     "/tools/{id}/versions",
@@ -38,6 +40,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/agents/{id}/versions", get(agents::agent_versions))
         .route("/agents/{id}/versions/{v}", get(agents::agent_version))
+        .route("/agents/{id}/resolve", post(resolve::resolve_agent))
+        .route("/access/evaluate", post(evaluate::evaluate_access))
         .route("/tools", get(tools::list_tools).post(tools::create_tool))
         .route(
             "/tools/{id}",

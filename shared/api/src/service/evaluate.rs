@@ -1,7 +1,7 @@
 //! `POST /access/evaluate`: a dry run of a rule list against a context, storing nothing.
 
-use registry_core::{AccessRule, Decision, RequestContext, Violation};
 use registry_access::{DryRun, RuleOutcome, dry_run};
+use registry_core::{AccessRule, Decision, RequestContext, Violation};
 use serde::{Deserialize, Serialize};
 
 use crate::service::{Registry, ServiceError};

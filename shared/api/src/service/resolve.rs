@@ -32,7 +32,10 @@ impl From<ResolveError> for ResolveFailure {
                 Self::Service(ServiceError::NotFound { kind: Kind::Agent, id: agent_id })
             }
             ResolveError::InvalidContext(errors) => Self::Service(ServiceError::Invalid(
-                errors.into_iter().map(|e| Violation { path: e.path, message: e.message }).collect(),
+                errors
+                    .into_iter()
+                    .map(|e| Violation { path: e.path, message: e.message })
+                    .collect(),
             )),
             ResolveError::InvalidRules { agent_id, message } => Self::Service(
                 ServiceError::Internal(format!("stored agent `{agent_id}` is unusable: {message}")),
@@ -59,7 +62,10 @@ impl Registry {
 
     /// Everything resolving `agent_id` may need: the agent, its tools (override
     /// targets included) and its collaborators down to the depth limit, with theirs.
-    pub async fn fetch_for_resolution(&self, agent_id: &str) -> Result<DefinitionMap, ServiceError> {
+    pub async fn fetch_for_resolution(
+        &self,
+        agent_id: &str,
+    ) -> Result<DefinitionMap, ServiceError> {
         let root = self
             .store()
             .get(Kind::Agent, agent_id)

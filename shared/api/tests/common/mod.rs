@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
-use registry_store::SqliteStore;
+use registry_store::{SqliteStore, Store};
 use reqwest::{Method, RequestBuilder, StatusCode, header::HeaderMap};
 use serde_json::{Value, json};
 
@@ -79,16 +79,31 @@ impl Reply {
     }
 }
 
-/// Starts a server on a fresh data directory.
+/// Environment variable choosing the backend of the HTTP tests: `sqlite` (default) or
+/// `dynamodb` (a fresh table on the local DynamoDB-API server per test).
+pub const BACKEND_ENV: &str = "REGISTRY_TEST_STORE";
+
+/// The store for one test, on the backend [`BACKEND_ENV`] names.
+async fn test_store(dir: &std::path::Path) -> Arc<dyn Store> {
+    match std::env::var(BACKEND_ENV).as_deref() {
+        Ok("dynamodb") => {
+            Arc::new(registry_store_dynamodb::local::fresh_store("api").await.unwrap())
+        }
+        Ok("sqlite") | Err(_) => Arc::new(SqliteStore::open(dir.join("registry.db")).unwrap()),
+        Ok(other) => panic!("{BACKEND_ENV}={other}: expected sqlite or dynamodb"),
+    }
+}
+
+/// Starts a server on a fresh data directory and a fresh store.
 pub async fn start() -> Server {
     let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path().join("registry.db")).unwrap();
+    let store = test_store(dir.path()).await;
     let (_, admin) = TokenFile::load_or_init(dir.path(), None).unwrap();
     let admin = admin.expect("first run creates an admin token");
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
-    let registry = Registry::new(Arc::new(store));
+    let registry = Registry::new(store);
     let app = router(AppState::new(registry.clone(), Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

@@ -9,7 +9,9 @@ use std::sync::{Arc, RwLock};
 use registry_access::RuleSet;
 
 use crate::model::{AgentDefinition, ToolDefinition};
-use crate::resolve::compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile_tool};
+use crate::resolve::compiled::{
+    CompileError, CompiledTool, RuleCache, compile_agent, compile_tool,
+};
 
 /// Default number of entries per kind.
 pub const DEFAULT_CAPACITY: usize = 10_000;

@@ -149,8 +149,13 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
             return (listed, None);
         }
         let target = self.defs.tool(to);
-        let usable = target.is_some_and(|t| status(t.lifecycle.as_ref()) != LifecycleStatus::Retired);
-        trace.overrides.push(OverrideTrace { from: listed.to_owned(), to: to.to_owned(), applied: usable });
+        let usable =
+            target.is_some_and(|t| status(t.lifecycle.as_ref()) != LifecycleStatus::Retired);
+        trace.overrides.push(OverrideTrace {
+            from: listed.to_owned(),
+            to: to.to_owned(),
+            applied: usable,
+        });
         if usable {
             return (to, Some(listed));
         }
@@ -170,7 +175,11 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
     }
 
     /// The action groups of the tools the caller may use, in `toolIds` order.
-    fn tools(&mut self, agent: &'a AgentDefinition, trace: &mut AgentTrace) -> Vec<Arc<ActionGroup>> {
+    fn tools(
+        &mut self,
+        agent: &'a AgentDefinition,
+        trace: &mut AgentTrace,
+    ) -> Vec<Arc<ActionGroup>> {
         let mut groups: Vec<Arc<ActionGroup>> = Vec::with_capacity(agent.tool_ids.len());
         let mut seen: Vec<&str> = Vec::with_capacity(agent.tool_ids.len());
         trace.tools.reserve(agent.tool_ids.len());

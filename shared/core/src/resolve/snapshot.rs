@@ -13,7 +13,9 @@ use std::sync::{Arc, RwLock};
 use registry_access::{RequestContext, RuleSet};
 
 use crate::model::{AgentDefinition, ToolDefinition};
-use crate::resolve::compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile_tool};
+use crate::resolve::compiled::{
+    CompileError, CompiledTool, RuleCache, compile_agent, compile_tool,
+};
 use crate::resolve::definitions::Definitions;
 use crate::resolve::error::ResolveError;
 use crate::resolve::resolution::Resolution;
@@ -75,7 +77,11 @@ impl Snapshot {
     }
 
     /// Resolves `agent_id` for the caller in `ctx` (same semantics as the HTTP API).
-    pub fn resolve(&self, agent_id: &str, ctx: &RequestContext) -> Result<Resolution, ResolveError> {
+    pub fn resolve(
+        &self,
+        agent_id: &str,
+        ctx: &RequestContext,
+    ) -> Result<Resolution, ResolveError> {
         resolver::resolve(self, self, agent_id, ctx)
     }
 

@@ -1,0 +1,380 @@
+//! Evaluation of a lowered condition ([`Node`]) against a [`PreparedContext`],
+//! without the `cel` interpreter and without allocating.
+//!
+//! It follows the interpreter step for step, so that it evaluates the same
+//! sub-expressions in the same order (which matters for the step budget): operands
+//! left to right, arguments of a method call before its target, `&&` / `||` with
+//! CEL's commutative error handling (`false && error` is `false`, `true || error` is
+//! `true`, anything else with an error is an error), `exists` / `all` deferring an
+//! element's error until an element decides. Values stay the prepared `cel` values
+//! (borrowed) and every operator on them is `cel`'s own (`Val::equals`,
+//! `Comparer::compare`, `Container::contains`, `Indexer::get`), so the results are
+//! the interpreter's by construction.
+//!
+//! Two ways to fail: [`Fail::Error`] where the interpreter certainly fails, and
+//! [`Fail::Bail`] where this evaluator does not follow (a value shape it does not
+//! handle, such as a loop over a map). Either way the caller re-runs the condition on
+//! the interpreter with the budget as it was, which gives the exact error message;
+//! only `Error` takes part in `&&`, `||` and loops, `Bail` always goes straight up.
+
+use crate::lower::MAX_VARS;
+use crate::node::{CmpOp, Loop, Node, Path, RequestField, Root, StrFn};
+use crate::prepared::PreparedContext;
+use cel::ExecutionError;
+use cel::common::types::{
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelNull, CelString, CelTimestamp, CelUInt,
+};
+use cel::common::value::{CowVal, Val};
+use std::cmp::Ordering;
+
+/// Why the fast path gave no value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fail {
+    /// The interpreter fails here too.
+    Error,
+    /// Not followed here: ask the interpreter.
+    Bail,
+}
+
+/// A value during evaluation: a borrowed `cel` value, or a scalar computed here.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum V<'a> {
+    /// A value of the prepared context or a literal.
+    Ref(&'a (dyn Val + 'static)),
+    /// A `bool` result.
+    Bool(bool),
+    /// An `int` result (`size`).
+    Int(i64),
+    /// A string of the prepared context kept as text (`request.toolId`).
+    Str(&'a str),
+}
+
+type R<'a> = Result<V<'a>, Fail>;
+
+/// Calls `f` with `v` as a `cel` value (scalars are built on the stack).
+fn with_val<T>(v: V<'_>, f: impl FnOnce(&dyn Val) -> T) -> T {
+    match v {
+        V::Ref(r) => f(r),
+        V::Bool(b) => f(&CelBool::from(b)),
+        V::Int(i) => f(&CelInt::from(i)),
+        V::Str(s) => f(&CelString::from(s)),
+    }
+}
+
+/// `Some` when `v` is a `bool`.
+fn as_bool(v: V<'_>) -> Option<bool> {
+    match v {
+        V::Bool(b) => Some(b),
+        V::Ref(r) => r.downcast_ref::<CelBool>().map(|b| *b.inner()),
+        V::Int(_) | V::Str(_) => None,
+    }
+}
+
+/// `Some` when `v` is a string.
+fn as_str(v: V<'_>) -> Option<&str> {
+    match v {
+        V::Str(s) => Some(s),
+        V::Ref(r) => r.downcast_ref::<CelString>().map(CelString::inner),
+        V::Bool(_) | V::Int(_) => None,
+    }
+}
+
+/// A borrowed value out of a `cel` lookup; an owned one is not followed.
+fn borrowed<'a>(
+    found: Result<CowVal<'a, 'static>, ExecutionError>,
+) -> Result<&'a (dyn Val + 'static), Fail> {
+    match found {
+        Ok(CowVal::Borrowed(v)) => Ok(v),
+        Ok(CowVal::Owned(_)) => Err(Fail::Bail),
+        Err(_) => Err(Fail::Error),
+    }
+}
+
+/// One evaluation: the context, the budget left and the comprehension variables.
+pub(crate) struct Eval<'a> {
+    ctx: &'a PreparedContext,
+    /// Steps left in the decision's budget.
+    pub steps: u64,
+    vars: [V<'a>; MAX_VARS],
+}
+
+impl<'a> Eval<'a> {
+    /// An evaluation against `ctx` with `steps` left in the budget.
+    pub(crate) fn new(ctx: &'a PreparedContext, steps: u64) -> Self {
+        Self { ctx, steps, vars: [V::Bool(false); MAX_VARS] }
+    }
+
+    /// The condition's value as a rule result: a `bool`, else [`Fail::Bail`] (the
+    /// interpreter names the type in its message).
+    pub(crate) fn condition(&mut self, node: &'a Node) -> Result<bool, Fail> {
+        as_bool(self.eval(node)?).ok_or(Fail::Bail)
+    }
+
+    /// The value of `node`. Every non-trivial case is a method of its own, which keeps
+    /// this recursive function's stack frame small in debug builds.
+    pub(crate) fn eval(&mut self, node: &'a Node) -> R<'a> {
+        match node {
+            Node::Const(c) => Ok(V::Ref(c.as_ref())),
+            Node::Ctx(path) => self.path(path),
+            Node::Var(at) => self.vars.get(*at).copied().ok_or(Fail::Bail),
+            Node::Select(operand, field) => self.select(operand, field),
+            Node::Has(operand, field) => self.has(operand, field),
+            Node::HasRequest(field) => Ok(V::Bool(self.has_request(field))),
+            Node::Index(operand, index) => self.index(operand, index),
+            Node::Not(operand) => self.not(operand),
+            Node::And(left, right) => self.logic(left, right, false),
+            Node::Or(left, right) => self.logic(left, right, true),
+            Node::Cond(cond, then, otherwise) => self.cond(cond, then, otherwise),
+            Node::Cmp(op, left, right) => self.compare(*op, left, right),
+            Node::InStrings(needle, set) => self.in_strings(needle, set),
+            Node::InList(needle, elements) => self.in_list(needle, elements),
+            Node::In(needle, haystack) => self.in_value(needle, haystack),
+            Node::Size(operand) => self.size(operand),
+            Node::StrFn(f, target, arg) => self.string_fn(*f, target, arg),
+            Node::Loop(l) => self.comprehension(l),
+        }
+    }
+
+    fn select(&mut self, operand: &'a Node, field: &CelString<'static>) -> R<'a> {
+        let V::Ref(r) = self.eval(operand)? else { return Err(Fail::Error) };
+        let indexer = r.as_indexer().ok_or(Fail::Error)?;
+        borrowed(indexer.get(field)).map(V::Ref)
+    }
+
+    fn has(&mut self, operand: &'a Node, field: &CelString<'static>) -> R<'a> {
+        let V::Ref(r) = self.eval(operand)? else { return Err(Fail::Error) };
+        match r.as_indexer().ok_or(Fail::Error)?.get(field) {
+            Ok(_) => Ok(V::Bool(true)),
+            Err(ExecutionError::NoSuchKey(_)) => Ok(V::Bool(false)),
+            Err(_) => Err(Fail::Error),
+        }
+    }
+
+    fn has_request(&self, field: &RequestField) -> bool {
+        match field {
+            RequestField::ToolId => self.ctx.tool_id().is_some(),
+            RequestField::AgentId => self.ctx.agent_id().is_some(),
+            RequestField::Other(key) => {
+                let request = self.ctx.root(Root::Request);
+                request.as_indexer().is_some_and(|i| i.get(key).is_ok())
+            }
+        }
+    }
+
+    fn index(&mut self, operand: &'a Node, index: &'a Node) -> R<'a> {
+        let v = self.eval(operand)?;
+        let i = self.eval(index)?;
+        let V::Ref(r) = v else { return Err(Fail::Error) };
+        let indexer = r.as_indexer().ok_or(Fail::Error)?;
+        borrowed(with_val(i, |i| indexer.get(i))).map(V::Ref)
+    }
+
+    fn not(&mut self, operand: &'a Node) -> R<'a> {
+        as_bool(self.eval(operand)?).map(|b| V::Bool(!b)).ok_or(Fail::Error)
+    }
+
+    fn cond(&mut self, cond: &'a Node, then: &'a Node, otherwise: &'a Node) -> R<'a> {
+        match as_bool(self.eval(cond)?).ok_or(Fail::Error)? {
+            true => self.eval(then),
+            false => self.eval(otherwise),
+        }
+    }
+
+    fn compare(&mut self, op: CmpOp, left: &'a Node, right: &'a Node) -> R<'a> {
+        let l = self.eval(left)?;
+        let r = self.eval(right)?;
+        compare(op, l, r).map(V::Bool)
+    }
+
+    fn in_strings(&mut self, needle: &'a Node, set: &[String]) -> R<'a> {
+        let v = self.eval(needle)?;
+        // a list of strings only ever equals a string
+        Ok(V::Bool(as_str(v).is_some_and(|s| set.binary_search_by(|e| e.as_str().cmp(s)).is_ok())))
+    }
+
+    fn in_list(&mut self, needle: &'a Node, elements: &'a [Node]) -> R<'a> {
+        let v = self.eval(needle)?;
+        let mut found = false;
+        // the interpreter builds the whole list first: every element is evaluated
+        for e in elements {
+            let e = self.eval(e)?;
+            found = found || with_val(e, |e| with_val(v, |v| e.equals(v)));
+        }
+        Ok(V::Bool(found))
+    }
+
+    fn in_value(&mut self, needle: &'a Node, haystack: &'a Node) -> R<'a> {
+        let v = self.eval(needle)?;
+        let V::Ref(h) = self.eval(haystack)? else { return Err(Fail::Error) };
+        let container = h.as_container().ok_or(Fail::Error)?;
+        with_val(v, |v| container.contains(v)).map(V::Bool).map_err(|_| Fail::Error)
+    }
+
+    fn size(&mut self, operand: &'a Node) -> R<'a> {
+        size(self.eval(operand)?)
+    }
+
+    fn string_fn(&mut self, f: StrFn, target: &'a Node, arg: &'a Node) -> R<'a> {
+        // a method call evaluates its arguments before its target
+        let a = self.eval(arg)?;
+        let t = self.eval(target)?;
+        let (Some(t), Some(a)) = (as_str(t), as_str(a)) else {
+            return Err(Fail::Error);
+        };
+        Ok(V::Bool(match f {
+            StrFn::StartsWith => t.starts_with(a),
+            StrFn::EndsWith => t.ends_with(a),
+            StrFn::Contains => t.contains(a),
+        }))
+    }
+
+    fn path(&self, path: &Path) -> R<'a> {
+        let ctx = self.ctx;
+        match path {
+            Path::Slot(at) => ctx.slot(*at).map(V::Ref).ok_or(Fail::Error),
+            Path::ToolId => ctx.tool_id().map(V::Str).ok_or(Fail::Error),
+            Path::AgentId => ctx.agent_id().map(V::Str).ok_or(Fail::Error),
+            Path::Root(root) => Ok(V::Ref(ctx.root(*root))),
+            Path::Walk(root, fields) => {
+                let mut current = ctx.root(*root);
+                for field in fields.iter() {
+                    current = borrowed(current.as_indexer().ok_or(Fail::Error)?.get(field))?;
+                }
+                Ok(V::Ref(current))
+            }
+        }
+    }
+
+    /// `left && right` (`or` false) or `left || right` (`or` true): the absorbing
+    /// value (`false` for `&&`, `true` for `||`) on either side wins over an error.
+    fn logic(&mut self, left: &'a Node, right: &'a Node, or: bool) -> R<'a> {
+        let l = match self.eval(left) {
+            Ok(v) => as_bool(v),
+            Err(Fail::Error) => None,
+            Err(Fail::Bail) => return Err(Fail::Bail),
+        };
+        if l == Some(or) {
+            return Ok(V::Bool(or));
+        }
+        let r = as_bool(self.eval(right)?);
+        match (l, r) {
+            (Some(_), Some(r)) => Ok(V::Bool(r)),
+            (None, Some(r)) if r == or => Ok(V::Bool(or)),
+            _ => Err(Fail::Error),
+        }
+    }
+
+    /// `exists` / `all`: charge the budget, then iterate until an element decides.
+    fn comprehension(&mut self, l: &'a Loop) -> R<'a> {
+        let range = self.eval(&l.range)?;
+        // the guard's charge, inline: size x weight (size 0 for a value without one),
+        // at least 1, before iterating
+        let size = match range {
+            V::Ref(r) => r.as_sizer().map_or(0, |s| *s.size().inner()),
+            V::Str(s) => i64::try_from(s.chars().count()).unwrap_or(i64::MAX),
+            V::Bool(_) | V::Int(_) => 0,
+        };
+        let cost = u64::try_from(size).unwrap_or(0).saturating_mul(l.weight).max(1);
+        if cost > self.steps {
+            self.steps = 0;
+            return Err(Fail::Error);
+        }
+        self.steps -= cost;
+        let V::Ref(range) = range else {
+            // strings, bools and ints are not iterable
+            return Err(Fail::Error);
+        };
+        if let Some(list) = range.downcast_ref::<CelList>() {
+            self.iterate(l, list.inner().iter().map(|item| item.as_ref()))
+        } else if let Some(map) = range.downcast_ref::<CelMap>() {
+            // a map iterates over its keys, in the map's own order, as in the interpreter
+            self.iterate(l, map.inner().keys().map(|key| key.inner()))
+        } else if range.as_iterable().is_none() {
+            Err(Fail::Error)
+        } else {
+            Err(Fail::Bail)
+        }
+    }
+
+    /// The loop of `exists` / `all` over `items`: an element's error waits for an
+    /// element that decides (`true` for `exists`, `false` for `all`).
+    fn iterate(
+        &mut self,
+        l: &'a Loop,
+        items: impl Iterator<Item = &'a (dyn Val + 'static)>,
+    ) -> R<'a> {
+        if l.var >= MAX_VARS {
+            return Err(Fail::Bail);
+        }
+        let decisive = !l.all;
+        let mut pending = false;
+        for item in items {
+            self.vars[l.var] = V::Ref(item);
+            match self.eval(&l.body) {
+                Ok(v) => match as_bool(v) {
+                    Some(b) if b == decisive => return Ok(V::Bool(decisive)),
+                    Some(_) => {}
+                    None => pending = true,
+                },
+                Err(Fail::Error) => pending = true,
+                Err(Fail::Bail) => return Err(Fail::Bail),
+            }
+        }
+        if pending { Err(Fail::Error) } else { Ok(V::Bool(!decisive)) }
+    }
+}
+
+/// `==`, `!=` (`cel`'s equality, never an error) or an ordering (an error when the
+/// values do not compare).
+fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
+    let ordering = match op {
+        CmpOp::Eq | CmpOp::Ne => {
+            let equal = match (l, r) {
+                (V::Bool(a), V::Bool(b)) => a == b,
+                _ => with_val(l, |a| with_val(r, |b| a.equals(b))),
+            };
+            return Ok(equal == (op == CmpOp::Eq));
+        }
+        _ => with_val(l, |a| {
+            let comparer = a.as_comparer().ok_or(Fail::Error)?;
+            with_val(r, |b| comparer.compare(b)).map_err(|_| Fail::Error)
+        })?,
+    };
+    Ok(match op {
+        CmpOp::Lt => ordering == Ordering::Less,
+        CmpOp::Le => ordering != Ordering::Greater,
+        CmpOp::Gt => ordering == Ordering::Greater,
+        _ => ordering != Ordering::Less,
+    })
+}
+
+/// `size`: strings in code points, lists and maps in entries; no other value of the
+/// subset has a size.
+fn size(v: V<'_>) -> R<'_> {
+    let n = match v {
+        V::Str(s) => s.chars().count(),
+        V::Ref(r) => {
+            if let Some(s) = r.downcast_ref::<CelString>() {
+                s.inner().chars().count()
+            } else if let Some(l) = r.downcast_ref::<CelList>() {
+                l.inner().len()
+            } else if let Some(m) = r.downcast_ref::<CelMap>() {
+                m.inner().len()
+            } else if r.downcast_ref::<CelInt>().is_some()
+                || r.downcast_ref::<CelUInt>().is_some()
+                || r.downcast_ref::<CelDouble>().is_some()
+                || r.downcast_ref::<CelBool>().is_some()
+                || r.downcast_ref::<CelNull>().is_some()
+                || r.downcast_ref::<CelTimestamp>().is_some()
+            {
+                // `size` has no overload for these
+                return Err(Fail::Error);
+            } else {
+                // bytes have a size too; let the interpreter answer for anything else
+                return Err(Fail::Bail);
+            }
+        }
+        V::Bool(_) | V::Int(_) => return Err(Fail::Error),
+    };
+    i64::try_from(n).map(V::Int).map_err(|_| Fail::Bail)
+}

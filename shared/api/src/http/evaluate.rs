@@ -1,0 +1,31 @@
+//! `POST /access/evaluate`: dry-run a rule list against a context, storing nothing.
+
+use axum::Json;
+use axum::extract::State;
+
+use crate::http::AppState;
+use crate::http::auth::Reader;
+use crate::http::json::JsonBody;
+use crate::http::problem::Problem;
+use crate::service::{EvaluateRequest, Evaluation};
+
+/// Evaluate access rules against a context without storing anything: the decision
+/// (effect, deciding rule, reason code, errors) and each rule's result. Rules that do
+/// not compile are a 400 at `/rules/<i>/condition` with the position and a hint.
+#[utoipa::path(post, path = "/access/evaluate", tag = "access", request_body = EvaluateRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The decision and every rule's result", body = Evaluation),
+        (status = 400, description = "A rule does not compile, the context breaks a limit, an unknown field, or malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over 1 MiB", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn evaluate_access(
+    State(state): State<AppState>,
+    _caller: Reader,
+    JsonBody(request): JsonBody<EvaluateRequest>,
+) -> Result<Json<Evaluation>, Problem> {
+    Ok(Json(state.registry.evaluate_access(&request)?))
+}

@@ -1,0 +1,165 @@
+//! `POST /agents/{id}/resolve`: the InvokeInlineAgent-ready configuration of an agent
+//! for the caller described in the body. A refused agent is a 403 problem carrying
+//! the decision: `ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle `disabled`
+//! or `retired`, or rollout).
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use http::{HeaderValue, StatusCode, header};
+use registry_core::resolve::{AgentOutcome, AgentTrace, Resolution, ResolveError};
+use registry_core::rollout::RolloutDecision;
+use registry_core::{Decision, LifecycleStatus, RequestContext, Violation};
+use serde::Serialize;
+
+use crate::http::AppState;
+use crate::http::auth::Reader;
+use crate::http::json::JsonBody;
+use crate::http::params::Id;
+use crate::http::problem::{PROBLEM_JSON, Problem};
+use crate::service::ResolveFailure;
+
+/// Stable codes of a refused resolution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RefusalCode {
+    /// The agent's access rules deny the caller (see `decision`).
+    AccessDenied,
+    /// The agent is disabled or retired, or the caller is outside its rollout (see `reason`).
+    NotAvailable,
+}
+
+/// The 403 problem of a refused resolution: the usual problem fields plus why.
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefusalProblem {
+    /// URI identifying the problem type.
+    #[serde(rename = "type")]
+    pub type_uri: &'static str,
+    /// `Forbidden`.
+    pub title: &'static str,
+    /// 403.
+    pub status: u16,
+    /// What was refused and why.
+    pub detail: String,
+    /// `ACCESS_DENIED` or `NOT_AVAILABLE`.
+    pub code: RefusalCode,
+    /// Always empty (the request itself was valid).
+    pub errors: Vec<Violation>,
+    /// Machine-readable reason: the decision's reason code (`NO_MATCH`, `RULE_MATCH`,
+    /// `ERROR`), `DISABLED`, `RETIRED`, or the rollout reason (`REGION_NOT_ALLOWED`,
+    /// `NOT_BETA_ACCOUNT`, `OUT_OF_ROLLOUT`, `MISSING_STICKINESS_VALUE`).
+    pub reason: String,
+    /// The access decision (`ACCESS_DENIED`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
+    /// The rollout decision (`NOT_AVAILABLE` by rollout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutDecision>,
+    /// The decision trace for the agent.
+    pub trace: AgentTrace,
+}
+
+/// Wire name of a serializable unit enum value (`NO_MATCH`, `OUT_OF_ROLLOUT`, ...).
+fn wire_name(value: impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+impl RefusalProblem {
+    /// The problem for a refusal; `None` for errors that are not refusals.
+    pub fn from_error(err: &ResolveError) -> Option<Self> {
+        let detail = err.to_string();
+        let (code, reason, decision, rollout, trace) = match err {
+            ResolveError::Denied { decision, trace } => (
+                RefusalCode::AccessDenied,
+                wire_name(decision.reason),
+                Some(decision.clone()),
+                None,
+                trace,
+            ),
+            ResolveError::NotAvailable { trace } => {
+                let reason = match (trace.outcome, trace.rollout) {
+                    (AgentOutcome::NotAvailable, Some(r)) => wire_name(r.reason),
+                    (AgentOutcome::Disabled, _) => {
+                        wire_name(LifecycleStatus::Disabled).to_uppercase()
+                    }
+                    (AgentOutcome::Retired, _) => {
+                        wire_name(LifecycleStatus::Retired).to_uppercase()
+                    }
+                    (outcome, _) => wire_name(outcome),
+                };
+                (RefusalCode::NotAvailable, reason, None, trace.rollout, trace)
+            }
+            _ => return None,
+        };
+        Some(Self {
+            type_uri: match code {
+                RefusalCode::AccessDenied => "urn:agent-registry:problem:access-denied",
+                RefusalCode::NotAvailable => "urn:agent-registry:problem:not-available",
+            },
+            title: "Forbidden",
+            status: StatusCode::FORBIDDEN.as_u16(),
+            detail,
+            code,
+            errors: Vec::new(),
+            reason,
+            decision,
+            rollout,
+            trace: trace.as_ref().clone(),
+        })
+    }
+}
+
+impl IntoResponse for RefusalProblem {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{}".to_vec());
+        let mut response = (StatusCode::FORBIDDEN, body).into_response();
+        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        response
+    }
+}
+
+fn failure(err: ResolveFailure) -> Response {
+    match err {
+        ResolveFailure::Service(e) => Problem::from(e).into_response(),
+        ResolveFailure::Refused(e) => match RefusalProblem::from_error(&e) {
+            Some(p) => p.into_response(),
+            None => {
+                tracing::error!(error = %e, "unexpected refusal");
+                Problem::internal().into_response()
+            }
+        },
+    }
+}
+
+/// Resolve an agent for a caller: instruction, model, action groups in Bedrock's shape,
+/// knowledge bases, collaborators (resolved recursively), warnings and the decision
+/// trace. Tools and collaborators the caller may not use are left out and named in the
+/// trace.
+#[utoipa::path(post, path = "/agents/{id}/resolve", tag = "resolution", request_body = RequestContext,
+    params(("id" = String, Path, description = "Agent id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The configuration for InvokeInlineAgent, warnings and trace", body = Resolution),
+        (status = 400, description = "Unknown field, context over a limit, or malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle, rollout), with the decision", body = RefusalProblem, content_type = "application/problem+json"),
+        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Body over 1 MiB", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn resolve_agent(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+    JsonBody(context): JsonBody<RequestContext>,
+) -> Response {
+    match state.registry.resolve(&id, &context).await {
+        Ok(resolution) => Json(resolution).into_response(),
+        Err(err) => failure(err),
+    }
+}
