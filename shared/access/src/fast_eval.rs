@@ -115,6 +115,8 @@ impl<'a> Eval<'a> {
     pub(crate) fn eval(&mut self, node: &'a Node) -> R<'a> {
         match node {
             Node::Const(c) => Ok(V::Ref(c.as_ref())),
+            Node::Str(s) => Ok(V::Str(s)),
+            Node::Int(i) => Ok(V::Int(*i)),
             Node::Ctx(path) => self.path(path),
             Node::Var(at) => self.vars.get(*at).copied().ok_or(Fail::Bail),
             Node::Select(operand, field) => self.select(operand, field),
@@ -324,27 +326,42 @@ impl<'a> Eval<'a> {
     }
 }
 
+/// `Some` when `v` is an `int`.
+fn as_int(v: V<'_>) -> Option<i64> {
+    match v {
+        V::Int(i) => Some(i),
+        V::Ref(r) => r.downcast_ref::<CelInt>().map(|i| *i.inner()),
+        V::Bool(_) | V::Str(_) => None,
+    }
+}
+
 /// `==`, `!=` (`cel`'s equality, never an error) or an ordering (an error when the
-/// values do not compare).
+/// values do not compare). Two strings, two ints and two bools compare here directly,
+/// as `cel` compares them; anything else goes through `cel`'s `Val::equals` and
+/// `Comparer::compare`.
 fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
-    let ordering = match op {
-        CmpOp::Eq | CmpOp::Ne => {
-            let equal = match (l, r) {
-                (V::Bool(a), V::Bool(b)) => a == b,
-                _ => with_val(l, |a| with_val(r, |b| a.equals(b))),
-            };
-            return Ok(equal == (op == CmpOp::Eq));
-        }
-        _ => with_val(l, |a| {
+    let ordering = if let (Some(a), Some(b)) = (as_str(l), as_str(r)) {
+        a.cmp(b)
+    } else if let (Some(a), Some(b)) = (as_int(l), as_int(r)) {
+        a.cmp(&b)
+    } else if let (V::Bool(a), V::Bool(b)) = (l, r) {
+        a.cmp(&b)
+    } else if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+        let equal = with_val(l, |a| with_val(r, |b| a.equals(b)));
+        return Ok(equal == (op == CmpOp::Eq));
+    } else {
+        with_val(l, |a| {
             let comparer = a.as_comparer().ok_or(Fail::Error)?;
             with_val(r, |b| comparer.compare(b)).map_err(|_| Fail::Error)
-        })?,
+        })?
     };
     Ok(match op {
+        CmpOp::Eq => ordering == Ordering::Equal,
+        CmpOp::Ne => ordering != Ordering::Equal,
         CmpOp::Lt => ordering == Ordering::Less,
         CmpOp::Le => ordering != Ordering::Greater,
         CmpOp::Gt => ordering == Ordering::Greater,
-        _ => ordering != Ordering::Less,
+        CmpOp::Ge => ordering != Ordering::Less,
     })
 }
 

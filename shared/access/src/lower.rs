@@ -45,6 +45,9 @@ fn boxed<'e>(expr: &'e IdedExpr, scope: &mut Scope<'e>) -> Option<Box<Node>> {
 
 fn node<'e>(expr: &'e IdedExpr, scope: &mut Scope<'e>) -> Option<Node> {
     match &expr.expr {
+        // strings and ints are kept as text and number: no `cel` value to look into
+        Expr::Literal(LiteralValue::String(s)) => Some(Node::Str(s.inner().into())),
+        Expr::Literal(LiteralValue::Int(i)) => Some(Node::Int(*i.inner())),
         Expr::Literal(_) => constant(expr).map(Node::Const),
         Expr::Ident(name) => match scope.iter().rposition(|s| s == name) {
             Some(at) => Some(Node::Var(at)),

@@ -15,6 +15,10 @@ pub(crate) type Const = Box<dyn Val + 'static>;
 pub(crate) enum Node {
     /// A literal, or a list literal of literals (never bytes).
     Const(Const),
+    /// A string literal.
+    Str(Box<str>),
+    /// An int literal.
+    Int(i64),
     /// A variable or field path of the request context (a flattened identifier).
     Ctx(Path),
     /// A comprehension variable: position in the stack of bound variables, outermost 0.

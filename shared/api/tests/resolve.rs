@@ -407,3 +407,30 @@ async fn an_agent_and_its_tools_take_two_store_calls_plus_two_per_collaborator_l
     assert_eq!(r.agent.collaborators[0].action_groups.len(), 2);
     assert_eq!(store.calls.swap(0, Ordering::SeqCst), 4);
 }
+
+#[test]
+fn both_routes_are_documented_with_their_schemas() {
+    let doc = serde_json::to_value(registry_api::openapi::document()).unwrap();
+    let resolve = &doc["paths"]["/agents/{id}/resolve"]["post"];
+    assert_eq!(
+        resolve["requestBody"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/RequestContext"
+    );
+    assert!(resolve["responses"]["403"]["content"]["application/problem+json"].is_object());
+    let evaluate = &doc["paths"]["/access/evaluate"]["post"];
+    assert!(evaluate["responses"]["200"].is_object() && evaluate["responses"]["400"].is_object());
+    for schema in [
+        "Resolution",
+        "ResolvedAgent",
+        "ActionGroup",
+        "AgentTrace",
+        "RefusalProblem",
+        "EvaluateRequest",
+        "Evaluation",
+        "Decision",
+    ] {
+        assert!(doc["components"]["schemas"][schema].is_object(), "schema {schema} missing");
+    }
+    let groups = &doc["components"]["schemas"]["ResolvedAgent"]["properties"]["actionGroups"];
+    assert_eq!(groups["items"]["$ref"], "#/components/schemas/ActionGroup", "{groups}");
+}

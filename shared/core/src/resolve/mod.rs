@@ -14,6 +14,8 @@
 //! retired or denied (rules evaluated with `request.toolId` set) tools are left out and
 //! named in the trace. Collaborators: cycle-safe (an agent already on the path is
 //! left out as `CYCLE`), at most [`MAX_COLLABORATOR_DEPTH`] levels deep.
+//! Rules see `request.agentId` (the agent being checked) and `request.toolId` (the tool
+//! being checked, absent for agents) set by resolution, whatever the caller sent.
 
 mod bedrock;
 mod cache;
