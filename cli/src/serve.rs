@@ -10,6 +10,14 @@ use tokio::net::TcpListener;
 use crate::args::{ServeArgs, StoreKind};
 use crate::{example, shutdown};
 
+/// Prints a line for the operator; a closed standard output never stops the server.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// File name of the embedded database inside the data directory.
 pub const DATABASE_FILE: &str = "registry.db";
 
@@ -21,7 +29,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let registry = Registry::new(store);
     if fresh && !args.no_example {
         example::load(&registry).await.context("cannot load the example definitions")?;
-        println!(
+        say!(
             "Loaded the example: agent `weather-agent`, tools `weather-basic@1`, `weather-forecast@1`."
         );
     }
@@ -30,24 +38,24 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let (auth, new_token) = TokenFile::load_or_init(&args.data_dir, admin_token)
         .context("cannot read or create the token file")?;
     if let Some(token) = new_token {
-        println!(
+        say!(
             "Created an admin token (shown once; it is stored hashed in {}):",
             args.data_dir.join("auth.json").display()
         );
-        println!("  export AGENT_REGISTRY_TOKEN={token}");
+        say!("  export AGENT_REGISTRY_TOKEN={token}");
     }
 
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let address = listener.local_addr()?;
-    println!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
-    println!(
+    say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
+    say!(
         "  try: curl -s -H \"Authorization: Bearer $AGENT_REGISTRY_TOKEN\" http://{address}/agents"
     );
     let state = AppState::new(registry, Arc::new(auth));
     serve(listener, router(state), shutdown::signal()).await?;
-    println!("agent-registry stopped");
+    say!("agent-registry stopped");
     Ok(())
 }
 

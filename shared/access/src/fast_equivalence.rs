@@ -10,7 +10,7 @@
 //! per-rule results, error messages included.
 
 use crate::compile::{self, Condition};
-use crate::fast_eval::{Eval, Fail, V};
+use crate::fast_eval::{Eval, Fail, with_val};
 use crate::decision::Decision;
 use crate::evaluate::{RuleOutcome, RuleResult};
 use crate::rule::{AccessRule, Effect};
@@ -310,12 +310,7 @@ fn check(source: &str, cond: &Condition, ctx: &PreparedContext, steps: u64) -> O
             let c = cel_result.unwrap_or_else(|e| {
                 panic!("{source}: fast path gave {v:?}, interpreter failed: {e} (steps {steps})")
             });
-            let same = match v {
-                V::Ref(r) => r.get_type() == c.get_type() && r.equals(c.as_ref()),
-                V::Bool(b) => c.downcast_ref::<cel::common::types::CelBool>().map(|x| *x.inner()) == Some(b),
-                V::Int(i) => c.downcast_ref::<cel::common::types::CelInt>().map(|x| *x.inner()) == Some(i),
-                V::Str(s) => c.downcast_ref::<cel::common::types::CelString>().map(|x| x.inner()) == Some(s),
-            };
+            let same = with_val(v, |a| a.get_type() == c.get_type() && a.equals(c.as_ref()));
             assert!(same, "{source}: fast path gave {v:?}, interpreter {c:?}");
             assert_eq!(fast.steps, budget::left(), "{source}: budget left differs");
             None

@@ -6,26 +6,34 @@
 //! left to right, arguments of a method call before its target, `&&` / `||` with
 //! CEL's commutative error handling (`false && error` is `false`, `true || error` is
 //! `true`, anything else with an error is an error), `exists` / `all` deferring an
-//! element's error until an element decides. Values stay the prepared `cel` values
-//! (borrowed) and every operator on them is `cel`'s own (`Val::equals`,
-//! `Comparer::compare`, `Container::contains`, `Indexer::get`), so the results are
-//! the interpreter's by construction.
+//! element's error until an element decides. Values stay the prepared `cel` values,
+//! borrowed; strings, ints and bools are compared here as `cel` compares them, and
+//! every other operation is `cel`'s own (`Val::equals`, `Comparer::compare`,
+//! `Container::contains`).
 //!
 //! Two ways to fail: [`Fail::Error`] where the interpreter certainly fails, and
 //! [`Fail::Bail`] where this evaluator does not follow (a value shape it does not
-//! handle, such as a loop over a map). Either way the caller re-runs the condition on
-//! the interpreter with the budget as it was, which gives the exact error message;
-//! only `Error` takes part in `&&`, `||` and loops, `Bail` always goes straight up.
+//! handle). Either way the caller re-runs the condition on the interpreter with the
+//! budget as it was, which gives the exact error message; only `Error` takes part in
+//! `&&`, `||` and loops, `Bail` always goes straight up.
+//!
+//! Values are thin references (`&Box<dyn Val>`, `&String`), so that a result fits
+//! in two registers: recursion returning a 32-byte value through memory cost more
+//! than the rest of an evaluation.
+
+// `&Box<dyn Val>` is a thin pointer, `&dyn Val` a fat one: see above
+#![allow(clippy::borrowed_box)]
 
 use crate::lower::MAX_VARS;
 use crate::node::{CmpOp, Loop, Node, Path, RequestField, Root, StrFn};
-use crate::prepared::PreparedContext;
-use cel::ExecutionError;
+use crate::prepared::{Boxed, PreparedContext};
 use cel::common::types::{
-    CelBool, CelDouble, CelInt, CelList, CelMap, CelNull, CelString, CelTimestamp, CelUInt,
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
+    CelUInt,
 };
-use cel::common::value::{CowVal, Val};
+use cel::common::value::Val;
 use std::cmp::Ordering;
+
 
 /// Why the fast path gave no value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,28 +44,31 @@ pub(crate) enum Fail {
     Bail,
 }
 
-/// A value during evaluation: a borrowed `cel` value, or a scalar computed here.
+/// A value during evaluation: a borrowed `cel` value, or a scalar.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum V<'a> {
     /// A value of the prepared context or a literal.
-    Ref(&'a (dyn Val + 'static)),
+    Ref(&'a Boxed),
     /// A `bool` result.
     Bool(bool),
-    /// An `int` result (`size`).
+    /// An `int` (literal or `size`).
     Int(i64),
-    /// A string of the prepared context kept as text (`request.toolId`).
-    Str(&'a str),
+    /// A string literal, or `request.toolId` / `agentId`.
+    Str(&'a String),
+    /// A map key, when a loop iterates over a map.
+    Key(&'a CelMapKey<'static>),
 }
 
 type R<'a> = Result<V<'a>, Fail>;
 
 /// Calls `f` with `v` as a `cel` value (scalars are built on the stack).
-fn with_val<T>(v: V<'_>, f: impl FnOnce(&dyn Val) -> T) -> T {
+pub(crate) fn with_val<T>(v: V<'_>, f: impl FnOnce(&dyn Val) -> T) -> T {
     match v {
-        V::Ref(r) => f(r),
+        V::Ref(r) => f(r.as_ref()),
         V::Bool(b) => f(&CelBool::from(b)),
         V::Int(i) => f(&CelInt::from(i)),
-        V::Str(s) => f(&CelString::from(s)),
+        V::Str(s) => f(&CelString::from(s.as_str())),
+        V::Key(k) => f(k.inner()),
     }
 }
 
@@ -66,7 +77,8 @@ fn as_bool(v: V<'_>) -> Option<bool> {
     match v {
         V::Bool(b) => Some(b),
         V::Ref(r) => r.downcast_ref::<CelBool>().map(|b| *b.inner()),
-        V::Int(_) | V::Str(_) => None,
+        V::Key(CelMapKey::Bool(b)) => Some(*b.inner()),
+        V::Int(_) | V::Str(_) | V::Key(_) => None,
     }
 }
 
@@ -75,18 +87,33 @@ fn as_str(v: V<'_>) -> Option<&str> {
     match v {
         V::Str(s) => Some(s),
         V::Ref(r) => r.downcast_ref::<CelString>().map(CelString::inner),
-        V::Bool(_) | V::Int(_) => None,
+        V::Key(CelMapKey::String(s)) => Some(s.inner()),
+        V::Bool(_) | V::Int(_) | V::Key(_) => None,
     }
 }
 
-/// A borrowed value out of a `cel` lookup; an owned one is not followed.
-fn borrowed<'a>(
-    found: Result<CowVal<'a, 'static>, ExecutionError>,
-) -> Result<&'a (dyn Val + 'static), Fail> {
-    match found {
-        Ok(CowVal::Borrowed(v)) => Ok(v),
-        Ok(CowVal::Owned(_)) => Err(Fail::Bail),
-        Err(_) => Err(Fail::Error),
+/// `Some` when `v` is an `int`.
+fn as_int(v: V<'_>) -> Option<i64> {
+    match v {
+        V::Int(i) => Some(i),
+        V::Ref(r) => r.downcast_ref::<CelInt>().map(|i| *i.inner()),
+        V::Key(CelMapKey::Int(i)) => Some(*i.inner()),
+        V::Bool(_) | V::Str(_) | V::Key(_) => None,
+    }
+}
+
+/// What `v.field` / `v[key]` with a string key finds: `Ok(None)` when `v` is a map
+/// without it (the interpreter's "no such key"), [`Fail::Error`] when `v` cannot be
+/// indexed by a string (every value of the subset that is not a map).
+fn field<'a>(v: V<'a>, key: &CelMapKey<'static>) -> Result<Option<&'a Boxed>, Fail> {
+    let V::Ref(r) = v else { return Err(Fail::Error) };
+    match r.downcast_ref::<CelMap>() {
+        Some(map) => Ok(map.inner().get(key)),
+        None if r.downcast_ref::<CelList>().is_some() || r.as_indexer().is_none() => {
+            Err(Fail::Error)
+        }
+        // some other indexable value: not followed
+        None => Err(Fail::Bail),
     }
 }
 
@@ -114,7 +141,7 @@ impl<'a> Eval<'a> {
     /// this recursive function's stack frame small in debug builds.
     pub(crate) fn eval(&mut self, node: &'a Node) -> R<'a> {
         match node {
-            Node::Const(c) => Ok(V::Ref(c.as_ref())),
+            Node::Const(c) => Ok(V::Ref(c)),
             Node::Str(s) => Ok(V::Str(s)),
             Node::Int(i) => Ok(V::Int(*i)),
             Node::Ctx(path) => self.path(path),
@@ -137,19 +164,14 @@ impl<'a> Eval<'a> {
         }
     }
 
-    fn select(&mut self, operand: &'a Node, field: &CelString<'static>) -> R<'a> {
-        let V::Ref(r) = self.eval(operand)? else { return Err(Fail::Error) };
-        let indexer = r.as_indexer().ok_or(Fail::Error)?;
-        borrowed(indexer.get(field)).map(V::Ref)
+    fn select(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> R<'a> {
+        let v = self.eval(operand)?;
+        field(v, key)?.map(V::Ref).ok_or(Fail::Error)
     }
 
-    fn has(&mut self, operand: &'a Node, field: &CelString<'static>) -> R<'a> {
-        let V::Ref(r) = self.eval(operand)? else { return Err(Fail::Error) };
-        match r.as_indexer().ok_or(Fail::Error)?.get(field) {
-            Ok(_) => Ok(V::Bool(true)),
-            Err(ExecutionError::NoSuchKey(_)) => Ok(V::Bool(false)),
-            Err(_) => Err(Fail::Error),
-        }
+    fn has(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> R<'a> {
+        let v = self.eval(operand)?;
+        Ok(V::Bool(field(v, key)?.is_some()))
     }
 
     fn has_request(&self, field: &RequestField) -> bool {
@@ -158,17 +180,39 @@ impl<'a> Eval<'a> {
             RequestField::AgentId => self.ctx.agent_id().is_some(),
             RequestField::Other(key) => {
                 let request = self.ctx.root(Root::Request);
-                request.as_indexer().is_some_and(|i| i.get(key).is_ok())
+                request.downcast_ref::<CelMap>().is_some_and(|m| m.inner().contains_key(key))
             }
         }
     }
 
+    /// `operand[index]`: string keys of maps and int indexes of lists here; the
+    /// interpreter's numeric key conversions are not followed.
     fn index(&mut self, operand: &'a Node, index: &'a Node) -> R<'a> {
         let v = self.eval(operand)?;
         let i = self.eval(index)?;
         let V::Ref(r) = v else { return Err(Fail::Error) };
-        let indexer = r.as_indexer().ok_or(Fail::Error)?;
-        borrowed(with_val(i, |i| indexer.get(i))).map(V::Ref)
+        if let Some(list) = r.downcast_ref::<CelList>() {
+            if let Some(at) = as_int(i) {
+                let at = usize::try_from(at).map_err(|_| Fail::Error)?;
+                return list.inner().get(at).map(V::Ref).ok_or(Fail::Error);
+            }
+            // a uint or double index converts; anything else is an error
+            return Err(if as_str(i).is_some() || as_bool(i).is_some() {
+                Fail::Error
+            } else {
+                Fail::Bail
+            });
+        }
+        if let Some(map) = r.downcast_ref::<CelMap>() {
+            let Some(s) = as_str(i) else { return Err(Fail::Bail) };
+            // a scan (context maps hold at most 64 entries) rather than building a key
+            let found = map.inner().iter().find_map(|(k, v)| match k {
+                CelMapKey::String(k) if k.inner() == s => Some(v),
+                _ => None,
+            });
+            return found.map(V::Ref).ok_or(Fail::Error);
+        }
+        Err(if r.as_indexer().is_none() { Fail::Error } else { Fail::Bail })
     }
 
     fn not(&mut self, operand: &'a Node) -> R<'a> {
@@ -237,10 +281,12 @@ impl<'a> Eval<'a> {
             Path::ToolId => ctx.tool_id().map(V::Str).ok_or(Fail::Error),
             Path::AgentId => ctx.agent_id().map(V::Str).ok_or(Fail::Error),
             Path::Root(root) => Ok(V::Ref(ctx.root(*root))),
-            Path::Walk(root, fields) => {
+            Path::Walk(root, keys) => {
+                // the resolver fails on anything but a map holding the key, as here
                 let mut current = ctx.root(*root);
-                for field in fields.iter() {
-                    current = borrowed(current.as_indexer().ok_or(Fail::Error)?.get(field))?;
+                for key in keys.iter() {
+                    let map = current.downcast_ref::<CelMap>().ok_or(Fail::Error)?;
+                    current = map.inner().get(key).ok_or(Fail::Error)?;
                 }
                 Ok(V::Ref(current))
             }
@@ -274,6 +320,7 @@ impl<'a> Eval<'a> {
         let size = match range {
             V::Ref(r) => r.as_sizer().map_or(0, |s| *s.size().inner()),
             V::Str(s) => i64::try_from(s.chars().count()).unwrap_or(i64::MAX),
+            V::Key(k) => k.inner().as_sizer().map_or(0, |s| *s.size().inner()),
             V::Bool(_) | V::Int(_) => 0,
         };
         let cost = u64::try_from(size).unwrap_or(0).saturating_mul(l.weight).max(1);
@@ -287,10 +334,10 @@ impl<'a> Eval<'a> {
             return Err(Fail::Error);
         };
         if let Some(list) = range.downcast_ref::<CelList>() {
-            self.iterate(l, list.inner().iter().map(|item| item.as_ref()))
+            self.iterate(l, list.inner().iter().map(V::Ref))
         } else if let Some(map) = range.downcast_ref::<CelMap>() {
             // a map iterates over its keys, in the map's own order, as in the interpreter
-            self.iterate(l, map.inner().keys().map(|key| key.inner()))
+            self.iterate(l, map.inner().keys().map(V::Key))
         } else if range.as_iterable().is_none() {
             Err(Fail::Error)
         } else {
@@ -303,7 +350,7 @@ impl<'a> Eval<'a> {
     fn iterate(
         &mut self,
         l: &'a Loop,
-        items: impl Iterator<Item = &'a (dyn Val + 'static)>,
+        items: impl Iterator<Item = V<'a>>,
     ) -> R<'a> {
         if l.var >= MAX_VARS {
             return Err(Fail::Bail);
@@ -311,7 +358,7 @@ impl<'a> Eval<'a> {
         let decisive = !l.all;
         let mut pending = false;
         for item in items {
-            self.vars[l.var] = V::Ref(item);
+            self.vars[l.var] = item;
             match self.eval(&l.body) {
                 Ok(v) => match as_bool(v) {
                     Some(b) if b == decisive => return Ok(V::Bool(decisive)),
@@ -323,15 +370,6 @@ impl<'a> Eval<'a> {
             }
         }
         if pending { Err(Fail::Error) } else { Ok(V::Bool(!decisive)) }
-    }
-}
-
-/// `Some` when `v` is an `int`.
-fn as_int(v: V<'_>) -> Option<i64> {
-    match v {
-        V::Int(i) => Some(i),
-        V::Ref(r) => r.downcast_ref::<CelInt>().map(|i| *i.inner()),
-        V::Bool(_) | V::Str(_) => None,
     }
 }
 
@@ -370,6 +408,8 @@ fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
 fn size(v: V<'_>) -> R<'_> {
     let n = match v {
         V::Str(s) => s.chars().count(),
+        V::Key(CelMapKey::String(s)) => s.inner().chars().count(),
+        V::Key(_) => return Err(Fail::Error),
         V::Ref(r) => {
             if let Some(s) = r.downcast_ref::<CelString>() {
                 s.inner().chars().count()

@@ -22,7 +22,7 @@ use crate::node::{CmpOp, Const, Loop, Node, Path, RequestField, Root, StrFn};
 use crate::prepared::SLOTS;
 use cel::common::ast::operators;
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
-use cel::common::types::{CelList, CelString};
+use cel::common::types::{CelList, CelMapKey, CelString};
 
 /// Most comprehension variables in scope at once (bounded far lower by
 /// `MAX_COMPREHENSION_NESTING`).
@@ -46,7 +46,7 @@ fn boxed<'e>(expr: &'e IdedExpr, scope: &mut Scope<'e>) -> Option<Box<Node>> {
 fn node<'e>(expr: &'e IdedExpr, scope: &mut Scope<'e>) -> Option<Node> {
     match &expr.expr {
         // strings and ints are kept as text and number: no `cel` value to look into
-        Expr::Literal(LiteralValue::String(s)) => Some(Node::Str(s.inner().into())),
+        Expr::Literal(LiteralValue::String(s)) => Some(Node::Str(s.inner().to_string())),
         Expr::Literal(LiteralValue::Int(i)) => Some(Node::Int(*i.inner())),
         Expr::Literal(_) => constant(expr).map(Node::Const),
         Expr::Ident(name) => match scope.iter().rposition(|s| s == name) {
@@ -54,7 +54,7 @@ fn node<'e>(expr: &'e IdedExpr, scope: &mut Scope<'e>) -> Option<Node> {
             None => path(name).map(Node::Ctx),
         },
         Expr::Select(select) => {
-            let field = CelString::from(select.field.clone());
+            let field = key(&select.field);
             let root = chain_root(&select.operand.expr);
             let scoped = root.is_some_and(|r| scope.iter().any(|s| *s == r));
             if !select.test {
@@ -100,6 +100,11 @@ fn constant(expr: &IdedExpr) -> Option<Const> {
     }
 }
 
+/// A field name as a map key.
+fn key(field: &str) -> CelMapKey<'static> {
+    CelMapKey::String(CelString::from(field.to_string()))
+}
+
 /// The root identifier of a plain select chain (`a.b.c` -> `a`), or of an identifier.
 fn chain_root(expr: &Expr) -> Option<&str> {
     match expr {
@@ -130,7 +135,7 @@ fn path(name: &str) -> Option<Path> {
     Some(match rest {
         None => Path::Root(root),
         Some(fields) => {
-            Path::Walk(root, fields.split('.').map(|f| CelString::from(f.to_string())).collect())
+            Path::Walk(root, fields.split('.').map(key).collect())
         }
     })
 }

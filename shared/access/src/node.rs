@@ -4,7 +4,7 @@
 //!
 //! [`PreparedContext`]: crate::PreparedContext
 
-use cel::common::types::CelString;
+use cel::common::types::CelMapKey;
 use cel::common::value::Val;
 
 /// A literal, as the `cel` value the interpreter would produce for it.
@@ -16,7 +16,7 @@ pub(crate) enum Node {
     /// A literal, or a list literal of literals (never bytes).
     Const(Const),
     /// A string literal.
-    Str(Box<str>),
+    Str(String),
     /// An int literal.
     Int(i64),
     /// A variable or field path of the request context (a flattened identifier).
@@ -24,9 +24,9 @@ pub(crate) enum Node {
     /// A comprehension variable: position in the stack of bound variables, outermost 0.
     Var(usize),
     /// `operand.field` on a computed value (a comprehension variable, an index result).
-    Select(Box<Node>, CelString<'static>),
+    Select(Box<Node>, CelMapKey<'static>),
     /// `has(operand.field)`.
-    Has(Box<Node>, CelString<'static>),
+    Has(Box<Node>, CelMapKey<'static>),
     /// `has(request.field)`, answered without building the `request` map.
     HasRequest(RequestField),
     /// `operand[index]`.
@@ -123,7 +123,7 @@ pub(crate) enum Path {
     /// A whole variable other than `request`.
     Root(Root),
     /// Fields walked down from a variable, e.g. `customData.a.b`.
-    Walk(Root, Box<[CelString<'static>]>),
+    Walk(Root, Box<[CelMapKey<'static>]>),
 }
 
 /// The field named by `has(request.field)`.
@@ -134,5 +134,5 @@ pub(crate) enum RequestField {
     /// `agentId`
     AgentId,
     /// Any other field (looked up in the prepared `request` map).
-    Other(CelString<'static>),
+    Other(CelMapKey<'static>),
 }

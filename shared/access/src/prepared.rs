@@ -19,7 +19,7 @@ use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use std::collections::HashMap;
 
-type Boxed = Box<dyn Val + 'static>;
+pub(crate) type Boxed = Box<dyn Val + 'static>;
 
 /// The CEL values of one request context.
 pub struct PreparedContext {
@@ -240,28 +240,28 @@ impl PreparedContext {
     }
 
     /// The value of slot `at` (see [`SLOTS`]), when the field is present.
-    pub(crate) fn slot(&self, at: usize) -> Option<&(dyn Val + 'static)> {
-        self.slots.get(at)?.as_deref()
+    pub(crate) fn slot(&self, at: usize) -> Option<&Boxed> {
+        self.slots.get(at)?.as_ref()
     }
 
     /// A whole variable (`request` without `agentId` and `toolId`).
-    pub(crate) fn root(&self, root: Root) -> &(dyn Val + 'static) {
+    pub(crate) fn root(&self, root: Root) -> &Boxed {
         match root {
-            Root::User => self.user.as_ref(),
-            Root::CustomData => self.custom_data.as_ref(),
-            Root::Account => self.account.as_ref(),
-            Root::Request => self.request.as_ref(),
+            Root::User => &self.user,
+            Root::CustomData => &self.custom_data,
+            Root::Account => &self.account,
+            Root::Request => &self.request,
         }
     }
 
     /// `request.toolId`, when set.
-    pub(crate) fn tool_id(&self) -> Option<&str> {
-        self.tool_id.as_deref()
+    pub(crate) fn tool_id(&self) -> Option<&String> {
+        self.tool_id.as_ref()
     }
 
     /// `request.agentId`, when set.
-    pub(crate) fn agent_id(&self) -> Option<&str> {
-        self.agent_id.as_deref()
+    pub(crate) fn agent_id(&self) -> Option<&String> {
+        self.agent_id.as_ref()
     }
 
     /// The whole `request` map, `agentId` and `toolId` included (built on demand).

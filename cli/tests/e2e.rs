@@ -1,0 +1,223 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! End to end, as a new user would: the built `agent-registry` binary serving on a fresh
+//! data directory, driven over HTTP and through its own admin commands.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_agent-registry");
+
+/// A running `agent-registry serve`, stopped with SIGTERM on drop.
+struct Serve {
+    child: Child,
+    base: String,
+    token: String,
+    stdout: Vec<String>,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Starts `serve` on a new data directory; without `admin_token` it reads the token the
+/// first run prints.
+fn serve(admin_token: Option<&str>, extra: &[&str]) -> Serve {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let port = free_port();
+    let mut cmd = Command::new(BIN);
+    cmd.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .arg(&data)
+        .args(extra)
+        .env_remove("AGENT_REGISTRY_ADMIN_TOKEN")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(token) = admin_token {
+        cmd.env("AGENT_REGISTRY_ADMIN_TOKEN", token);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stdout = Vec::new();
+    let mut token = admin_token.map(str::to_owned);
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(t) = line.trim().strip_prefix("export AGENT_REGISTRY_TOKEN=") {
+            token = Some(t.to_owned());
+        }
+        let listening = line.starts_with("agent-registry listening");
+        stdout.push(line);
+        if listening {
+            break;
+        }
+    }
+    // Keep reading what the server prints, as a terminal would.
+    std::thread::spawn(move || lines.for_each(drop));
+    let token = token.unwrap_or_else(|| panic!("no admin token printed: {stdout:?}"));
+    Serve { child, base: format!("http://127.0.0.1:{port}"), token, stdout, _dir: dir }
+}
+
+impl Serve {
+    async fn healthy(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(r) = reqwest::get(format!("{}/healthz", self.base)).await {
+                if r.status() == 200 {
+                    return;
+                }
+            }
+            assert!(Instant::now() < deadline, "no /healthz: {:?}", self.stdout);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = reqwest::Client::new().request(method, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Runs an admin command of the binary against this server.
+    fn cli(&self, args: &[&str]) -> (bool, String, String) {
+        let out = Command::new(BIN)
+            .args(args)
+            .args(["--url", &self.base])
+            .env("AGENT_REGISTRY_TOKEN", &self.token)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn first_run_prints_a_token_and_serves_the_example() {
+    let s = serve(None, &[]);
+    s.healthy().await;
+    assert!(s.stdout.iter().any(|l| l.contains("Loaded the example")), "{:?}", s.stdout);
+    let (status, agent) =
+        s.call(reqwest::Method::GET, "/agents/weather-agent", Some(&s.token), None).await;
+    assert_eq!(status, 200, "{agent}");
+    assert_eq!(agent["version"], 1);
+    assert_eq!(agent["toolIds"], json!(["weather-basic@1", "weather-forecast@1"]));
+
+    // Resolution of the example: the protected tool only for internal users.
+    let ctx = |user_type: &str| json!({"user": {"userId": "u", "userType": user_type}, "request": {"region": "us-east-1"}});
+    let (status, external) = s
+        .call(
+            reqwest::Method::POST,
+            "/agents/weather-agent/resolve",
+            Some(&s.token),
+            Some(ctx("external-user")),
+        )
+        .await;
+    assert_eq!(status, 200, "{external}");
+    assert_eq!(external["actionGroups"].as_array().unwrap().len(), 1);
+    let (_, internal) = s
+        .call(
+            reqwest::Method::POST,
+            "/agents/weather-agent/resolve",
+            Some(&s.token),
+            Some(ctx("internal-user")),
+        )
+        .await;
+    assert_eq!(internal["actionGroups"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn writes_need_a_token_with_the_right_role() {
+    let s = serve(Some("e2e-admin-token-0123456789"), &["--no-example"]);
+    s.healthy().await;
+    let (status, list) = s.call(reqwest::Method::GET, "/agents", Some(&s.token), None).await;
+    assert_eq!((status, list["items"].clone()), (200, json!([])), "--no-example loads nothing");
+    let body = json!({"agentId": "a1", "basePrompt": "p", "toolIds": []});
+    let (status, problem) =
+        s.call(reqwest::Method::POST, "/agents", None, Some(body.clone())).await;
+    assert_eq!(status, 401, "{problem}");
+    assert_eq!(problem["code"], "UNAUTHENTICATED");
+    let (status, _) =
+        s.call(reqwest::Method::POST, "/agents", Some("wrong-token-0123456789"), Some(body)).await;
+    assert_eq!(status, 401);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn admin_commands_apply_list_get_delete() {
+    let s = serve(Some("e2e-admin-token-0123456789"), &[]);
+    s.healthy().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tool.yaml");
+    std::fs::write(
+        &file,
+        "toolId: calc@1\nexecutionType: inline\nname: calc\ndisplayName: Calculator\n\
+         description: Adds numbers.\nsupportedAgentFrameworks: [bedrock]\ncode: \"return a + b\"\n\
+         functionSchema:\n  - name: add\n    description: Add two numbers\n    parameters:\n\
+         \x20     a: {type: number, description: First, required: true}\n\
+         \x20     b: {type: number, description: Second, required: true}\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let (ok, out, err) = s.cli(&["tools", "apply", "-f", path]);
+    assert!(ok && out.contains("calc@1: created (version 1)"), "{out}{err}");
+    let (ok, out, err) = s.cli(&["tools", "apply", "-f", path]);
+    assert!(ok && out.contains("calc@1: unchanged (version 1)"), "{out}{err}");
+
+    let (ok, out, _) = s.cli(&["tools", "list", "--output", "json"]);
+    assert!(ok);
+    let page: Value = serde_json::from_str(&out).unwrap();
+    let ids: Vec<&str> =
+        page["items"].as_array().unwrap().iter().map(|t| t["toolId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["calc@1", "weather-basic@1", "weather-forecast@1"]);
+    let (ok, out, _) = s.cli(&["tools", "list"]);
+    assert!(ok && out.contains("TOOL ID") && out.contains("calc@1"), "{out}");
+
+    // A tool in use cannot be deleted; the CLI shows the problem.
+    let (ok, _, err) = s.cli(&["tools", "delete", "weather-basic@1"]);
+    assert!(!ok && err.contains("409") && err.contains("weather-agent"), "{err}");
+    let (ok, out, err) = s.cli(&["tools", "delete", "calc@1"]);
+    assert!(ok && out.contains("deleted"), "{out}{err}");
+    let (ok, _, err) = s.cli(&["tools", "get", "calc@1"]);
+    assert!(!ok && err.contains("404"), "{err}");
+
+    // A bad file gets every violation with its path.
+    std::fs::write(&file, "toolId: bad@1\nexecutionType: lambda\nname: bad\ndisplayName: Bad\ndescription: ''\nsupportedAgentFrameworks: [bedrock]\nlambdaArn: nope\n").unwrap();
+    let (ok, _, err) = s.cli(&["tools", "apply", "-f", path]);
+    assert!(!ok && err.contains("/description") && err.contains("/lambdaArn"), "{err}");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_stops_the_server_cleanly() {
+    let mut s = serve(Some("e2e-admin-token-0123456789"), &["--no-example"]);
+    s.healthy().await;
+    let pid = s.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "exit status {status}");
+}
