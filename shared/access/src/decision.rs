@@ -17,6 +17,18 @@ pub enum ReasonCode {
     Error,
 }
 
+impl ReasonCode {
+    /// The wire name, e.g. `RULE_MATCH`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::NoRules => "NO_RULES",
+            Self::RuleMatch => "RULE_MATCH",
+            Self::NoMatch => "NO_MATCH",
+            Self::Error => "ERROR",
+        }
+    }
+}
+
 /// A condition that failed at run time.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

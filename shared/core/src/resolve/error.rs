@@ -15,7 +15,7 @@ pub enum ResolveError {
         agent_id: String,
     },
     /// The agent's access rules deny the caller.
-    #[error("access to agent `{}` denied ({:?})", .trace.agent_id, .decision.reason)]
+    #[error("access to agent `{}` denied ({})", .trace.agent_id, .decision.reason.as_str())]
     Denied {
         /// The deciding access decision.
         decision: Decision,
@@ -23,7 +23,7 @@ pub enum ResolveError {
         trace: Box<AgentTrace>,
     },
     /// Lifecycle (`disabled`, `retired`) or rollout leaves the caller out.
-    #[error("agent `{}` is not available ({:?})", .trace.agent_id, .trace.outcome)]
+    #[error("agent `{}` is not available ({})", .trace.agent_id, .trace.outcome.as_str())]
     NotAvailable {
         /// The trace: `outcome` is `DISABLED`, `RETIRED` or `NOT_AVAILABLE` (see `rollout`).
         trace: Box<AgentTrace>,

@@ -31,6 +31,23 @@ pub enum AgentOutcome {
     InvalidRules,
 }
 
+impl AgentOutcome {
+    /// The wire name, e.g. `NOT_AVAILABLE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Resolved => "RESOLVED",
+            Self::NotFound => "NOT_FOUND",
+            Self::Disabled => "DISABLED",
+            Self::Retired => "RETIRED",
+            Self::Denied => "DENIED",
+            Self::NotAvailable => "NOT_AVAILABLE",
+            Self::Cycle => "CYCLE",
+            Self::DepthLimit => "DEPTH_LIMIT",
+            Self::InvalidRules => "INVALID_RULES",
+        }
+    }
+}
+
 /// What happened to a tool of an agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
