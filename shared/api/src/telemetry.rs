@@ -1,5 +1,6 @@
 //! Log filtering that keeps secrets out of logs whatever the configured level.
 
+use tracing::level_filters::LevelFilter;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::Directive;
 
@@ -14,12 +15,81 @@ pub fn log_filter(default: &str) -> EnvFilter {
     cap_body_logging(filter)
 }
 
-/// Caps the body-logging targets of `filter` at `debug`.
+/// Caps the body-logging targets of `filter` at `debug`; a filter that enables nothing
+/// at `trace` is returned unchanged.
 pub fn cap_body_logging(mut filter: EnvFilter) -> EnvFilter {
+    if filter.max_level_hint() != Some(LevelFilter::TRACE) {
+        return filter;
+    }
     for target in BODY_LOGGING_TARGETS {
         if let Ok(directive) = format!("{target}=debug").parse::<Directive>() {
             filter = filter.add_directive(directive);
         }
     }
     filter
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+    use tracing_subscriber::fmt::MakeWriter;
+
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().map_err(|_| std::io::ErrorKind::Other)?.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Lines {
+        type Writer = Lines;
+        fn make_writer(&'a self) -> Self::Writer {
+            self.clone()
+        }
+    }
+
+    /// What a subscriber with `directives` (capped) prints for a few events.
+    fn logged(directives: &str) -> String {
+        let lines = Lines::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_env_filter(cap_body_logging(EnvFilter::new(directives)))
+            .with_writer(lines.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::trace!(target: "aws_smithy_runtime::client::orchestrator", "sdk-trace-body");
+            tracing::debug!(target: "aws_smithy_runtime::client::orchestrator", "sdk-debug");
+            tracing::info!(target: "aws_smithy_runtime", "sdk-info");
+            tracing::trace!(target: "registry_api::x", "own-trace");
+        });
+        String::from_utf8(lines.0.lock().unwrap().clone()).unwrap()
+    }
+
+    #[test]
+    fn trace_everywhere_still_hides_sdk_bodies() {
+        let out = logged("trace");
+        assert!(!out.contains("sdk-trace-body"), "{out}");
+        assert!(out.contains("sdk-debug") && out.contains("own-trace"), "{out}");
+    }
+
+    #[test]
+    fn trace_asked_for_the_sdk_itself_is_capped() {
+        let out = logged("info,aws_smithy_runtime=trace");
+        assert!(!out.contains("sdk-trace-body"), "{out}");
+        assert!(out.contains("sdk-debug"), "{out}");
+    }
+
+    #[test]
+    fn quieter_filters_are_left_alone() {
+        let out = logged("info");
+        assert!(out.contains("sdk-info"), "{out}");
+        assert!(!out.contains("sdk-debug"), "the cap must not raise verbosity: {out}");
+        assert!(logged("warn").is_empty());
+    }
 }
