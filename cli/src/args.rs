@@ -28,6 +28,12 @@ pub enum Command {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Create API tokens for `serve` on the embedded store.
+    Tokens {
+        /// The operation.
+        #[command(subcommand)]
+        op: TokenOperation,
+    },
     /// Manage tool definitions on a running registry.
     Tools {
         /// The operation.
@@ -138,5 +144,32 @@ pub enum Operation {
         /// Expected version; fails with 412 if the definition changed since.
         #[arg(long)]
         version: Option<u64>,
+    },
+}
+
+/// Roles a token can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleArg {
+    /// Read definitions and resolve agents.
+    Reader,
+    /// Also create and change definitions.
+    Editor,
+    /// Also delete and retire definitions.
+    Admin,
+}
+
+/// Token operations.
+#[derive(Debug, Subcommand)]
+pub enum TokenOperation {
+    /// Create a token for a principal and print it once (only its hash is stored).
+    Add {
+        /// Principal name recorded as `createdBy`/`lastModifiedBy`.
+        name: String,
+        /// What the token may do.
+        #[arg(long, value_enum, default_value = "reader")]
+        role: RoleArg,
+        /// Data directory of the registry (where `auth.json` lives).
+        #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
+        data_dir: PathBuf,
     },
 }

@@ -9,6 +9,7 @@ mod example;
 mod output;
 mod serve;
 mod shutdown;
+mod tokens;
 
 use std::process::ExitCode;
 
@@ -28,6 +29,7 @@ async fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args).await,
         Command::Agents { op, remote } => admin::run(admin::Collection::Agents, op, remote).await,
         Command::Tools { op, remote } => admin::run(admin::Collection::Tools, op, remote).await,
+        Command::Tokens { op } => tokens::run(op),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -34,7 +34,12 @@ fn free_port() -> u16 {
 /// first run prints.
 fn serve(admin_token: Option<&str>, extra: &[&str]) -> Serve {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
+    serve_in(dir, admin_token, extra)
+}
+
+/// Starts `serve` with `dir` as data directory.
+fn serve_in(dir: tempfile::TempDir, admin_token: Option<&str>, extra: &[&str]) -> Serve {
+    let data = dir.path().to_path_buf();
     let port = free_port();
     let mut cmd = Command::new(BIN);
     cmd.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
@@ -220,4 +225,26 @@ async fn sigterm_stops_the_server_cleanly() {
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     let status = s.child.wait().unwrap();
     assert!(status.success(), "exit status {status}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reader_token_reads_but_cannot_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let out = Command::new(BIN)
+        .args(["tokens", "add", "rita", "--role", "reader", "--data-dir", data])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reader = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    let s = serve_in(dir, Some("e2e-admin-token-0123456789"), &[]);
+    s.healthy().await;
+    let (status, _) =
+        s.call(reqwest::Method::GET, "/agents/weather-agent", Some(&reader), None).await;
+    assert_eq!(status, 200);
+    let body = json!({"agentId": "a1", "basePrompt": "p", "toolIds": []});
+    let (status, problem) =
+        s.call(reqwest::Method::POST, "/agents", Some(&reader), Some(body)).await;
+    assert_eq!(status, 403, "{problem}");
+    assert_eq!(problem["code"], "FORBIDDEN");
 }
