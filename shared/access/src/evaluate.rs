@@ -68,7 +68,8 @@ pub(crate) fn interpret(condition: &Condition, ctx: &Context<'_, '_>) -> RuleRes
 struct Run<'a> {
     ctx: &'a PreparedContext,
     steps: u64,
-    cel: Option<Context<'a, 'a>>,
+    /// Boxed: a decision that needs no interpreter only moves a null pointer around.
+    cel: Option<Box<Context<'a, 'a>>>,
 }
 
 impl<'a> Run<'a> {
@@ -95,7 +96,7 @@ impl<'a> Run<'a> {
         let cel = self.cel.get_or_insert_with(|| {
             let mut cel = Context::with_env(Arc::clone(env::env()));
             cel.set_variable_resolver(ctx);
-            cel
+            Box::new(cel)
         });
         budget::set(self.steps);
         let result = interpret(condition, cel);

@@ -10,9 +10,9 @@
 //! per-rule results, error messages included.
 
 use crate::compile::{self, Condition};
-use crate::fast_eval::{Eval, Fail, with_val};
 use crate::decision::Decision;
 use crate::evaluate::{RuleOutcome, RuleResult};
+use crate::fast_eval::{Eval, Fail, with_val};
 use crate::rule::{AccessRule, Effect};
 use crate::rule_set::RuleSet;
 use crate::{PreparedContext, RequestContext, budget, env};
@@ -153,7 +153,7 @@ impl Gen<'_> {
             return self.leaf();
         }
         let d = depth - 1;
-        match self.pick(40) {
+        match self.pick(41) {
             0 | 1 => self.leaf(),
             2 | 3 | 17..=28 => {
                 let op = self.one(&["==", "!=", "<", "<=", ">", ">="]);
@@ -168,10 +168,10 @@ impl Gen<'_> {
                 let items: Vec<String> = (0..self.pick(4))
                     .map(|_| if strings { self.one(STRINGS).to_string() } else { self.leaf() })
                     .collect();
-                format!("{} in [{}]", self.expr(d), items.join(", "))
+                format!("({} in [{}])", self.expr(d), items.join(", "))
             }
-            9 => format!("{} in [{}, {}]", self.expr(d), self.expr(d), self.expr(d)),
-            10 => format!("{} in {}", self.expr(d), self.expr(d)),
+            9 => format!("({} in [{}, {}])", self.expr(d), self.expr(d), self.expr(d)),
+            10 => format!("({} in {})", self.expr(d), self.expr(d)),
             11 => match self.pick(2) {
                 0 => format!("size({})", self.expr(d)),
                 _ => format!("({}).size()", self.expr(d)),
@@ -185,6 +185,7 @@ impl Gen<'_> {
                 _ => format!("has({})", self.one(HAS_PATHS)),
             },
             14 => format!("({})[{}]", self.expr(d), self.expr(d)),
+            39 => format!("({} + {})", self.expr(d), self.expr(d)),
             15 | 16 | 35..=38 if self.vars.len() < 2 => {
                 let range = match self.pick(3) {
                     0 => self.expr(d),
@@ -206,7 +207,7 @@ impl Gen<'_> {
     fn outside(&mut self, d: usize) -> String {
         self.outside = true;
         match self.pick(10) {
-            0 => format!("({} + {})", self.expr(d), self.expr(d)),
+            0 => format!("({} * {})", self.expr(d), self.expr(d)),
             1 => {
                 let v = self.one(VARS);
                 self.vars.push(v);
@@ -268,10 +269,13 @@ fn context() -> impl Strategy<Value = RequestContext> {
         opt_str(&["user-42", ""]),
         opt_str(&["internal-user", "external-user", ""]),
         opt_str(&["a@example.com", "premium"]),
-        prop::option::weighted(0.8, prop::collection::vec(
-            prop::sample::select(vec!["admin", "site-admin", "analyst", ""]),
-            0..3,
-        )),
+        prop::option::weighted(
+            0.8,
+            prop::collection::vec(
+                prop::sample::select(vec!["admin", "site-admin", "analyst", ""]),
+                0..3,
+            ),
+        ),
     );
     let custom = prop::collection::btree_map(
         prop::sample::select(vec!["tier", "n", "f", "ok", "nil", "list", "nested"]),
@@ -285,8 +289,9 @@ fn context() -> impl Strategy<Value = RequestContext> {
         opt_str(&["weather-agent", "admin"]),
         opt_str(&["weather-basic@1", "n"]),
     );
-    (user, custom, rest).prop_map(|((id, kind, email, roles), custom, (acct, kind2, region, agent, tool))| {
-        serde_json::from_value(json!({
+    (user, custom, rest).prop_map(
+        |((id, kind, email, roles), custom, (acct, kind2, region, agent, tool))| {
+            serde_json::from_value(json!({
             "user": {"userId": id, "userType": kind, "email": email,
                      "roles": roles.map(|r| r.into_iter().map(str::to_string).collect::<Vec<_>>())},
             "customData": custom,
@@ -295,7 +300,8 @@ fn context() -> impl Strategy<Value = RequestContext> {
                         "time": "2024-05-01T10:00:00Z"}
         }))
         .unwrap()
-    })
+        },
+    )
 }
 
 fn compiled(source: &str) -> Option<Condition> {
@@ -322,7 +328,10 @@ fn check(source: &str, cond: &Condition, ctx: &PreparedContext, steps: u64) -> O
             None
         }
         Err(Fail::Error) => {
-            assert!(cel_result.is_err(), "{source}: fast path failed, interpreter gave {cel_result:?}");
+            assert!(
+                cel_result.is_err(),
+                "{source}: fast path failed, interpreter gave {cel_result:?}"
+            );
             Some(Fail::Error)
         }
         Err(Fail::Bail) => Some(Fail::Bail),

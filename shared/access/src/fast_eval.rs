@@ -34,7 +34,6 @@ use cel::common::types::{
 use cel::common::value::Val;
 use std::cmp::Ordering;
 
-
 /// Why the fast path gave no value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Fail {
@@ -44,13 +43,15 @@ pub(crate) enum Fail {
     Bail,
 }
 
-/// A value during evaluation: a borrowed `cel` value, or a scalar.
+/// A value during evaluation: a borrowed `cel` value, or a scalar. A full-width tag
+/// keeps every payload at one offset, so results move as two machine words.
 #[derive(Debug, Clone, Copy)]
+#[repr(u64)]
 pub(crate) enum V<'a> {
     /// A value of the prepared context or a literal.
     Ref(&'a Boxed),
     /// A `bool` result.
-    Bool(bool),
+    Bool(Flag),
     /// An `int` (literal or `size`).
     Int(i64),
     /// A string literal, or `request.toolId` / `agentId`.
@@ -59,13 +60,31 @@ pub(crate) enum V<'a> {
     Key(&'a CelMapKey<'static>),
 }
 
+/// A `bool` stored in a full word: a byte-wide payload, copied on as a word, stalls
+/// the load that reads it back (store forwarding fails).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Flag(u64);
+
+impl Flag {
+    fn get(self) -> bool {
+        self.0 != 0
+    }
+}
+
+impl From<bool> for Flag {
+    fn from(b: bool) -> Self {
+        Flag(u64::from(b))
+    }
+}
+
 type R<'a> = Result<V<'a>, Fail>;
+type T = Result<bool, Fail>;
 
 /// Calls `f` with `v` as a `cel` value (scalars are built on the stack).
 pub(crate) fn with_val<T>(v: V<'_>, f: impl FnOnce(&dyn Val) -> T) -> T {
     match v {
         V::Ref(r) => f(r.as_ref()),
-        V::Bool(b) => f(&CelBool::from(b)),
+        V::Bool(b) => f(&CelBool::from(b.get())),
         V::Int(i) => f(&CelInt::from(i)),
         V::Str(s) => f(&CelString::from(s.as_str())),
         V::Key(k) => f(k.inner()),
@@ -75,7 +94,7 @@ pub(crate) fn with_val<T>(v: V<'_>, f: impl FnOnce(&dyn Val) -> T) -> T {
 /// `Some` when `v` is a `bool`.
 fn as_bool(v: V<'_>) -> Option<bool> {
     match v {
-        V::Bool(b) => Some(b),
+        V::Bool(b) => Some(b.get()),
         V::Ref(r) => r.downcast_ref::<CelBool>().map(|b| *b.inner()),
         V::Key(CelMapKey::Bool(b)) => Some(*b.inner()),
         V::Int(_) | V::Str(_) | V::Key(_) => None,
@@ -102,13 +121,29 @@ fn as_int(v: V<'_>) -> Option<i64> {
     }
 }
 
+/// The entry of `map` under the string `key`. Small maps are scanned: comparing a few
+/// short strings is cheaper than hashing one.
+fn entry<'m>(map: &'m CelMap<'static>, key: &CelMapKey<'static>) -> Option<&'m Boxed> {
+    let entries = map.inner();
+    match key {
+        CelMapKey::String(wanted) if entries.len() <= 8 => {
+            let wanted = wanted.inner();
+            entries.iter().find_map(|(k, v)| match k {
+                CelMapKey::String(k) if k.inner() == wanted => Some(v),
+                _ => None,
+            })
+        }
+        _ => entries.get(key),
+    }
+}
+
 /// What `v.field` / `v[key]` with a string key finds: `Ok(None)` when `v` is a map
 /// without it (the interpreter's "no such key"), [`Fail::Error`] when `v` cannot be
 /// indexed by a string (every value of the subset that is not a map).
 fn field<'a>(v: V<'a>, key: &CelMapKey<'static>) -> Result<Option<&'a Boxed>, Fail> {
     let V::Ref(r) = v else { return Err(Fail::Error) };
     match r.downcast_ref::<CelMap>() {
-        Some(map) => Ok(map.inner().get(key)),
+        Some(map) => Ok(entry(map, key)),
         None if r.downcast_ref::<CelList>().is_some() || r.as_indexer().is_none() => {
             Err(Fail::Error)
         }
@@ -128,13 +163,33 @@ pub(crate) struct Eval<'a> {
 impl<'a> Eval<'a> {
     /// An evaluation against `ctx` with `steps` left in the budget.
     pub(crate) fn new(ctx: &'a PreparedContext, steps: u64) -> Self {
-        Self { ctx, steps, vars: [V::Bool(false); MAX_VARS] }
+        Self { ctx, steps, vars: [V::Int(0); MAX_VARS] }
     }
 
-    /// The condition's value as a rule result: a `bool`, else [`Fail::Bail`] (the
-    /// interpreter names the type in its message).
-    pub(crate) fn condition(&mut self, node: &'a Node) -> Result<bool, Fail> {
-        as_bool(self.eval(node)?).ok_or(Fail::Bail)
+    /// The condition's value as a rule result: a `bool`; a value of another type is
+    /// an error (the interpreter, re-run, names the type in its message).
+    pub(crate) fn condition(&mut self, node: &'a Node) -> T {
+        self.truth(node)
+    }
+
+    /// `node` as a `bool`: a value of another type is [`Fail::Error`], as every place
+    /// that wants a `bool` (`&&`, `||`, `!`, `? :`, a loop body) fails on it. Boolean
+    /// nodes answer directly, in a register, rather than through a [`V`].
+    fn truth(&mut self, node: &'a Node) -> T {
+        match node {
+            Node::Has(operand, field) => self.has(operand, field),
+            Node::HasRequest(field) => Ok(self.has_request(field)),
+            Node::Not(operand) => self.truth(operand).map(|b| !b),
+            Node::And(left, right) => self.logic(left, right, false),
+            Node::Or(left, right) => self.logic(left, right, true),
+            Node::Cmp(op, left, right) => self.compare(*op, left, right),
+            Node::InStrings(needle, set) => self.in_strings(needle, set),
+            Node::InList(needle, elements) => self.in_list(needle, elements),
+            Node::In(needle, haystack) => self.in_value(needle, haystack),
+            Node::StrFn(f, target, arg) => self.string_fn(*f, target, arg),
+            Node::Loop(l) => self.comprehension(l),
+            _ => as_bool(self.eval(node)?).ok_or(Fail::Error),
+        }
     }
 
     /// The value of `node`. Every non-trivial case is a method of its own, which keeps
@@ -147,20 +202,21 @@ impl<'a> Eval<'a> {
             Node::Ctx(path) => self.path(path),
             Node::Var(at) => self.vars.get(*at).copied().ok_or(Fail::Bail),
             Node::Select(operand, field) => self.select(operand, field),
-            Node::Has(operand, field) => self.has(operand, field),
-            Node::HasRequest(field) => Ok(V::Bool(self.has_request(field))),
             Node::Index(operand, index) => self.index(operand, index),
-            Node::Not(operand) => self.not(operand),
-            Node::And(left, right) => self.logic(left, right, false),
-            Node::Or(left, right) => self.logic(left, right, true),
             Node::Cond(cond, then, otherwise) => self.cond(cond, then, otherwise),
-            Node::Cmp(op, left, right) => self.compare(*op, left, right),
-            Node::InStrings(needle, set) => self.in_strings(needle, set),
-            Node::InList(needle, elements) => self.in_list(needle, elements),
-            Node::In(needle, haystack) => self.in_value(needle, haystack),
             Node::Size(operand) => self.size(operand),
-            Node::StrFn(f, target, arg) => self.string_fn(*f, target, arg),
-            Node::Loop(l) => self.comprehension(l),
+            Node::Add(left, right) => self.add(left, right),
+            Node::Has(..)
+            | Node::HasRequest(_)
+            | Node::Not(_)
+            | Node::And(..)
+            | Node::Or(..)
+            | Node::Cmp(..)
+            | Node::InStrings(..)
+            | Node::InList(..)
+            | Node::In(..)
+            | Node::StrFn(..)
+            | Node::Loop(_) => self.truth(node).map(|b| V::Bool(Flag::from(b))),
         }
     }
 
@@ -169,9 +225,9 @@ impl<'a> Eval<'a> {
         field(v, key)?.map(V::Ref).ok_or(Fail::Error)
     }
 
-    fn has(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> R<'a> {
+    fn has(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> T {
         let v = self.eval(operand)?;
-        Ok(V::Bool(field(v, key)?.is_some()))
+        Ok(field(v, key)?.is_some())
     }
 
     fn has_request(&self, field: &RequestField) -> bool {
@@ -180,7 +236,7 @@ impl<'a> Eval<'a> {
             RequestField::AgentId => self.ctx.agent_id().is_some(),
             RequestField::Other(key) => {
                 let request = self.ctx.root(Root::Request);
-                request.downcast_ref::<CelMap>().is_some_and(|m| m.inner().contains_key(key))
+                request.downcast_ref::<CelMap>().is_some_and(|m| entry(m, key).is_some())
             }
         }
     }
@@ -215,30 +271,26 @@ impl<'a> Eval<'a> {
         Err(if r.as_indexer().is_none() { Fail::Error } else { Fail::Bail })
     }
 
-    fn not(&mut self, operand: &'a Node) -> R<'a> {
-        as_bool(self.eval(operand)?).map(|b| V::Bool(!b)).ok_or(Fail::Error)
-    }
-
     fn cond(&mut self, cond: &'a Node, then: &'a Node, otherwise: &'a Node) -> R<'a> {
-        match as_bool(self.eval(cond)?).ok_or(Fail::Error)? {
+        match self.truth(cond)? {
             true => self.eval(then),
             false => self.eval(otherwise),
         }
     }
 
-    fn compare(&mut self, op: CmpOp, left: &'a Node, right: &'a Node) -> R<'a> {
+    fn compare(&mut self, op: CmpOp, left: &'a Node, right: &'a Node) -> T {
         let l = self.eval(left)?;
         let r = self.eval(right)?;
-        compare(op, l, r).map(V::Bool)
+        compare(op, l, r)
     }
 
-    fn in_strings(&mut self, needle: &'a Node, set: &[String]) -> R<'a> {
+    fn in_strings(&mut self, needle: &'a Node, set: &[String]) -> T {
         let v = self.eval(needle)?;
         // a list of strings only ever equals a string
-        Ok(V::Bool(as_str(v).is_some_and(|s| set.binary_search_by(|e| e.as_str().cmp(s)).is_ok())))
+        Ok(as_str(v).is_some_and(|s| set.binary_search_by(|e| e.as_str().cmp(s)).is_ok()))
     }
 
-    fn in_list(&mut self, needle: &'a Node, elements: &'a [Node]) -> R<'a> {
+    fn in_list(&mut self, needle: &'a Node, elements: &'a [Node]) -> T {
         let v = self.eval(needle)?;
         let mut found = false;
         // the interpreter builds the whole list first: every element is evaluated
@@ -246,32 +298,43 @@ impl<'a> Eval<'a> {
             let e = self.eval(e)?;
             found = found || with_val(e, |e| with_val(v, |v| e.equals(v)));
         }
-        Ok(V::Bool(found))
+        Ok(found)
     }
 
-    fn in_value(&mut self, needle: &'a Node, haystack: &'a Node) -> R<'a> {
+    fn in_value(&mut self, needle: &'a Node, haystack: &'a Node) -> T {
         let v = self.eval(needle)?;
         let V::Ref(h) = self.eval(haystack)? else { return Err(Fail::Error) };
         let container = h.as_container().ok_or(Fail::Error)?;
-        with_val(v, |v| container.contains(v)).map(V::Bool).map_err(|_| Fail::Error)
+        with_val(v, |v| container.contains(v)).map_err(|_| Fail::Error)
+    }
+
+    /// `int + int`, an error on overflow or with a right operand of another type, as
+    /// `cel`'s `Int` adder; other left operands (strings, lists, doubles) are not
+    /// followed.
+    fn add(&mut self, left: &'a Node, right: &'a Node) -> R<'a> {
+        let l = self.eval(left)?;
+        let r = self.eval(right)?;
+        let Some(l) = as_int(l) else { return Err(Fail::Bail) };
+        let r = as_int(r).ok_or(Fail::Error)?;
+        l.checked_add(r).map(V::Int).ok_or(Fail::Error)
     }
 
     fn size(&mut self, operand: &'a Node) -> R<'a> {
         size(self.eval(operand)?)
     }
 
-    fn string_fn(&mut self, f: StrFn, target: &'a Node, arg: &'a Node) -> R<'a> {
+    fn string_fn(&mut self, f: StrFn, target: &'a Node, arg: &'a Node) -> T {
         // a method call evaluates its arguments before its target
         let a = self.eval(arg)?;
         let t = self.eval(target)?;
         let (Some(t), Some(a)) = (as_str(t), as_str(a)) else {
             return Err(Fail::Error);
         };
-        Ok(V::Bool(match f {
+        Ok(match f {
             StrFn::StartsWith => t.starts_with(a),
             StrFn::EndsWith => t.ends_with(a),
             StrFn::Contains => t.contains(a),
-        }))
+        })
     }
 
     fn path(&self, path: &Path) -> R<'a> {
@@ -286,7 +349,7 @@ impl<'a> Eval<'a> {
                 let mut current = ctx.root(*root);
                 for key in keys.iter() {
                     let map = current.downcast_ref::<CelMap>().ok_or(Fail::Error)?;
-                    current = map.inner().get(key).ok_or(Fail::Error)?;
+                    current = entry(map, key).ok_or(Fail::Error)?;
                 }
                 Ok(V::Ref(current))
             }
@@ -295,25 +358,27 @@ impl<'a> Eval<'a> {
 
     /// `left && right` (`or` false) or `left || right` (`or` true): the absorbing
     /// value (`false` for `&&`, `true` for `||`) on either side wins over an error.
-    fn logic(&mut self, left: &'a Node, right: &'a Node, or: bool) -> R<'a> {
-        let l = match self.eval(left) {
-            Ok(v) => as_bool(v),
+    fn logic(&mut self, left: &'a Node, right: &'a Node, or: bool) -> T {
+        let l = match self.truth(left) {
+            Ok(b) => Some(b),
+            // an error or a value of another type
             Err(Fail::Error) => None,
             Err(Fail::Bail) => return Err(Fail::Bail),
         };
         if l == Some(or) {
-            return Ok(V::Bool(or));
+            return Ok(or);
         }
-        let r = as_bool(self.eval(right)?);
-        match (l, r) {
-            (Some(_), Some(r)) => Ok(V::Bool(r)),
-            (None, Some(r)) if r == or => Ok(V::Bool(or)),
-            _ => Err(Fail::Error),
+        // an error on the right, or a value of another type, fails either way
+        let r = self.truth(right)?;
+        match l {
+            Some(_) => Ok(r),
+            None if r == or => Ok(or),
+            None => Err(Fail::Error),
         }
     }
 
     /// `exists` / `all`: charge the budget, then iterate until an element decides.
-    fn comprehension(&mut self, l: &'a Loop) -> R<'a> {
+    fn comprehension(&mut self, l: &'a Loop) -> T {
         let range = self.eval(&l.range)?;
         // the guard's charge, inline: size x weight (size 0 for a value without one),
         // at least 1, before iterating
@@ -347,11 +412,7 @@ impl<'a> Eval<'a> {
 
     /// The loop of `exists` / `all` over `items`: an element's error waits for an
     /// element that decides (`true` for `exists`, `false` for `all`).
-    fn iterate(
-        &mut self,
-        l: &'a Loop,
-        items: impl Iterator<Item = V<'a>>,
-    ) -> R<'a> {
+    fn iterate(&mut self, l: &'a Loop, items: impl Iterator<Item = V<'a>>) -> T {
         if l.var >= MAX_VARS {
             return Err(Fail::Bail);
         }
@@ -359,17 +420,15 @@ impl<'a> Eval<'a> {
         let mut pending = false;
         for item in items {
             self.vars[l.var] = item;
-            match self.eval(&l.body) {
-                Ok(v) => match as_bool(v) {
-                    Some(b) if b == decisive => return Ok(V::Bool(decisive)),
-                    Some(_) => {}
-                    None => pending = true,
-                },
+            match self.truth(&l.body) {
+                Ok(b) if b == decisive => return Ok(decisive),
+                Ok(_) => {}
+                // an error, or a value of another type, until an element decides
                 Err(Fail::Error) => pending = true,
                 Err(Fail::Bail) => return Err(Fail::Bail),
             }
         }
-        if pending { Err(Fail::Error) } else { Ok(V::Bool(!decisive)) }
+        if pending { Err(Fail::Error) } else { Ok(!decisive) }
     }
 }
 
@@ -383,7 +442,7 @@ fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
     } else if let (Some(a), Some(b)) = (as_int(l), as_int(r)) {
         a.cmp(&b)
     } else if let (V::Bool(a), V::Bool(b)) = (l, r) {
-        a.cmp(&b)
+        a.get().cmp(&b.get())
     } else if matches!(op, CmpOp::Eq | CmpOp::Ne) {
         let equal = with_val(l, |a| with_val(r, |b| a.equals(b)));
         return Ok(equal == (op == CmpOp::Eq));

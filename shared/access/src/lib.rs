@@ -17,9 +17,9 @@ mod dry_run;
 mod env;
 mod error;
 mod evaluate;
-mod fast_eval;
 #[cfg(test)]
 mod fast_equivalence;
+mod fast_eval;
 mod flatten;
 mod lexer;
 pub mod limits;

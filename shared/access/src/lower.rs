@@ -1,11 +1,12 @@
 //! Lowering a compiled condition (the `cel` AST after `budget` and `flatten`) into the
 //! fast-path [`Node`] tree, when every node is inside the subset:
 //!
-//! - literals other than bytes, list literals of those (built once, here); flattened context paths (`user.userType`,
-//!   `customData.a.b`, `request.toolId`) and the variables `user`, `customData`,
-//!   `account` (not a bare `request`, which the resolver builds on demand);
-//!   comprehension variables, and field selections on them;
-//! - `==`, `!=`, `<`, `<=`, `>`, `>=`, `!`, `&&`, `||`, `? :`, `[ ]`;
+//! - literals other than bytes, and list literals of those (built once, here);
+//!   flattened context paths (`user.userType`, `customData.a.b`, `request.toolId`) and
+//!   the variables `user`, `customData`, `account` (not a bare `request`, which the
+//!   resolver builds on demand); comprehension variables, and field selections on them;
+//! - `==`, `!=`, `<`, `<=`, `>`, `>=`, `!`, `&&`, `||`, `? :`, `[ ]`, `+` (on ints;
+//!   other operand types are handed to the interpreter at run time);
 //! - `in` on a list literal (a sorted set when every element is a string literal) or
 //!   on any other expression;
 //! - `size(x)` and `x.size()`, `startsWith`, `endsWith`, `contains`;
@@ -13,9 +14,9 @@
 //! - the `exists` and `all` macros, exactly as the parser expands them, with the
 //!   range wrapped in the budget guard.
 //!
-//! Anything else (arithmetic, `map`, `filter`, `exists_one`, map literals, list
-//! literals with computed elements outside `in`, `matches`, `timestamp()`, ...) returns `None` and the whole condition stays on the
-//! `cel` interpreter.
+//! Anything else (`-`, `*`, `/`, `%`, `map`, `filter`, `exists_one`, map literals,
+//! list literals with computed elements outside `in`, `matches`, `timestamp()`, ...)
+//! returns `None` and the whole condition stays on the `cel` interpreter.
 
 use crate::budget;
 use crate::node::{CmpOp, Const, Loop, Node, Path, RequestField, Root, StrFn};
@@ -56,7 +57,7 @@ fn node<'e>(expr: &'e IdedExpr, scope: &mut Scope<'e>) -> Option<Node> {
         Expr::Select(select) => {
             let field = key(&select.field);
             let root = chain_root(&select.operand.expr);
-            let scoped = root.is_some_and(|r| scope.iter().any(|s| *s == r));
+            let scoped = root.is_some_and(|r| scope.contains(&r));
             if !select.test {
                 // a name chain not rooted at a comprehension variable was flattened;
                 // anything else would be resolved as a qualified name: not lowered
@@ -134,9 +135,7 @@ fn path(name: &str) -> Option<Path> {
     };
     Some(match rest {
         None => Path::Root(root),
-        Some(fields) => {
-            Path::Walk(root, fields.split('.').map(key).collect())
-        }
+        Some(fields) => Path::Walk(root, fields.split('.').map(key).collect()),
     })
 }
 
@@ -166,6 +165,9 @@ fn call<'e>(call: &'e CallExpr, scope: &mut Scope<'e>) -> Option<Node> {
                 boxed(&args[1], scope)?,
                 boxed(&args[2], scope)?,
             )),
+            (operators::ADD, 2) => {
+                Some(Node::Add(boxed(&args[0], scope)?, boxed(&args[1], scope)?))
+            }
             (operators::INDEX, 2) => {
                 Some(Node::Index(boxed(&args[0], scope)?, boxed(&args[1], scope)?))
             }
@@ -258,7 +260,8 @@ fn comprehension<'e>(c: &'e ComprehensionExpr, scope: &mut Scope<'e>) -> Option<
     };
     // all: @not_strictly_false(@result); exists: @not_strictly_false(!@result)
     let cond = unary(&c.loop_cond, operators::NOT_STRICTLY_FALSE)?;
-    let cond_ok = if all { is_accu(cond) } else { unary(cond, operators::LOGICAL_NOT).is_some_and(is_accu) };
+    let cond_ok =
+        if all { is_accu(cond) } else { unary(cond, operators::LOGICAL_NOT).is_some_and(is_accu) };
     // all: @result && body; exists: @result || body
     let fold = if all { operators::LOGICAL_AND } else { operators::LOGICAL_OR };
     let body = match &c.loop_step.expr {
@@ -273,9 +276,7 @@ fn comprehension<'e>(c: &'e ComprehensionExpr, scope: &mut Scope<'e>) -> Option<
         _ => return None,
     };
     let (range, weight) = match &c.iter_range.expr {
-        Expr::Call(guard)
-            if guard.target.is_none() && guard.func_name == budget::GUARD =>
-        {
+        Expr::Call(guard) if guard.target.is_none() && guard.func_name == budget::GUARD => {
             match guard.args.as_slice() {
                 [range, IdedExpr { expr: Expr::Literal(LiteralValue::Int(w)), .. }] => {
                     (range, u64::try_from(*w.inner()).unwrap_or(1))

@@ -47,6 +47,8 @@ pub(crate) enum Node {
     InList(Box<Node>, Box<[Node]>),
     /// `x in y` on any other right-hand side (a list or map of the context).
     In(Box<Node>, Box<Node>),
+    /// `left + right` (ints here; any other operands go to the interpreter).
+    Add(Box<Node>, Box<Node>),
     /// `size(x)` or `x.size()`.
     Size(Box<Node>),
     /// `target.startsWith(arg)`, `endsWith`, `contains`: (function, target, arg).
