@@ -72,7 +72,7 @@ pub struct PageParamsDoc {
     cursor: Option<String>,
 }
 
-/// A list query parsed from the query string; every bad parameter is reported.
+/// The query string as name/value pairs (list and schema routes parse them further).
 #[derive(Debug, Clone)]
 pub struct ListParams(pub Vec<(String, String)>);
 

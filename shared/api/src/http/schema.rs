@@ -3,7 +3,7 @@
 //! call: the request itself was fine, so it is a 200).
 
 use axum::Json;
-use axum::extract::{FromRequestParts, Query, State};
+use axum::extract::{FromRequestParts, State};
 use axum::response::{IntoResponse, Response};
 use http::{header, request::Parts};
 use registry_core::{Violation, pointer};
@@ -13,7 +13,7 @@ use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::etag::etag;
 use crate::http::json::JsonBody;
-use crate::http::params::Id;
+use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
 use crate::service::{CallCheck, CallRequest, ToolSchema};
 
@@ -26,10 +26,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SchemaFormat {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
-        let Query(pairs) =
-            Query::<Vec<(String, String)>>::from_request_parts(parts, state)
-                .await
-                .map_err(|e| Problem::bad_request("", format!("bad query string: {e}")))?;
+        let ListParams(pairs) = ListParams::from_request_parts(parts, state).await?;
         parse_format(&pairs).map(Self).map_err(Problem::validation)
     }
 }
