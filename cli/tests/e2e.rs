@@ -77,10 +77,10 @@ impl Serve {
     async fn healthy(&self) {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
-            if let Ok(r) = reqwest::get(format!("{}/healthz", self.base)).await {
-                if r.status() == 200 {
-                    return;
-                }
+            if let Ok(r) = reqwest::get(format!("{}/healthz", self.base)).await
+                && r.status() == 200
+            {
+                return;
             }
             assert!(Instant::now() < deadline, "no /healthz: {:?}", self.stdout);
             tokio::time::sleep(Duration::from_millis(50)).await;
