@@ -168,11 +168,8 @@ impl Registry {
             return Ok(Written { definition: head.redacted(), outcome: Outcome::Unchanged });
         }
         lifecycle::check_transition(principal, head.as_ref(), &definition)?;
-        let as_definition = definition.clone().into_definition();
-        let bad_refs = references::check(self.store().as_ref(), &as_definition).await?;
-        if !bad_refs.is_empty() {
-            return Err(ServiceError::Invalid(bad_refs));
-        }
+        // Tool references are checked by the store, atomically with the write; its
+        // `BadReferences` is mapped to the same per-path violations below.
 
         let now = Utc::now().trunc_subsecs(3);
         let (expected, outcome, server) = match &head {
@@ -201,7 +198,8 @@ impl Registry {
         };
         *definition.server_mut() = server;
         let id = definition.id().to_owned();
-        match self.store().put(definition.into_definition(), expected).await {
+        let as_definition = definition.into_definition();
+        match self.store().put(as_definition.clone(), expected).await {
             Ok(stored) => R::from_definition(stored)
                 .map(|d| Written { definition: d.redacted(), outcome })
                 .ok_or_else(|| ServiceError::Internal("store returned the wrong kind".into())),
