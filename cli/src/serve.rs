@@ -23,7 +23,7 @@ pub const DATABASE_FILE: &str = "registry.db";
 
 /// Runs the API until SIGTERM or Ctrl-C.
 pub async fn run(args: ServeArgs) -> Result<()> {
-    std::fs::create_dir_all(&args.data_dir)
+    registry_store::create_private_dir(&args.data_dir)
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
     let (store, fresh) = open_store(&args).await?;
     let registry = Registry::new(store);

@@ -14,7 +14,7 @@ pub fn run(op: TokenOperation) -> Result<()> {
                 RoleArg::Editor => Role::Editor,
                 RoleArg::Admin => Role::Admin,
             };
-            std::fs::create_dir_all(&data_dir)
+            registry_store::create_private_dir(&data_dir)
                 .with_context(|| format!("cannot create {}", data_dir.display()))?;
             let token =
                 TokenFile::add_token(&data_dir, &name, role).context("cannot add the token")?;

@@ -16,6 +16,7 @@ struct Serve {
     base: String,
     token: String,
     stdout: Vec<String>,
+    data: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -34,12 +35,17 @@ fn free_port() -> u16 {
 /// first run prints.
 fn serve(admin_token: Option<&str>, extra: &[&str]) -> Serve {
     let dir = tempfile::tempdir().unwrap();
-    serve_in(dir, admin_token, extra)
+    let data = dir.path().join("data");
+    serve_in(dir, data, admin_token, extra)
 }
 
-/// Starts `serve` with `dir` as data directory.
-fn serve_in(dir: tempfile::TempDir, admin_token: Option<&str>, extra: &[&str]) -> Serve {
-    let data = dir.path().to_path_buf();
+/// Starts `serve` with `data` (inside `dir`) as data directory.
+fn serve_in(
+    dir: tempfile::TempDir,
+    data: std::path::PathBuf,
+    admin_token: Option<&str>,
+    extra: &[&str],
+) -> Serve {
     let port = free_port();
     let mut cmd = Command::new(BIN);
     cmd.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
@@ -70,7 +76,7 @@ fn serve_in(dir: tempfile::TempDir, admin_token: Option<&str>, extra: &[&str]) -
     // Keep reading what the server prints, as a terminal would.
     std::thread::spawn(move || lines.for_each(drop));
     let token = token.unwrap_or_else(|| panic!("no admin token printed: {stdout:?}"));
-    Serve { child, base: format!("http://127.0.0.1:{port}"), token, stdout, _dir: dir }
+    Serve { child, base: format!("http://127.0.0.1:{port}"), token, stdout, data, _dir: dir }
 }
 
 impl Serve {
@@ -127,6 +133,16 @@ async fn first_run_prints_a_token_and_serves_the_example() {
     let s = serve(None, &[]);
     s.healthy().await;
     assert!(s.stdout.iter().any(|l| l.contains("Loaded the example")), "{:?}", s.stdout);
+    // The data directory it created is private, and so are the files holding secrets.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&s.data), 0o700);
+        for file in ["registry.db", "registry.db-wal", "auth.json"] {
+            assert_eq!(mode(&s.data.join(file)), 0o600, "{file}");
+        }
+    }
     let (status, agent) =
         s.call(reqwest::Method::GET, "/agents/weather-agent", Some(&s.token), None).await;
     assert_eq!(status, 200, "{agent}");
@@ -237,7 +253,8 @@ async fn a_reader_token_reads_but_cannot_write() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let reader = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-    let s = serve_in(dir, Some("e2e-admin-token-0123456789"), &[]);
+    let data = dir.path().to_path_buf();
+    let s = serve_in(dir, data, Some("e2e-admin-token-0123456789"), &[]);
     s.healthy().await;
     let (status, _) =
         s.call(reqwest::Method::GET, "/agents/weather-agent", Some(&reader), None).await;

@@ -315,3 +315,57 @@ async fn ids_conflicts_and_path_id_rules() {
     r.assert_invalid_at("/executionTimeout");
     r.assert_invalid_at("/acessRules");
 }
+
+/// A repeated key is malformed JSON at the key's pointer, never last-one-wins: on a
+/// definition, inside tags, in a merge patch and in a resolution context. Nothing is
+/// stored.
+#[tokio::test]
+async fn duplicate_keys_are_refused_everywhere() {
+    let s = start().await;
+    let created = s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool_json("t1"))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let agent = agent_json("a1", &["t1"]).to_string();
+    assert!(agent.starts_with('{'));
+    let raw = |method: Method, path: &str, body: String| {
+        s.req(method, path, &s.editor)
+            .header("content-type", "application/json")
+            .header("if-match", "\"1\"")
+            .body(body)
+    };
+    let cases = [
+        (
+            Method::POST,
+            "/agents",
+            format!(
+                r#"{{"accessRules":[{{"effect":"deny","condition":"true","effect":"allow"}}],{}"#,
+                &agent[1..]
+            ),
+            "/accessRules/0/effect",
+        ),
+        (
+            Method::POST,
+            "/agents",
+            format!(r#"{{"tags":{{"a/b":"1","a/b":"2"}},{}"#, &agent[1..]),
+            "/tags/a~1b",
+        ),
+        (
+            Method::PATCH,
+            "/tools/t1",
+            r#"{"description":"x","description":"y"}"#.into(),
+            "/description",
+        ),
+        (
+            Method::POST,
+            "/access/evaluate",
+            r#"{"rules":[],"context":{"user":{"userType":"a","userType":"b"}}}"#.into(),
+            "/context/user/userType",
+        ),
+    ];
+    for (method, path, body, pointer) in cases {
+        let r = s.send(raw(method, path, body)).await;
+        r.assert_problem(400, "MALFORMED_JSON");
+        assert_eq!(r.error_paths(), vec![pointer.to_owned()], "{path}: {}", r.text);
+    }
+    assert_eq!(s.get("/agents/a1").await.status, StatusCode::NOT_FOUND);
+    assert_eq!(s.get("/tools/t1").await.body["version"], 1);
+}

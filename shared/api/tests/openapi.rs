@@ -30,3 +30,13 @@ fn every_router_path_is_documented() {
         }
     }
 }
+
+/// The write-only secret is documented (as `writeOnly`), though never serialized.
+#[test]
+fn the_client_secret_is_documented_write_only() {
+    let doc = serde_json::to_value(registry_api::openapi::document()).unwrap();
+    let schemas = &doc["components"]["schemas"];
+    let field = schemas["McpAuth"]["properties"]["clientSecret"].to_string();
+    assert!(field.contains("#/components/schemas/Secret"), "{field}");
+    assert_eq!(schemas["Secret"]["writeOnly"], true, "{}", schemas["Secret"]);
+}

@@ -61,12 +61,12 @@ async fn client_secret_never_appears_in_responses_or_logs() {
     let again = s.send(s.req(Method::PUT, "/tools/m1", &s.editor).json(&replace)).await;
     assert_eq!(again.body["version"], 2, "{}", again.text);
     bodies.push(again.text);
-    // A patch that touches auth keeps the secret too.
+    // A patch that keeps the destination keeps the secret too.
     let patched = s
         .send(
             s.req(Method::PATCH, "/tools/m1", &s.editor)
                 .header("if-match", "\"2\"")
-                .json(&json!({"auth": {"clientId": "registry-2"}})),
+                .json(&json!({"description": "Patched.", "auth": {"clientId": "registry"}})),
         )
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
@@ -105,4 +105,65 @@ async fn client_secret_never_appears_in_responses_or_logs() {
         "secret in the log: {}",
         logged.lines().filter(|l| l.contains(SECRET)).collect::<Vec<_>>().join("\n")
     );
+}
+
+/// Changing where the secret goes (`url`, `auth.tokenUrl`, `auth.clientId`) needs the
+/// secret in the same request: otherwise an editor who cannot read it could send it to
+/// a token endpoint of their own. A refused change leaves the stored tool as it was.
+#[tokio::test]
+async fn a_new_destination_needs_the_secret_again() {
+    let s = start().await;
+    let created =
+        s.send(s.req(Method::POST, "/tools", &s.editor).json(&mcp_tool_json("m1", SECRET))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let without_secret = |path: &str, value: &str| {
+        let mut body = mcp_tool_json("m1", SECRET);
+        body["auth"].as_object_mut().unwrap().remove("clientSecret");
+        *body.pointer_mut(path).unwrap() = json!(value);
+        body
+    };
+    for (path, value) in [
+        ("/url", "https://evil.example.com/mcp"),
+        ("/auth/tokenUrl", "https://evil.example.com/token"),
+        ("/auth/clientId", "attacker"),
+    ] {
+        let put = s
+            .send(s.req(Method::PUT, "/tools/m1", &s.editor).json(&without_secret(path, value)))
+            .await;
+        put.assert_problem(400, "VALIDATION_FAILED");
+        assert!(
+            put.error_paths().contains(&"/auth/clientSecret".to_owned()),
+            "{path}: {}",
+            put.text
+        );
+    }
+    for patch in [
+        json!({"url": "https://evil.example.com/mcp"}),
+        json!({"auth": {"tokenUrl": "https://evil.example.com/token"}}),
+        json!({"auth": {"clientId": "attacker"}}),
+    ] {
+        let r = s
+            .send(
+                s.req(Method::PATCH, "/tools/m1", &s.editor)
+                    .header("if-match", "\"1\"")
+                    .json(&patch),
+            )
+            .await;
+        r.assert_problem(400, "VALIDATION_FAILED");
+        assert_eq!(r.error_paths(), vec!["/auth/clientSecret".to_owned()], "{patch}: {}", r.text);
+    }
+    assert_eq!(s.get("/tools/m1").await.body["version"], 1, "a refused change wrote nothing");
+
+    // With the secret in the same request, the move is fine.
+    let moved = s
+        .send(s.req(Method::PATCH, "/tools/m1", &s.editor).header("if-match", "\"1\"").json(
+            &json!({"auth": {"tokenUrl": "https://auth2.example.com/token", "clientSecret": "new-one"}}),
+        ))
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    let stored = match s.registry.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
+        Some(registry_core::Definition::Tool(t)) => t,
+        other => panic!("unexpected {other:?}"),
+    };
+    assert_eq!(stored.auth.unwrap().client_secret.unwrap().expose(), "new-one");
 }

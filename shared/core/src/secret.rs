@@ -1,4 +1,9 @@
-//! A write-only string: stored, never printed.
+//! A write-only string: stored, never printed, never serialized.
+//!
+//! Serializing a `Secret` is an error, so no response, log line or error can carry one by
+//! accident; fields holding one skip it ([`Secret::never`]). The one place that writes
+//! it is the storage form ([`crate::Definition::storage_json`]), through
+//! [`Secret::expose`].
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -17,17 +22,23 @@ impl Secret {
     pub fn expose(&self) -> &str {
         &self.0
     }
+
+    /// For `skip_serializing_if`: a secret field is always left out.
+    pub fn never(_: &Option<Secret>) -> bool {
+        true
+    }
+}
+
+/// Always fails: a secret is never serialized (see the module docs).
+impl Serialize for Secret {
+    fn serialize<S: Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("a secret is never serialized"))
+    }
 }
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Secret(***)")
-    }
-}
-
-impl Serialize for Secret {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
     }
 }
 
@@ -56,5 +67,11 @@ mod tests {
     #[test]
     fn debug_hides_the_value() {
         assert_eq!(format!("{:?}", Secret::new("hunter2")), "Secret(***)");
+    }
+
+    #[test]
+    fn serializing_fails_instead_of_leaking() {
+        let err = serde_json::to_string(&Secret::new("hunter2")).unwrap_err();
+        assert!(!err.to_string().contains("hunter2"));
     }
 }

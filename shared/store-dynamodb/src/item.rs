@@ -101,8 +101,10 @@ pub fn decode_doc(doc: &str) -> Result<Definition, StoreError> {
 
 /// Serializes a definition for storage.
 pub fn encode_doc(definition: &Definition) -> Result<String, StoreError> {
-    serde_json::to_string(definition)
-        .map_err(|e| StoreError::Backend(format!("definition does not serialize: {e}")))
+    let document = definition
+        .storage_json()
+        .map(|json| serde_json::json!({"kind": definition.kind(), "definition": json}).to_string());
+    document.map_err(|e| StoreError::Backend(format!("definition does not serialize: {e}")))
 }
 
 /// A definition from an item holding a `doc` (snapshot or live head); `None` for a tombstone.

@@ -14,5 +14,5 @@ mod store;
 
 pub use error::StoreError;
 pub use query::{Expected, ListFilter, ListQuery, Page, TagFilter};
-pub use sqlite::{SCHEMA_VERSION, SqliteStore};
+pub use sqlite::{SCHEMA_VERSION, SqliteStore, create_private_dir};
 pub use store::Store;

@@ -68,7 +68,7 @@ impl TokenFile {
         data_dir: &Path,
         admin_token: Option<String>,
     ) -> Result<(TokenAuth, Option<String>), TokenFileError> {
-        std::fs::create_dir_all(data_dir)
+        registry_store::create_private_dir(data_dir)
             .map_err(|source| TokenFileError::Io { path: data_dir.to_path_buf(), source })?;
         let path = data_dir.join(TOKEN_FILE_NAME);
         let existing = Self::read(&path)?;
@@ -110,7 +110,7 @@ impl TokenFile {
                 "principal name must be 1..128 printable characters".into(),
             ));
         }
-        std::fs::create_dir_all(data_dir)
+        registry_store::create_private_dir(data_dir)
             .map_err(|source| TokenFileError::Io { path: data_dir.to_path_buf(), source })?;
         let path = data_dir.join(TOKEN_FILE_NAME);
         let mut file = Self::read(&path)?.unwrap_or_default();

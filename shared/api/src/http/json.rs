@@ -1,5 +1,6 @@
 //! The JSON body extractor: content type, size limit, syntax and type errors all
-//! become problems with JSON Pointer paths, never a 500.
+//! become problems with JSON Pointer paths, never a 500. An object that repeats a key
+//! is malformed (`MALFORMED_JSON` at the key's pointer), never last-one-wins.
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -8,7 +9,7 @@ use registry_core::Violation;
 use serde::de::DeserializeOwned;
 
 use crate::http::problem::{Code, Problem};
-use crate::service::from_json;
+use crate::service::{JsonError, from_json, parse_strict};
 
 /// Largest accepted request body: 1 MiB.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -37,10 +38,16 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 )
             }
         })?;
-        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|err| {
-            let message = format!("malformed JSON: {err}");
+        let value = parse_strict(&bytes).map_err(|err| {
+            let message = err.to_string();
+            let errors = match err {
+                JsonError::DuplicateKey(violation) => vec![violation],
+                JsonError::Syntax(_) => {
+                    vec![Violation { path: String::new(), message: message.clone() }]
+                }
+            };
             Problem {
-                errors: vec![Violation { path: String::new(), message: message.clone() }],
+                errors,
                 ..Problem::new(StatusCode::BAD_REQUEST, Code::MalformedJson, message)
             }
         })?;

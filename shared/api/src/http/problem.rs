@@ -17,7 +17,7 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 pub enum Code {
     /// The input breaks one or more rules; see `errors`.
     ValidationFailed,
-    /// The body is not well-formed JSON.
+    /// The body is not well-formed JSON, or an object in it repeats a key.
     MalformedJson,
     /// A header or parameter is malformed.
     BadRequest,

@@ -12,6 +12,7 @@ mod references;
 mod resolve;
 mod resource;
 mod schema;
+mod strict_json;
 mod write;
 
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub use parse::{from_json, to_pointer};
 pub use resolve::ResolveFailure;
 pub use resource::Resource;
 pub use schema::{CallCheck, CallRequest, ToolSchema};
+pub use strict_json::{JsonError, parse_strict};
 pub use write::{Outcome, Written};
 
 /// The registry: agents and tools over one store. Cheap to clone.

@@ -30,10 +30,9 @@ pub trait Resource:
     fn validate(&self) -> Result<(), Vec<Violation>>;
     /// A copy safe to hand out: write-only secrets removed.
     fn redacted(&self) -> Self;
-    /// Keeps write-only secrets of `stored` that this input omits.
-    fn keep_secrets_from(&mut self, stored: &Self);
-    /// Violations for write-only secrets that are required but missing.
-    fn missing_secrets(&self) -> Vec<Violation>;
+    /// Takes the write-only secrets of `stored` that this input omits where that is
+    /// safe, and names every required secret that is still missing.
+    fn inherit_secrets(&mut self, stored: Option<&Self>) -> Vec<Violation>;
     /// Wraps into a [`Definition`].
     fn into_definition(self) -> Definition;
     /// Unwraps from a [`Definition`] of the right kind.
@@ -70,8 +69,7 @@ impl Resource for AgentDefinition {
     fn redacted(&self) -> Self {
         self.clone()
     }
-    fn keep_secrets_from(&mut self, _stored: &Self) {}
-    fn missing_secrets(&self) -> Vec<Violation> {
+    fn inherit_secrets(&mut self, _stored: Option<&Self>) -> Vec<Violation> {
         Vec::new()
     }
     fn into_definition(self) -> Definition {
@@ -110,22 +108,8 @@ impl Resource for ToolDefinition {
     fn redacted(&self) -> Self {
         ToolDefinition::redacted(self)
     }
-    /// An `auth` block sent without `clientSecret` keeps the stored secret.
-    fn keep_secrets_from(&mut self, stored: &Self) {
-        if let (Some(auth), Some(old)) = (self.auth.as_mut(), stored.auth.as_ref())
-            && auth.client_secret.is_none()
-        {
-            auth.client_secret.clone_from(&old.client_secret);
-        }
-    }
-    fn missing_secrets(&self) -> Vec<Violation> {
-        match &self.auth {
-            Some(auth) if auth.client_secret.is_none() => vec![Violation {
-                path: "/auth/clientSecret".into(),
-                message: "required: a new auth block needs a clientSecret".into(),
-            }],
-            _ => Vec::new(),
-        }
+    fn inherit_secrets(&mut self, stored: Option<&Self>) -> Vec<Violation> {
+        self.inherit_secret(stored).into_iter().collect()
     }
     fn into_definition(self) -> Definition {
         Definition::Tool(self)

@@ -3,7 +3,8 @@
 //! Server fields are never taken from the input: `version` comes from the store,
 //! `createdBy`/`lastModifiedBy` from the principal, `createdAt` is kept from the first
 //! version and `updatedAt` is now. Write-only secrets: an `auth` block sent without
-//! `clientSecret` on replace or patch keeps the stored secret.
+//! `clientSecret` on replace or patch keeps the stored secret only while `url`,
+//! `auth.tokenUrl` and `auth.clientId` are unchanged (see `ToolDefinition::inherit_secret`).
 
 use chrono::{SubsecRound, Utc};
 use registry_core::{ServerFields, Violation, pointer};
@@ -146,13 +147,11 @@ impl Registry {
         mut violations: Vec<Violation>,
     ) -> Result<Written<R>, ServiceError> {
         *definition.server_mut() = ServerFields::default();
-        if let Some(head) = &head {
-            definition.keep_secrets_from(head);
-        }
+        let missing_secrets = definition.inherit_secrets(head.as_ref());
         if let Err(found) = definition.validate() {
             violations.extend(found);
         }
-        for missing in definition.missing_secrets() {
+        for missing in missing_secrets {
             if !violations.iter().any(|v| v.path == missing.path) {
                 violations.push(missing);
             }

@@ -97,6 +97,22 @@ impl Definition {
         }
     }
 
+    /// The JSON a store keeps for this definition: the agent or tool wire form plus its
+    /// write-only secrets, which no other serialization carries.
+    pub fn storage_json(&self) -> serde_json::Result<serde_json::Value> {
+        let mut value = match self {
+            Self::Agent(a) => serde_json::to_value(a)?,
+            Self::Tool(t) => serde_json::to_value(t)?,
+        };
+        if let Self::Tool(tool) = self
+            && let Some(secret) = tool.auth.as_ref().and_then(|a| a.client_secret.as_ref())
+            && let Some(auth) = value.get_mut("auth").and_then(serde_json::Value::as_object_mut)
+        {
+            auth.insert("clientSecret".into(), secret.expose().into());
+        }
+        Ok(value)
+    }
+
     /// Tool ids this definition depends on: an agent's `toolIds` and override targets,
     /// sorted and without duplicates. Tools reference nothing.
     pub fn references(&self) -> Vec<String> {

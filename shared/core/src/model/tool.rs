@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Lifecycle, ServerFields, Tags, Unknown};
-use crate::Secret;
+use crate::{Secret, Violation};
 use registry_access::AccessRule;
 use registry_types::{FunctionDefinition, TypeDefinition};
 use std::collections::BTreeMap;
@@ -55,8 +55,9 @@ pub enum AgentFramework {
 pub struct McpAuth {
     /// OAuth client id.
     pub client_id: String,
-    /// OAuth client secret: write-only; omitted on update keeps the stored one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// OAuth client secret: write-only (never serialized; see `Definition::storage_json`).
+    /// Omitted on update keeps the stored one while `url`, `tokenUrl` and `clientId` stay.
+    #[serde(default, skip_serializing_if = "Secret::never")]
     pub client_secret: Option<Secret>,
     /// OAuth token endpoint.
     pub token_url: String,
@@ -155,6 +156,34 @@ impl ToolDefinition {
             }
             ExecutionType::Inline => self.code.as_deref().map(ToolTarget::Inline),
         }
+    }
+
+    /// Carries over `stored`'s client secret when this input omits it, but only while it
+    /// would still go to the same place (`url`, `auth.tokenUrl` and `auth.clientId`
+    /// unchanged). Otherwise, or for a new `auth` block, a missing secret is a violation
+    /// at `/auth/clientSecret`: an editor who cannot read the secret must not be able to
+    /// send it to an endpoint of their choosing.
+    pub fn inherit_secret(&mut self, stored: Option<&ToolDefinition>) -> Option<Violation> {
+        let auth = self.auth.as_mut()?;
+        if auth.client_secret.is_some() {
+            return None;
+        }
+        let old = stored.and_then(|s| s.auth.as_ref().map(|a| (s.url.as_ref(), a)));
+        let message = match old {
+            Some((url, old)) if old.client_secret.is_some() => {
+                if url == self.url.as_ref()
+                    && old.token_url == auth.token_url
+                    && old.client_id == auth.client_id
+                {
+                    auth.client_secret.clone_from(&old.client_secret);
+                    return None;
+                }
+                "required when `url`, `auth.tokenUrl` or `auth.clientId` changes: the stored \
+                 secret is only ever sent where it was given for"
+            }
+            _ => "required: a new auth block needs a clientSecret",
+        };
+        Some(Violation { path: "/auth/clientSecret".into(), message: message.into() })
     }
 
     /// A copy safe to return to clients: the OAuth client secret removed.

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::private_files::{create_private_dir, create_private_file};
 use super::schema;
 use crate::StoreError;
 
@@ -40,10 +41,12 @@ impl Connections {
     /// Opens (creating if needed) the file, switches it to WAL and migrates the schema.
     pub(crate) fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| {
+            create_private_dir(parent).map_err(|e| {
                 StoreError::Backend(format!("cannot create {}: {e}", parent.display()))
             })?;
         }
+        create_private_file(path)
+            .map_err(|e| StoreError::Backend(format!("cannot create {}: {e}", path.display())))?;
         let mut writer = Connection::open(path)?;
         configure(&writer)?;
         let mode: String =

@@ -8,11 +8,10 @@ use crate::StoreError;
 
 /// The JSON document stored for `definition` (secrets included: the store keeps them).
 pub(crate) fn to_document(definition: &Definition) -> Result<String, StoreError> {
-    let json = match definition {
-        Definition::Agent(agent) => serde_json::to_string(agent),
-        Definition::Tool(tool) => serde_json::to_string(tool),
-    };
-    json.map_err(|e| StoreError::Backend(format!("cannot serialize definition: {e}")))
+    definition
+        .storage_json()
+        .map(|json| json.to_string())
+        .map_err(|e| StoreError::Backend(format!("cannot serialize definition: {e}")))
 }
 
 /// Parses a stored document of `kind`.

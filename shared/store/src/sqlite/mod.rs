@@ -3,6 +3,7 @@
 mod connections;
 mod document;
 mod error;
+mod private_files;
 mod read;
 mod schema;
 mod write;
@@ -16,6 +17,7 @@ use registry_core::{Definition, Kind};
 use crate::{Expected, ListQuery, Page, Store, StoreError};
 use connections::Connections;
 
+pub use private_files::create_private_dir;
 pub use schema::SCHEMA_VERSION;
 
 /// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Blocking
