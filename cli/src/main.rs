@@ -4,6 +4,7 @@
 mod admin;
 mod args;
 mod client;
+#[cfg(feature = "dynamodb")]
 mod dynamodb;
 mod example;
 mod output;

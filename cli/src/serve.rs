@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use registry_api::{AppState, Registry, TokenFile, router, serve};
-use registry_store::{SqliteStore, Store};
+use registry_store::Store;
+use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
 
 use crate::args::{ServeArgs, StoreKind};
@@ -69,6 +70,11 @@ async fn open_store(args: &ServeArgs) -> Result<(Arc<dyn Store>, bool)> {
                 .with_context(|| format!("cannot open the database {}", path.display()))?;
             Ok((Arc::new(store), fresh))
         }
+        #[cfg(feature = "dynamodb")]
         StoreKind::Dynamodb => crate::dynamodb::open(args).await,
+        #[cfg(not(feature = "dynamodb"))]
+        StoreKind::Dynamodb => anyhow::bail!(
+            "this agent-registry was built without DynamoDB support (feature `dynamodb`)"
+        ),
     }
 }

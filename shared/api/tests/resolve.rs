@@ -11,7 +11,8 @@ use async_trait::async_trait;
 use common::{Server, agent_json, start, tool_json};
 use registry_api::Registry;
 use registry_core::{Definition, Kind, RequestContext};
-use registry_store::{Expected, ListQuery, Page, SqliteStore, Store, StoreError};
+use registry_store::{Expected, ListQuery, Page, Store, StoreError};
+use registry_store_sqlite::SqliteStore;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 

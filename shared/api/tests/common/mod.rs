@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
-use registry_store::{SqliteStore, Store};
+use registry_store::Store;
+use registry_store_sqlite::SqliteStore;
 use reqwest::{Method, RequestBuilder, StatusCode, header::HeaderMap};
 use serde_json::{Value, json};
 

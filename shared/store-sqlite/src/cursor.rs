@@ -6,7 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use registry_core::Kind;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
-use crate::StoreError;
+use registry_store::StoreError;
 
 /// Where a list page stopped: the last id returned, for one kind.
 #[derive(Debug, Serialize, Deserialize)]

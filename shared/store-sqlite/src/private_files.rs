@@ -5,14 +5,7 @@
 use std::io;
 use std::path::Path;
 
-/// Creates `dir` and its missing parents, new ones with mode 0700.
-pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
-}
+pub use registry_store::create_private_dir;
 
 /// Creates the empty file `path` with mode 0600 unless it exists. SQLite gives its
 /// `-wal` and `-shm` files the mode of the database file.

@@ -1,11 +1,12 @@
 //! Reads: heads, filtered pages of heads, version snapshots, referrers.
 
+use crate::error::Db;
 use registry_core::{Definition, Kind};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::document::from_document;
 use crate::cursor;
-use crate::{ListQuery, Page, StoreError};
+use registry_store::{ListQuery, Page, StoreError};
 
 /// The live head of a definition.
 pub(crate) fn get(
@@ -14,9 +15,11 @@ pub(crate) fn get(
     id: &str,
 ) -> Result<Option<Definition>, StoreError> {
     let document: Option<String> = conn
-        .prepare_cached("SELECT document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0")?
+        .prepare_cached("SELECT document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0")
+        .db()?
         .query_row(params![kind.as_str(), id], |row| row.get(0))
-        .optional()?;
+        .optional()
+        .db()?;
     document.map(|d| from_document(kind, &d)).transpose()
 }
 
@@ -39,8 +42,9 @@ pub(crate) fn list(
     let limit = cursor::page_size(query.limit);
     let filter = &query.filter;
     let tag = filter.tag.as_ref();
-    let mut stmt = conn.prepare_cached(
-        "SELECT h.id, h.document FROM heads h
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT h.id, h.document FROM heads h
          WHERE h.kind = ?1 AND h.deleted = 0
            AND (?2 IS NULL OR h.id > ?2)
            AND (?3 IS NULL OR h.status = ?3)
@@ -52,21 +56,24 @@ pub(crate) fn list(
                    AND (?7 IS NULL OR t.value = ?7)))
          ORDER BY h.id
          LIMIT ?8",
-    )?;
-    let rows = stmt.query_map(
-        params![
-            kind.as_str(),
-            after,
-            filter.status.map(|s| s.as_str()),
-            filter.execution_type.map(|t| t.as_str()),
-            filter.created_by,
-            tag.map(|t| &t.key),
-            tag.and_then(|t| t.value.as_ref()),
-            i64::from(limit) + 1,
-        ],
-        |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
-    )?;
-    let rows = rows.collect::<Result<Vec<_>, _>>()?;
+        )
+        .db()?;
+    let rows = stmt
+        .query_map(
+            params![
+                kind.as_str(),
+                after,
+                filter.status.map(|s| s.as_str()),
+                filter.execution_type.map(|t| t.as_str()),
+                filter.created_by,
+                tag.map(|t| &t.key),
+                tag.and_then(|t| t.value.as_ref()),
+                i64::from(limit) + 1,
+            ],
+            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+        )
+        .db()?;
+    let rows = rows.collect::<Result<Vec<_>, _>>().db()?;
     let more = rows.len() > limit as usize;
     let mut items = Vec::with_capacity(rows.len().min(limit as usize));
     let mut last_id = None;
@@ -94,16 +101,20 @@ pub(crate) fn versions(
         return Ok(Page { items: Vec::new(), next_cursor: None });
     };
     let limit = cursor::page_size(query.limit);
-    let mut stmt = conn.prepare_cached(
-        "SELECT version, document FROM versions
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT version, document FROM versions
          WHERE kind = ?1 AND id = ?2 AND version > ?3
          ORDER BY version LIMIT ?4",
-    )?;
+        )
+        .db()?;
     let rows = stmt
         .query_map(params![kind.as_str(), id, after, i64::from(limit) + 1], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+        })
+        .db()?
+        .collect::<Result<Vec<_>, _>>()
+        .db()?;
     let more = rows.len() > limit as usize;
     let mut items = Vec::with_capacity(rows.len().min(limit as usize));
     let mut last_version = None;
@@ -131,19 +142,23 @@ pub(crate) fn version(
     let document: Option<String> = conn
         .prepare_cached(
             "SELECT document FROM versions WHERE kind = ?1 AND id = ?2 AND version = ?3",
-        )?
+        )
+        .db()?
         .query_row(params![kind.as_str(), id, version], |row| row.get(0))
-        .optional()?;
+        .optional()
+        .db()?;
     document.map(|d| from_document(kind, &d)).transpose()
 }
 
 /// Live agents referencing `tool_id`, sorted.
 pub(crate) fn referrers(conn: &Connection, tool_id: &str) -> Result<Vec<String>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT r.agent_id FROM refs r
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT r.agent_id FROM refs r
          JOIN heads h ON h.kind = 'agent' AND h.id = r.agent_id AND h.deleted = 0
          WHERE r.tool_id = ?1 ORDER BY r.agent_id",
-    )?;
-    let ids = stmt.query_map(params![tool_id], |row| row.get(0))?;
-    Ok(ids.collect::<Result<Vec<String>, _>>()?)
+        )
+        .db()?;
+    let ids = stmt.query_map(params![tool_id], |row| row.get(0)).db()?;
+    ids.collect::<Result<Vec<String>, _>>().db()
 }

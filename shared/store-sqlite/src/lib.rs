@@ -1,6 +1,7 @@
 //! The embedded backend: one SQLite file in WAL mode, created on first open.
 
 mod connections;
+mod cursor;
 mod document;
 mod error;
 mod private_files;
@@ -14,10 +15,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
-use crate::{Expected, ListQuery, Page, Store, StoreError};
 use connections::Connections;
+use registry_store::{Expected, ListQuery, Page, Store, StoreError};
 
-pub use private_files::create_private_dir;
 pub use schema::SCHEMA_VERSION;
 
 /// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Blocking

@@ -4,7 +4,8 @@
 
 use registry_core::{Kind, LifecycleStatus};
 use registry_store::contract::sample::{tool, with_status};
-use registry_store::{Expected, SCHEMA_VERSION, SqliteStore, Store, StoreError};
+use registry_store::{Expected, Store, StoreError};
+use registry_store_sqlite::{SCHEMA_VERSION, SqliteStore};
 use rusqlite::Connection;
 
 #[tokio::test]

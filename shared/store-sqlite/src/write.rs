@@ -1,12 +1,13 @@
 //! Writes: every put and delete is one `BEGIN IMMEDIATE` transaction that checks the
 //! expected version and changes head, snapshot, tags and references together.
 
+use crate::error::Db;
 use registry_core::{Definition, Kind, LifecycleStatus};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::document::to_document;
 use super::read::referrers;
-use crate::{Expected, StoreError};
+use registry_store::{Expected, StoreError};
 
 /// The head row of a definition, live or tombstone.
 struct Head {
@@ -32,11 +33,13 @@ fn to_i64(value: u64) -> Result<i64, StoreError> {
 
 fn head(tx: &Transaction<'_>, kind: Kind, id: &str) -> Result<Option<Head>, StoreError> {
     let row = tx
-        .prepare_cached("SELECT version, deleted, status FROM heads WHERE kind = ?1 AND id = ?2")?
+        .prepare_cached("SELECT version, deleted, status FROM heads WHERE kind = ?1 AND id = ?2")
+        .db()?
         .query_row(params![kind.as_str(), id], |row| {
             Ok((row.get::<_, i64>(0)?, row.get::<_, bool>(1)?, row.get::<_, String>(2)?))
         })
-        .optional()?;
+        .optional()
+        .db()?;
     row.map(|(version, deleted, status)| Ok(Head { version: to_u64(version)?, deleted, status }))
         .transpose()
 }
@@ -78,22 +81,29 @@ fn check_references(tx: &Transaction<'_>, refs: &[String]) -> Result<(), StoreEr
 fn write_tags(tx: &Transaction<'_>, definition: &Definition) -> Result<(), StoreError> {
     let kind = definition.kind().as_str();
     let id = definition.id();
-    tx.prepare_cached("DELETE FROM tags WHERE kind = ?1 AND id = ?2")?
-        .execute(params![kind, id])?;
-    let mut insert =
-        tx.prepare_cached("INSERT INTO tags (kind, id, key, value) VALUES (?1, ?2, ?3, ?4)")?;
+    tx.prepare_cached("DELETE FROM tags WHERE kind = ?1 AND id = ?2")
+        .db()?
+        .execute(params![kind, id])
+        .db()?;
+    let mut insert = tx
+        .prepare_cached("INSERT INTO tags (kind, id, key, value) VALUES (?1, ?2, ?3, ?4)")
+        .db()?;
     for (key, value) in definition.tags().into_iter().flatten() {
-        insert.execute(params![kind, id, key, value])?;
+        insert.execute(params![kind, id, key, value]).db()?;
     }
     Ok(())
 }
 
 /// Replaces the reference rows of an agent.
 fn write_refs(tx: &Transaction<'_>, agent_id: &str, refs: &[String]) -> Result<(), StoreError> {
-    tx.prepare_cached("DELETE FROM refs WHERE agent_id = ?1")?.execute(params![agent_id])?;
-    let mut insert = tx.prepare_cached("INSERT INTO refs (agent_id, tool_id) VALUES (?1, ?2)")?;
+    tx.prepare_cached("DELETE FROM refs WHERE agent_id = ?1")
+        .db()?
+        .execute(params![agent_id])
+        .db()?;
+    let mut insert =
+        tx.prepare_cached("INSERT INTO refs (agent_id, tool_id) VALUES (?1, ?2)").db()?;
     for tool_id in refs {
-        insert.execute(params![agent_id, tool_id])?;
+        insert.execute(params![agent_id, tool_id]).db()?;
     }
     Ok(())
 }
@@ -104,7 +114,7 @@ pub(crate) fn put(
     mut definition: Definition,
     expected: Expected,
 ) -> Result<Definition, StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).db()?;
     let kind = definition.kind();
     let id = definition.id().to_owned();
     let current = head(&tx, kind, &id)?;
@@ -122,7 +132,7 @@ pub(crate) fn put(
              version = excluded.version, deleted = 0, status = excluded.status,
              execution_type = excluded.execution_type, created_by = excluded.created_by,
              document = excluded.document",
-    )?
+    ).db()?
     .execute(params![
         kind.as_str(),
         id,
@@ -131,16 +141,16 @@ pub(crate) fn put(
         definition.execution_type().map(|t| t.as_str()),
         definition.server().created_by,
         document,
-    ])?;
-    tx.prepare_cached(
-        "INSERT INTO versions (kind, id, version, document) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute(params![kind.as_str(), id, version_col, document])?;
+    ]).db()?;
+    tx.prepare_cached("INSERT INTO versions (kind, id, version, document) VALUES (?1, ?2, ?3, ?4)")
+        .db()?
+        .execute(params![kind.as_str(), id, version_col, document])
+        .db()?;
     write_tags(&tx, &definition)?;
     if kind == Kind::Agent {
         write_refs(&tx, &id, &refs)?;
     }
-    tx.commit()?;
+    tx.commit().db()?;
     Ok(definition)
 }
 
@@ -151,7 +161,7 @@ pub(crate) fn delete(
     id: &str,
     expected_version: u64,
 ) -> Result<(), StoreError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).db()?;
     let Some(current) = head(&tx, kind, id)?.filter(|h| !h.deleted) else {
         return Err(StoreError::NotFound);
     };
@@ -169,14 +179,21 @@ pub(crate) fn delete(
     }
     tx.prepare_cached(
         "UPDATE heads SET version = ?3, deleted = 1, document = NULL WHERE kind = ?1 AND id = ?2",
-    )?
-    .execute(params![kind.as_str(), id, to_i64(current.version + 1)?])?;
-    tx.prepare_cached("DELETE FROM tags WHERE kind = ?1 AND id = ?2")?
-        .execute(params![kind.as_str(), id])?;
+    )
+    .db()?
+    .execute(params![kind.as_str(), id, to_i64(current.version + 1)?])
+    .db()?;
+    tx.prepare_cached("DELETE FROM tags WHERE kind = ?1 AND id = ?2")
+        .db()?
+        .execute(params![kind.as_str(), id])
+        .db()?;
     if kind == Kind::Agent {
-        tx.prepare_cached("DELETE FROM refs WHERE agent_id = ?1")?.execute(params![id])?;
+        tx.prepare_cached("DELETE FROM refs WHERE agent_id = ?1")
+            .db()?
+            .execute(params![id])
+            .db()?;
     }
-    tx.commit()?;
+    tx.commit().db()?;
     Ok(())
 }
 

@@ -1,8 +1,9 @@
 //! The database schema and its migrations, tracked in `PRAGMA user_version`.
 
+use crate::error::Db;
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::StoreError;
+use registry_store::StoreError;
 
 /// Migration `i` moves the schema from version `i` to `i + 1`. Append only.
 const MIGRATIONS: &[&str] = &[
@@ -58,8 +59,8 @@ pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 /// A database written by a newer build is refused rather than misread.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     loop {
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let current: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).db()?;
+        let current: u32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0)).db()?;
         if current > SCHEMA_VERSION {
             return Err(StoreError::Backend(format!(
                 "database schema version {current} is newer than this build ({SCHEMA_VERSION})"
@@ -68,8 +69,8 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         let Some(step) = MIGRATIONS.get(current as usize) else {
             return Ok(());
         };
-        tx.execute_batch(step)?;
-        tx.pragma_update(None, "user_version", current + 1)?;
-        tx.commit()?;
+        tx.execute_batch(step).db()?;
+        tx.pragma_update(None, "user_version", current + 1).db()?;
+        tx.commit().db()?;
     }
 }

@@ -1,6 +1,7 @@
 //! The connections of one database file: a single writer behind a mutex and a small
 //! pool of readers (WAL lets readers run while a write is in progress).
 
+use crate::error::Db;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -9,7 +10,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::private_files::{create_private_dir, create_private_file};
 use super::schema;
-use crate::StoreError;
+use registry_store::StoreError;
 
 /// How long a connection waits for a lock held by another process before giving up
 /// with [`StoreError::Unavailable`].
@@ -26,8 +27,8 @@ pub(crate) struct Connections {
 }
 
 fn configure(conn: &Connection) -> Result<(), StoreError> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.busy_timeout(BUSY_TIMEOUT).db()?;
+    conn.pragma_update(None, "synchronous", "NORMAL").db()?;
     Ok(())
 }
 
@@ -47,10 +48,10 @@ impl Connections {
         }
         create_private_file(path)
             .map_err(|e| StoreError::Backend(format!("cannot create {}: {e}", path.display())))?;
-        let mut writer = Connection::open(path)?;
+        let mut writer = Connection::open(path).db()?;
         configure(&writer)?;
         let mode: String =
-            writer.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))?;
+            writer.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)).db()?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(StoreError::Backend(format!("cannot switch to WAL (journal mode {mode})")));
         }
@@ -81,9 +82,9 @@ impl Connections {
             Some(conn) => conn,
             None => {
                 let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let conn = Connection::open_with_flags(&self.path, flags)?;
+                let conn = Connection::open_with_flags(&self.path, flags).db()?;
                 configure(&conn)?;
-                conn.pragma_update(None, "query_only", true)?;
+                conn.pragma_update(None, "query_only", true).db()?;
                 conn
             }
         };

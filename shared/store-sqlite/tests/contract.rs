@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use registry_store::SqliteStore;
 use registry_store::contract::Fixture;
+use registry_store_sqlite::SqliteStore;
 
 async fn sqlite_fixture() -> Fixture {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -4,7 +4,7 @@
 use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
 
 use super::error::corrupt;
-use crate::StoreError;
+use registry_store::StoreError;
 
 /// The JSON document stored for `definition` (secrets included: the store keeps them).
 pub(crate) fn to_document(definition: &Definition) -> Result<String, StoreError> {
