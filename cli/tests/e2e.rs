@@ -265,3 +265,51 @@ async fn a_reader_token_reads_but_cannot_write() {
     assert_eq!(status, 403, "{problem}");
     assert_eq!(problem["code"], "FORBIDDEN");
 }
+
+/// Types pasted from the type language's reference page, in its own YAML syntax
+/// (properties directly under the type name), apply as written.
+#[tokio::test(flavor = "multi_thread")]
+async fn seed_syntax_types_apply_from_yaml() {
+    let s = serve(Some("e2e-admin-token-0123456789"), &["--no-example"]);
+    s.healthy().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cart.yaml");
+    std::fs::write(
+        &file,
+        r#"toolId: cart@1
+executionType: inline
+name: cart
+displayName: Cart
+description: Adds items to the cart.
+supportedAgentFrameworks: [bedrock]
+code: "return items"
+types:
+  CartItem:
+    productId:
+      type: string
+      description: Product ID to add to cart
+    quantity:
+      type: integer
+      description: Number of items (1-10)
+
+  # Top-level array type - the type IS an array
+  CartItemList:
+    type: array
+    items:
+      type: CartItem
+    description: List of cart items
+functionSchema:
+  - name: add-to-cart
+    description: Adds products to the cart
+    parameters:
+      cartItems: {type: CartItemList, description: Items to add}
+"#,
+    )
+    .unwrap();
+    let (ok, out, err) = s.cli(&["tools", "apply", "-f", file.to_str().unwrap()]);
+    assert!(ok && out.contains("cart@1: created (version 1)"), "{out}{err}");
+    let (ok, out, _) = s.cli(&["tools", "get", "cart@1", "--output", "json"]);
+    assert!(ok);
+    let tool: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(tool["types"]["CartItem"]["properties"]["quantity"]["type"], "integer", "{tool}");
+}

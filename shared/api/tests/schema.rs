@@ -290,3 +290,46 @@ fn both_routes_are_documented_with_their_schemas() {
     let formats = &doc["components"]["schemas"]["Format"]["enum"];
     assert_eq!(*formats, json!(["json-schema", "bedrock", "openai", "anthropic", "mcp"]));
 }
+
+/// Types written as the seed type language writes them (properties directly under the
+/// type name) are accepted through the API, stored in the canonical `properties` form,
+/// compile like the wrapped form, and are refused at the path the user wrote.
+#[tokio::test]
+async fn seed_form_types_load_as_written() {
+    let server = common::start().await;
+    let mut seed = cart_tool("seed");
+    seed["types"]["CartItem"] = json!({
+        "productId": { "type": "string", "description": "Product ID to add to cart" },
+        "quantity": { "type": "integer", "description": "Number of items (1-10)" },
+        "giftWrap": { "type": "boolean", "description": "Whether to gift wrap this item", "optional": true }
+    });
+    let created = server.send(server.req(Method::POST, "/tools", &server.editor).json(&seed)).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let wrapped = server
+        .send(server.req(Method::POST, "/tools", &server.editor).json(&cart_tool("cart")))
+        .await;
+    assert_eq!(wrapped.status, StatusCode::CREATED, "{}", wrapped.text);
+    assert_eq!(created.body["types"], wrapped.body["types"], "stored in the wrapped form");
+    for format in ["bedrock", "json-schema", "openai"] {
+        let a = server.get(&format!("/tools/seed/schema?format={format}")).await;
+        let b = server.get(&format!("/tools/cart/schema?format={format}")).await;
+        assert_eq!(a.status, StatusCode::OK, "{}", a.text);
+        assert_eq!(a.body["schema"], b.body["schema"], "{format}");
+    }
+    // Re-sending the seed form is the same content: no new version.
+    let again =
+        server.send(server.req(Method::PUT, "/tools/seed", &server.editor).json(&seed)).await;
+    assert_eq!(again.body["version"], 1, "{}", again.text);
+
+    let mut bad = seed.clone();
+    bad["toolId"] = json!("bad");
+    bad["types"]["CartItem"]["quantity"]["type"] = json!("Quantity");
+    bad["types"]["CartItem"]["count"] = json!({ "type": 5 });
+    let reply = server.send(server.req(Method::POST, "/tools", &server.editor).json(&bad)).await;
+    reply.assert_invalid_at("/types/CartItem/count/type");
+    let mut bad = seed.clone();
+    bad["toolId"] = json!("bad");
+    bad["types"]["CartItem"]["quantity"]["type"] = json!("Quantity");
+    let reply = server.send(server.req(Method::POST, "/tools", &server.editor).json(&bad)).await;
+    reply.assert_invalid_at("/types/CartItem/quantity/type");
+}

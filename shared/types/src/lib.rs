@@ -17,6 +17,7 @@ mod model;
 mod notation;
 mod openai;
 mod pointer;
+mod seed_form;
 mod type_def;
 mod type_expr;
 mod validate;
@@ -29,7 +30,7 @@ pub use bedrock::{
 pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
 pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};
 pub use json_schema::DRAFT_2020_12;
-pub use type_def::{TypeDefinition, TypeKind};
+pub use type_def::{Form, TypeDefinition, TypeKind};
 pub use validate::{
     MAX_DEPTH, MAX_FUNCTION_DESCRIPTION, MAX_FUNCTIONS, MAX_PARAMETERS, SchemaError,
     validate_tool_schema,

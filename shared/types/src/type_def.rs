@@ -1,16 +1,17 @@
 //! Wire form of a named type in a tool's `types` map: an object, an array or a union.
 
 use crate::ParameterDefinition;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A named type. Exactly one of `properties` (object type), `items` (array type, with
 /// `type: "array"`) or `anyOf` (discriminated union, with `discriminator`) is present.
 ///
-/// Keying objects on an explicit `properties` map keeps a property literally called
-/// `type` (as in the reference's `ClickAction`) unambiguous.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+/// Object types load in two forms (see `seed_form.rs`): with a `properties` member, or,
+/// as in the seed type language, with the properties directly under the type name. It
+/// is always written back with `properties`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeDefinition {
     /// Human-readable description.
@@ -40,6 +41,27 @@ pub struct TypeDefinition {
     #[serde(flatten, skip_serializing)]
     #[schema(ignore)]
     pub unknown: BTreeMap<String, Value>,
+    /// How the properties were written, so violations point where the user wrote them.
+    #[serde(skip)]
+    #[schema(ignore)]
+    pub form: Form,
+}
+
+/// How an object type's properties were written; never part of its content.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Form {
+    /// Inside a `properties` member (or not an object type).
+    #[default]
+    Wrapped,
+    /// Directly under the type name, as in the seed type language.
+    Seed,
+}
+
+/// Every form is equal: the form is how a type was written, not what it is.
+impl PartialEq for Form {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 /// Which of the three kinds a [`TypeDefinition`] is, as decided by its fields.
@@ -54,6 +76,14 @@ pub enum TypeKind {
 }
 
 impl TypeDefinition {
+    /// JSON Pointer of the properties of this type at `path`, in the form it was written.
+    pub fn properties_path(&self, path: &str) -> String {
+        match self.form {
+            Form::Wrapped => crate::pointer::join(path, "properties"),
+            Form::Seed => path.to_owned(),
+        }
+    }
+
     /// The kinds its fields claim; well-formed types claim exactly one.
     pub fn kinds(&self) -> Vec<TypeKind> {
         let mut kinds = Vec::new();

@@ -207,7 +207,7 @@ impl<'a> Checker<'a> {
                     );
                 }
                 if let Some(properties) = &def.properties {
-                    self.properties(properties, &join(&path, "properties"));
+                    self.properties(properties, &def.properties_path(&path));
                 }
             }
             TypeKind::Array => {
@@ -528,7 +528,7 @@ fn type_references<'a>(name: &str, def: &'a TypeDefinition) -> Vec<(&'a str, Str
     let path = join("/types", name);
     let mut out = Vec::new();
     for (key, p) in def.properties.iter().flatten() {
-        param_references(p, &join(&join(&path, "properties"), key), &mut out);
+        param_references(p, &join(&def.properties_path(&path), key), &mut out);
     }
     if let Some(items) = &def.items {
         param_references(items, &join(&path, "items"), &mut out);

@@ -1,5 +1,5 @@
-//! Every example type of the type-language reference page, in this project's JSON form,
-//! is accepted and compiles to every format.
+//! Every example type of the type-language reference page is accepted and compiles to
+//! every format: in this project's JSON form, and pasted as written (the seed form, YAML).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -123,4 +123,84 @@ fn the_union_with_a_property_named_type_compiles_to_an_any_of() {
     assert!(validator.is_valid(&good));
     let bad = json!({ "pUserAction": { "type": "scroll", "elementId": "e" }, "pSuccessResponse": { "status": "success", "data": [1] } });
     assert!(!validator.is_valid(&bad));
+}
+
+/// The page's YAML examples, as written: each block's own types, with the types of the
+/// other blocks there for the names it borrows (`TopPicks` uses the first block's
+/// `Product`), and the few the page uses but never shows (`ProductSummary`,
+/// `ContentResponse`, ...) from the JSON fixture. Each block's types are the parameters
+/// of the functions.
+fn pasted_examples() -> Vec<(usize, Value)> {
+    use serde::Deserialize;
+    let text = include_str!("fixtures/reference_page.yaml");
+    let blocks: Vec<Value> = serde_yaml_ng::Deserializer::from_str(text)
+        .map(|doc| Value::deserialize(doc).unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 16, "the page has 16 `types:` examples");
+    let mut library = serde_json::Map::new();
+    for block in &blocks {
+        for (name, def) in block["types"].as_object().unwrap() {
+            library.entry(name.clone()).or_insert(def.clone());
+        }
+    }
+    for example in examples() {
+        for (name, def) in example["types"].as_object().into_iter().flatten() {
+            library.entry(name.clone()).or_insert(def.clone());
+        }
+    }
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(index, block)| {
+            let own = block["types"].as_object().unwrap();
+            let mut types = library.clone();
+            types.extend(own.clone());
+            let names: Vec<&String> = own.keys().collect();
+            let functions: Vec<Value> = names
+                .chunks(5)
+                .enumerate()
+                .map(|(i, chunk)| {
+                    let parameters: serde_json::Map<String, Value> = chunk
+                        .iter()
+                        .map(|name| (format!("p{name}"), json!({ "type": name, "description": format!("A {name}") })))
+                        .collect();
+                    json!({ "name": format!("use_types_{i}"), "description": "Takes example types", "parameters": parameters })
+                })
+                .collect();
+            (index + 1, json!({ "types": types, "functionSchema": functions }))
+        })
+        .collect()
+}
+
+#[test]
+fn every_example_pasted_as_written_is_accepted_and_compiles() {
+    for (block, example) in pasted_examples() {
+        let tool = Tool::parse(example);
+        let errors = validate_tool_schema(tool.functions(), tool.types(), true);
+        assert!(errors.is_empty(), "block {block}: {errors:?}");
+        for format in Format::ALL {
+            let compiled = compile(tool.functions(), tool.types(), format)
+                .unwrap_or_else(|e| panic!("block {block} {format}: {e:?}"));
+            assert!(!compiled.is_blocked(), "block {block} {format}: {:?}", compiled.report);
+        }
+    }
+}
+
+#[test]
+fn pasted_and_wrapped_forms_are_the_same_types() {
+    let pasted = pasted_examples();
+    let (_, cart) = &pasted[5]; // CartItem + CartItemList
+    let seed = Tool::parse(cart.clone());
+    let types = seed.types().unwrap();
+    let wrapped: registry_types::TypeDefinition = serde_json::from_value(json!({
+        "properties": {
+            "productId": {"type": "string", "description": "Product ID to add to cart"},
+            "quantity": {"type": "integer", "description": "Number of items (1-10)"}
+        }
+    }))
+    .unwrap();
+    assert_eq!(types["CartItem"], wrapped);
+    assert_eq!(types["CartItemList"].items.as_ref().unwrap().ty, "CartItem");
+    // stored and returned in the canonical (wrapped) form
+    assert!(serde_json::to_value(&types["CartItem"]).unwrap().get("properties").is_some());
 }
