@@ -9,6 +9,7 @@
 mod anthropic;
 mod arguments;
 mod bedrock;
+mod compare;
 mod compile;
 mod function;
 mod json_schema;
@@ -27,6 +28,7 @@ pub use bedrock::{
     BedrockEncoding, BedrockFunction, BedrockParameter, BedrockType, MAX_PARAMETER_DESCRIPTION,
     bedrock_functions, bedrock_parameter_encodings,
 };
+pub use compare::{ChangeKind, Interface, SchemaChange, compare, severity};
 pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
 pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};
 pub use json_schema::DRAFT_2020_12;
