@@ -107,8 +107,10 @@ class Watch:
             t.join()
 
 
-def attack(name, run, expect=None):
-    """Runs `run()` (a list of (status, body, seconds)) under a Watch and reports."""
+def attack(name, run, expect=None, slow_ok=False):
+    """Runs `run()` (a list of (status, body, seconds)) under a Watch and reports.
+    `slow_ok`: requests may queue behind one another (64 writers on one record), so the
+    per-request bound does not apply; /healthz and memory bounds still do."""
     with Watch() as w:
         results = run()
     statuses = sorted({r[0] for r in results})
@@ -117,7 +119,7 @@ def attack(name, run, expect=None):
     bad = []
     if any(s >= 500 or s == 0 for s in statuses):
         bad.append(f"statuses {statuses}")
-    if slowest > MAX_REQUEST_S:
+    if slowest > MAX_REQUEST_S and not slow_ok:
         bad.append(f"slowest request {slowest * 1000:.0f} ms")
     if growth > MAX_GROWTH_MIB:
         bad.append(f"memory +{growth:.0f} MiB")
@@ -355,6 +357,27 @@ def main():
         problem_json,
     )
     attack("non-UTF-8 path", lambda: [request("GET", "/agents/%FF%FE")], problem_json)
+    # what held before still holds: 64 concurrent read-modify-write editors lose nothing
+    request("PUT", "/tools/attack-tool@1", dict(tool, tags={}))
+
+    def editors():
+        def one(i):
+            for _ in range(200):
+                status, body, elapsed, headers = request("GET", "/tools/attack-tool@1")
+                tags = dict(body.get("tags") or {}, **{f"w{i}": "1"})
+                r = request(
+                    "PATCH", "/tools/attack-tool@1", {"tags": tags}, headers={"If-Match": headers.get("etag", "")}
+                )
+                if r[0] != 412:
+                    return r
+            return (0, "gave up after 200 conflicts", 0.0, {})
+
+        results = parallel(64, one)
+        final = request("GET", "/tools/attack-tool@1")[1]
+        lost = [i for i in range(64) if f"w{i}" not in (final.get("tags") or {})]
+        return results + ([(0, f"lost updates of writers {lost}", 0.0, {})] if lost else [])
+
+    attack("64 concurrent editors, If-Match retries", editors, statuses_are(200), slow_ok=True)
 
     print()
     if failures:
@@ -364,5 +387,54 @@ def main():
     return 0
 
 
+def durability_write(acked_file):
+    """Writes tools from 8 threads, SIGKILLs the server after 100 acknowledgements, and
+    records every acknowledged id (scripts/attack.sh restarts the server and checks)."""
+    import os
+    import signal
+
+    acked, lock = [], threading.Lock()
+
+    def writer(k):
+        for n in range(100):
+            tool_id = f"durable-{k}-{n}@1"
+            body = {
+                "toolId": tool_id,
+                "executionType": "inline",
+                "name": "durable",
+                "displayName": "Durable",
+                "description": "Written before a kill -9.",
+                "supportedAgentFrameworks": ["bedrock"],
+                "code": "return 1",
+                "functionSchema": [{"name": "go", "description": "Go.", "parameters": {}}],
+            }
+            status = request("PUT", f"/tools/{tool_id}", body, timeout=5)[0]
+            if status == 0:
+                return
+            if status in (200, 201):
+                with lock:
+                    acked.append(tool_id)
+                    if len(acked) == 100:
+                        os.kill(PID, signal.SIGKILL)
+
+    parallel(8, writer)
+    with open(acked_file, "w") as f:
+        f.write("\n".join(acked))
+    print(f"kill -9 after {len(acked)} acknowledged writes")
+
+
+def durability_check(acked_file):
+    with open(acked_file) as f:
+        acked = [line for line in f.read().split("\n") if line]
+    missing = [i for i in acked if request("GET", f"/tools/{i}")[0] != 200]
+    print(f"after restart: {len(acked) - len(missing)} of {len(acked)} acknowledged writes present")
+    return 1 if missing or not acked else 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 5 and sys.argv[4] == "--durability-write":
+        durability_write(sys.argv[5])
+        sys.exit(0)
+    if len(sys.argv) > 5 and sys.argv[4] == "--durability-check":
+        sys.exit(durability_check(sys.argv[5]))
     sys.exit(main())
