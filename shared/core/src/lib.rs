@@ -2,6 +2,7 @@
 //! resolution. Pure: no I/O, no clocks except where the caller passes time in.
 
 pub mod model;
+mod release;
 pub mod resolve;
 pub mod rollout;
 mod secret;
@@ -11,5 +12,6 @@ mod violation;
 pub use model::*;
 pub use registry_access::{AccessRule, Decision, Effect, ReasonCode, RequestContext};
 pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
+pub use release::{Release, release_order};
 pub use secret::Secret;
 pub use violation::{Violation, Violations, pointer};

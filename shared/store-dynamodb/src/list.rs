@@ -59,6 +59,14 @@ impl Spec {
         }
     }
 
+    /// Narrows the key condition to ids starting with `prefix` (every index's sort key is
+    /// the id, so this stays a key condition, never a filter or a scan).
+    fn id_prefix(&mut self, prefix: &str) {
+        let clause = format!("begins_with({}, {})", self.expr.name(ID), self.expr.value(s(prefix)));
+        self.key_condition = format!("{} AND {clause}", self.key_condition);
+        self.scope = format!("{}\n{prefix}", self.scope);
+    }
+
     /// Adds `attribute = value` to the filter.
     fn filter_eq(&mut self, attribute: &str, value: &str) {
         let clause = self.expr.eq(attribute, s(value));
@@ -140,9 +148,16 @@ impl DynamoStore {
         let exec = filter.execution_type.map(|e| e.as_str());
         let created_by = filter.created_by.as_deref();
 
+        if filter.name.is_some() && kind != Kind::Tool {
+            return Ok(Page { items: Vec::new(), next_cursor: None });
+        }
+        let release_prefix = filter.name.as_ref().map(|name| format!("{name}@"));
         if let Some(tag) = &filter.tag {
             // Tag items carry copies of the index fields, so every filter applies here.
             let mut spec = Spec::index(IDX_TAG, G_TAG, g_tag(kind, &tag.key));
+            if let Some(prefix) = &release_prefix {
+                spec.id_prefix(prefix);
+            }
             if let Some(value) = &tag.value {
                 spec.filter_eq(TAG_VALUE, value);
             }
@@ -180,14 +195,19 @@ impl DynamoStore {
             spec.filter_eq(CREATED_BY, c);
             spec
         } else if let Some(st) = status {
-            return self
-                .list_heads(Spec::index(IDX_STATUS, G_STATUS, g_value(kind, st)), query)
-                .await;
+            let mut spec = Spec::index(IDX_STATUS, G_STATUS, g_value(kind, st));
+            if let Some(prefix) = &release_prefix {
+                spec.id_prefix(prefix);
+            }
+            return self.list_heads(spec, query).await;
         } else {
             Spec::index(IDX_KIND, G_KIND, kind.as_str().to_owned())
         };
         if let Some(st) = status {
             spec.filter_eq(STATUS, st);
+        }
+        if let Some(prefix) = &release_prefix {
+            spec.id_prefix(prefix);
         }
         self.list_heads(spec, query).await
     }

@@ -33,6 +33,8 @@ pub(crate) fn get_many(
 }
 
 /// One page of live heads ordered by id (byte order), all filters combined with AND.
+/// A `name` is a range of the primary key: ids after `<name>@` and before `<name>A`
+/// (`A` follows `@`), which are exactly those starting with `<name>@`.
 pub(crate) fn list(
     conn: &Connection,
     kind: Kind,
@@ -54,6 +56,7 @@ pub(crate) fn list(
                  SELECT 1 FROM tags t
                  WHERE t.kind = h.kind AND t.id = h.id AND t.key = ?6
                    AND (?7 IS NULL OR t.value = ?7)))
+           AND (?9 IS NULL OR (h.kind = 'tool' AND h.id > ?9 || '@' AND h.id < ?9 || 'A'))
          ORDER BY h.id
          LIMIT ?8",
         )
@@ -69,6 +72,7 @@ pub(crate) fn list(
                 tag.map(|t| &t.key),
                 tag.and_then(|t| t.value.as_ref()),
                 i64::from(limit) + 1,
+                filter.name,
             ],
             |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
         )

@@ -32,6 +32,9 @@ pub struct ListFilter {
     pub execution_type: Option<ExecutionType>,
     /// Principal that created the definition.
     pub created_by: Option<String>,
+    /// Releases of one tool: ids `<name>@<version>` (an indexed prefix match on the id,
+    /// never a scan). Agents never match.
+    pub name: Option<String>,
 }
 
 /// One page request of a list.

@@ -59,6 +59,9 @@ pub struct ListParamsDoc {
     /// Principal that created the definition.
     #[param(rename = "createdBy")]
     created_by: Option<String>,
+    /// Tools only: every release of this tool name (`<name>@<version>`), in ascending
+    /// semantic order, in one page (not with `limit` or `cursor`).
+    name: Option<String>,
 }
 
 /// Query parameters of a version history (for the OpenAPI document).
@@ -133,7 +136,21 @@ impl ListParams {
                     }
                 }
                 "createdBy" if filters => filter.created_by = Some(value.clone()),
+                "name" if filters && kind == Kind::Tool => {
+                    if value.is_empty() || value.contains('@') {
+                        errors.push(violation(&path, "must be a tool name, without `@version`"));
+                    }
+                    filter.name = Some(value.clone());
+                }
                 _ => errors.push(violation(&path, "unknown query parameter")),
+            }
+        }
+        if filter.name.is_some() {
+            for key in ["limit", "cursor"].into_iter().filter(|k| seen.contains(k)) {
+                errors.push(violation(
+                    &pointer("", key),
+                    "not with `name`: the releases of a name come in one page",
+                ));
             }
         }
         if !errors.is_empty() {

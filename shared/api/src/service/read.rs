@@ -7,6 +7,9 @@ use crate::service::{Registry, Resource, ServiceError};
 /// Largest page a list may ask for.
 pub const MAX_LIMIT: u32 = 100;
 
+/// Most releases of one tool name a `name` list returns.
+pub const MAX_RELEASES: usize = 1_000;
+
 impl Registry {
     /// The live definition `id` (secrets removed).
     pub async fn get<R: Resource>(&self, id: &str) -> Result<R, ServiceError> {
@@ -19,12 +22,37 @@ impl Registry {
     /// One page of live definitions ordered by id, filtered (secrets removed).
     pub async fn list<R: Resource>(&self, query: &ListQuery) -> Result<Page<R>, ServiceError> {
         check_limit(query.limit)?;
+        if query.filter.name.is_some() {
+            return self.releases(query).await;
+        }
         let page = self
             .store()
             .list(R::KIND, query)
             .await
             .map_err(|e| ServiceError::from_store(R::KIND, "", e))?;
         convert(page)
+    }
+
+    /// Every live release of the tool `query.filter.name` (with the other filters), in
+    /// ascending semantic order, in one page: the store pages by id, so every page is
+    /// read (at most [`MAX_RELEASES`]) and sorted here.
+    async fn releases<R: Resource>(&self, query: &ListQuery) -> Result<Page<R>, ServiceError> {
+        let mut all = Vec::new();
+        let mut query = ListQuery { limit: 100, cursor: None, filter: query.filter.clone() };
+        loop {
+            let page = self
+                .store()
+                .list(R::KIND, &query)
+                .await
+                .map_err(|e| ServiceError::from_store(R::KIND, "", e))?;
+            all.extend(page.items);
+            match page.next_cursor {
+                Some(next) if all.len() < MAX_RELEASES => query.cursor = Some(next),
+                _ => break,
+            }
+        }
+        all.sort_by(|a, b| registry_core::release_order(a.id(), b.id()));
+        convert(Page { items: all, next_cursor: None })
     }
 
     /// One page of the version snapshots of `id`, oldest first (secrets removed).

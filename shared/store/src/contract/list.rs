@@ -108,6 +108,7 @@ pub async fn list_filters(store: Arc<dyn Store>) {
         status: Some(LifecycleStatus::Active),
         execution_type: Some(ExecutionType::Lambda),
         created_by: Some("alice".into()),
+        name: None,
     };
     assert_eq!(list_all(&store, Kind::Tool, combined.clone()).await, ["t-a"]);
     let none = ListFilter { created_by: Some("bob".into()), ..combined };
@@ -227,4 +228,54 @@ pub async fn get_many_keeps_order(store: Arc<dyn Store>) {
     for (n, (id, def)) in many.iter().zip(&got).enumerate() {
         assert_eq!(def.as_ref().map(|d| d.id()), (n % 3 == 0).then_some(id.as_str()), "{id}");
     }
+}
+
+/// `name` lists the releases of one tool (`<name>@...`) and nothing else: not a tool
+/// whose name merely starts the same, nor an agent; combined with other filters and
+/// paged like any list.
+pub async fn releases_by_name(store: Arc<dyn Store>) {
+    for id in [
+        "weather@1.0.0",
+        "weather@1.10.0",
+        "weather@2.0.0-beta.1",
+        "weather-x@1.0.0",
+        "weatherA@1.0.0",
+        "weathe@1.0.0",
+        "weather",
+    ] {
+        store.put(tool(id), Expected::Absent).await.expect("put");
+    }
+    store.put(agent_from(agent_json("weather@9.0.0", &[])), Expected::Absent).await.expect("agent");
+    let retired =
+        tagged_tool("weather@0.9.0", "inline", json!({"env": "old"}), Some("retired"), None);
+    store.put(retired, Expected::Absent).await.expect("put retired");
+    let name = |n: &str| ListFilter { name: Some(n.into()), ..ListFilter::default() };
+    assert_eq!(
+        list_all(&store, Kind::Tool, name("weather")).await,
+        ["weather@0.9.0", "weather@1.0.0", "weather@1.10.0", "weather@2.0.0-beta.1"]
+    );
+    assert_eq!(list_all(&store, Kind::Tool, name("weather-x")).await, ["weather-x@1.0.0"]);
+    assert!(list_all(&store, Kind::Tool, name("weath")).await.is_empty());
+    assert!(list_all(&store, Kind::Agent, name("weather")).await.is_empty());
+    let active = ListFilter { status: Some(LifecycleStatus::Active), ..name("weather") };
+    assert_eq!(
+        list_all(&store, Kind::Tool, active).await,
+        ["weather@1.0.0", "weather@1.10.0", "weather@2.0.0-beta.1"]
+    );
+    let tagged =
+        ListFilter { tag: Some(TagFilter { key: "env".into(), value: None }), ..name("weather") };
+    assert_eq!(list_all(&store, Kind::Tool, tagged).await, ["weather@0.9.0"]);
+    // paged, two at a time, without gaps
+    let mut seen = Vec::new();
+    let mut cursor = None;
+    loop {
+        let query = ListQuery { limit: 2, cursor, filter: name("weather") };
+        let page = store.list(Kind::Tool, &query).await.expect("page");
+        seen.extend(ids(&page.items));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 4, "{seen:?}");
 }

@@ -25,6 +25,7 @@ pub use delete::{delete_leaves_tombstone, retired_tool_can_be_deleted, tool_in_u
 pub use fixture::Fixture;
 pub use list::{
     garbled_cursor_is_invalid, get_many_keeps_order, list_filters, list_pages_without_gaps,
+    releases_by_name,
 };
 pub use references::{
     bad_references_are_refused, referrers_are_live_agents, tool_overrides_are_references,
@@ -61,6 +62,7 @@ macro_rules! contract_tests {
             list_pages_without_gaps,
             garbled_cursor_is_invalid,
             get_many_keeps_order,
+            releases_by_name,
             concurrent_puts_have_one_winner,
         );
     };
