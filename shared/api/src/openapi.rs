@@ -3,7 +3,7 @@
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::http::{agents, evaluate, resolve, schema, system, tools};
+use crate::http::{agents, compare, evaluate, resolve, schema, system, tools};
 
 /// The admin API description.
 #[derive(OpenApi)]
@@ -14,7 +14,7 @@ use crate::http::{agents, evaluate, resolve, schema, system, tools};
         agents::patch_agent, agents::delete_agent, agents::agent_versions, agents::agent_version,
         tools::list_tools, tools::create_tool, tools::get_tool, tools::put_tool,
         tools::patch_tool, tools::delete_tool, tools::tool_versions, tools::tool_version,
-        schema::tool_schema, schema::validate_call,
+        schema::tool_schema, schema::validate_call, compare::compare_releases,
         resolve::resolve_agent, evaluate::evaluate_access,
         system::healthz, system::openapi_json,
     ),

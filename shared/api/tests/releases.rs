@@ -32,3 +32,65 @@ async fn releases_of_a_name_come_in_semantic_order() {
     s.get("/tools?name=weather@1").await.assert_invalid_at("/name");
     s.get("/agents?name=weather").await.assert_invalid_at("/name");
 }
+
+/// A weather tool release with the given parameters (name -> required).
+fn weather(id: &str, parameters: &[(&str, bool)]) -> serde_json::Value {
+    let mut tool = tool_json(id);
+    let params: serde_json::Map<String, serde_json::Value> = parameters
+        .iter()
+        .map(|(name, required)| {
+            (
+                (*name).to_owned(),
+                serde_json::json!({"type": "string", "description": name, "required": required}),
+            )
+        })
+        .collect();
+    tool["functionSchema"] = serde_json::json!([{"name": "get_weather", "description": "Weather for a city", "parameters": params}]);
+    tool
+}
+
+/// The scenario: additive minor, breaking major, and the refusals.
+#[tokio::test]
+async fn breaking_changes_need_a_major_and_patches_change_nothing() {
+    let s = start().await;
+    let put = |id: &str, params: &[(&str, bool)]| {
+        s.send(s.req(Method::PUT, &format!("/tools/{id}"), &s.editor).json(&weather(id, params)))
+    };
+    assert_eq!(put("weather@1.0.0", &[("city", true)]).await.status, StatusCode::CREATED);
+    let minor = put("weather@1.1.0", &[("city", true), ("units", false)]).await;
+    assert_eq!(minor.status, StatusCode::CREATED, "{}", minor.text);
+    let major = put("weather@2.0.0", &[("units", false)]).await;
+    assert_eq!(major.status, StatusCode::CREATED, "{}", major.text);
+
+    // 1.2.0 removing a parameter: refused, the breaking change listed at its path.
+    let r = put("weather@1.2.0", &[("units", false)]).await;
+    r.assert_invalid_at("/functionSchema/0/parameters/city");
+    assert!(r.text.contains("weather@1.1.0") && r.text.contains("weather@2.0.0"), "{}", r.text);
+    // a patch that adds something: refused, a minor is needed
+    let r = put("weather@1.1.1", &[("city", true), ("units", false), ("lang", false)]).await;
+    r.assert_invalid_at("/functionSchema/0/parameters/lang");
+    assert!(r.text.contains("weather@1.2.0"), "{}", r.text);
+    // a patch that changes nothing in the interface is fine
+    assert_eq!(
+        put("weather@1.1.1", &[("city", true), ("units", false)]).await.status,
+        StatusCode::CREATED
+    );
+    // a revision of a published release cannot break it
+    let r = put("weather@1.1.0", &[("units", false)]).await;
+    r.assert_invalid_at("/functionSchema/0/parameters/city");
+    assert_eq!(s.get("/tools/weather@1.1.0").await.body["version"], 1, "nothing written");
+    assert_eq!(s.get("/tools/weather@1.2.0").await.status, StatusCode::NOT_FOUND);
+
+    // the same report on demand
+    let r = s.get("/tools/weather/compare?from=1.1.0&to=2.0.0").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["severity"], "breaking");
+    assert_eq!(r.body["requiredBump"], "major");
+    assert_eq!(r.body["changes"][0]["path"], "/functionSchema/0/parameters/city");
+    let r = s.get("/tools/weather/compare?from=1&to=1.1").await;
+    assert_eq!(r.body["severity"], "additive", "{}", r.text);
+    assert_eq!(r.body["requiredBump"], "minor");
+    s.get("/tools/weather/compare?from=1.0.0").await.assert_invalid_at("/to");
+    s.get("/tools/weather/compare?from=x&to=1.0.0").await.assert_invalid_at("/from");
+    s.get("/tools/weather/compare?from=1.0.0&to=9.0.0").await.assert_problem(404, "NOT_FOUND");
+}

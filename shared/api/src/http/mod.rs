@@ -2,6 +2,7 @@
 
 pub mod agents;
 pub mod auth;
+pub mod compare;
 pub mod etag;
 pub mod evaluate;
 pub mod json;

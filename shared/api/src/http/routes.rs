@@ -7,7 +7,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 
 use crate::http::json::MAX_BODY_BYTES;
-use crate::http::{AppState, agents, evaluate, resolve, schema, system, tools, trace};
+use crate::http::{AppState, agents, compare, evaluate, resolve, schema, system, tools, trace};
 
 /// Every route path of the router, as written in the OpenAPI document.
 pub const ROUTES: &[&str] = &[
@@ -23,6 +23,7 @@ pub const ROUTES: &[&str] = &[
     "/tools/{id}/versions/{v}",
     "/tools/{id}/schema",
     "/tools/{id}/validate-call",
+    "/tools/{id}/compare",
     "/openapi.json",
     "/healthz",
 ];
@@ -54,6 +55,7 @@ pub fn router(state: AppState) -> Router {
         .route("/tools/{id}/versions/{v}", get(tools::tool_version))
         .route("/tools/{id}/schema", get(schema::tool_schema))
         .route("/tools/{id}/validate-call", post(schema::validate_call))
+        .route("/tools/{id}/compare", get(compare::compare_releases))
         .route("/openapi.json", get(system::openapi_json))
         .route("/healthz", get(system::healthz))
         .fallback(system::not_found)

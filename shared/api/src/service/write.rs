@@ -166,6 +166,16 @@ impl Registry {
         {
             return Ok(Written { definition: head.redacted(), outcome: Outcome::Unchanged });
         }
+        if let registry_core::Definition::Tool(tool) = definition.clone().into_definition() {
+            let head = head.clone().and_then(|h| match h.into_definition() {
+                registry_core::Definition::Tool(t) => Some(t),
+                registry_core::Definition::Agent(_) => None,
+            });
+            let refused = self.release_violations(&tool, head.as_ref()).await?;
+            if !refused.is_empty() {
+                return Err(ServiceError::Invalid(refused));
+            }
+        }
         lifecycle::check_transition(principal, head.as_ref(), &definition)?;
         // Tool references are checked by the store, atomically with the write; its
         // `BadReferences` is mapped to the same per-path violations below.
