@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # HTTP load test of `agent-registry serve` on the embedded store, on loopback only.
-# Builds the release binary, starts it on a free port with a fresh data directory and
-# the example loaded, runs wrk (installed from Debian's packages if missing) against a
-# few routes for a bounded time each, prints wrk's figures, and stops the server.
+# Builds the release binary, starts it on a free port with a fresh data directory,
+# seeds a realistic registry (scripts/load/seed.py: 100 tools, 20 agents of 10 tools,
+# 3 rules on each), runs wrk (installed from Debian's packages if missing) against each
+# route for a bounded time, and prints each route's throughput and p99 as a ratio of
+# /healthz's, measured in the same run. Stops the server.
 #   scripts/load.sh [SECONDS_PER_ROUTE (default 10)] [CONNECTIONS (default 32)]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -14,27 +16,55 @@ if ! command -v wrk >/dev/null; then
   apt-get install -y -qq wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 fi
 cargo build --release -q -p agent-registry
+BIN="${CARGO_TARGET_DIR:-target}/release/agent-registry"
 
 DATA="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export LOAD_TOKEN="load-test-$(date +%s)"
 AGENT_REGISTRY_ADMIN_TOKEN="$LOAD_TOKEN" RUST_LOG=warn \
-  target/release/agent-registry serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" >"$DATA/serve.log" 2>&1 &
+  "$BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-example >"$DATA/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 100); do
   curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
   sleep 0.1
 done
-
 BASE="http://127.0.0.1:$PORT"
+python3 scripts/load/seed.py "$BASE" "$LOAD_TOKEN"
+
+RESULTS="$DATA/results.tsv"
 run() { # name script url
   echo
   echo "### $1"
-  wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "scripts/load/$2" "$3" | sed -n '/Latency Distribution/,/Transfer/p'
+  local out
+  out="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "scripts/load/$2" "$3")"
+  echo "$out" | sed -n '/Latency Distribution/,/Transfer/p'
+  if echo "$out" | grep -q "Non-2xx"; then echo "load: non-2xx responses on $1" >&2; exit 1; fi
+  local rps p99
+  rps="$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
+  p99="$(echo "$out" | awk '$1 == "99%" {print $2}')"
+  printf '%s\t%s\t%s\n' "$1" "$rps" "$p99" >>"$RESULTS"
 }
 echo "agent-registry load test: $CONNECTIONS connections, ${DURATION}s per route, $(nproc) cores, loopback"
 run "GET /healthz" get.lua "$BASE/healthz"
-run "GET /agents/weather-agent" get.lua "$BASE/agents/weather-agent"
+run "GET /agents/{id}" get.lua "$BASE/agents/load-agent-07"
 run "GET /tools?limit=25" get.lua "$BASE/tools?limit=25"
-run "POST /agents/weather-agent/resolve" resolve.lua "$BASE/agents/weather-agent/resolve"
+run "POST /agents/{id}/resolve" resolve.lua "$BASE/agents/load-agent-07/resolve"
+
+python3 - "$RESULTS" <<'PY'
+import sys
+def ms(t):
+    return float(t[:-2]) if t.endswith("ms") else float(t[:-2]) / 1000 if t.endswith("us") else float(t[:-1]) * 1000
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
+base_rps, base_p99 = float(rows[0][1]), ms(rows[0][2])
+goals = {"GET /agents/{id}": (0.60, None), "GET /tools?limit=25": (0.30, None), "POST /agents/{id}/resolve": (0.50, 2.0)}
+print("\nroute\treq/s\tp99\tthroughput vs /healthz\tp99 vs /healthz\tgoal")
+for name, rps, p99 in rows:
+    share, ratio = float(rps) / base_rps, ms(p99) / base_p99
+    goal = goals.get(name)
+    verdict = ""
+    if goal:
+        ok = share >= goal[0] and (goal[1] is None or ratio <= goal[1])
+        verdict = f">= {goal[0]:.0%}" + (f", p99 <= {goal[1]}x" if goal[1] else "") + (" met" if ok else " NOT met")
+    print(f"{name}\t{float(rps):,.0f}\t{p99}\t{share:.0%}\t{ratio:.2f}x\t{verdict}")
+PY
