@@ -125,7 +125,9 @@ impl TokenFile {
         let by_hash = self
             .tokens
             .iter()
-            .map(|e| (e.sha256.to_ascii_lowercase(), Principal::new(e.name.clone(), e.role)))
+            .filter_map(|e| {
+                Some((digest_from_hex(&e.sha256)?, Principal::new(e.name.clone(), e.role)))
+            })
             .collect();
         TokenAuth { by_hash }
     }
@@ -162,13 +164,13 @@ impl TokenFile {
 /// Authenticates `Authorization: Bearer <token>` against a set of token hashes.
 #[derive(Debug, Clone, Default)]
 pub struct TokenAuth {
-    by_hash: HashMap<String, Principal>,
+    by_hash: HashMap<[u8; 32], Principal>,
 }
 
 impl TokenAuth {
     /// The principal holding `token`, if any.
     pub fn principal_for(&self, token: &str) -> Option<&Principal> {
-        self.by_hash.get(&hash_token(token))
+        self.by_hash.get(&<[u8; 32]>::from(Sha256::digest(token.as_bytes())))
     }
 }
 
@@ -184,9 +186,24 @@ impl Authenticator for TokenAuth {
     }
 }
 
-/// Lower-case hex SHA-256 of a token.
+/// Lower-case hex SHA-256 of a token, as the token file stores it.
 fn hash_token(token: &str) -> String {
     Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The 32 bytes of a hex SHA-256 (either case); `None` for anything else, so a damaged
+/// entry matches no token. Requests compare raw digests: no hex per request.
+fn digest_from_hex(hex: &str) -> Option<[u8; 32]> {
+    let bytes = hex.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        let text = std::str::from_utf8(pair).ok()?;
+        out[i] = u8::from_str_radix(text, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// A new random token: `ar_` and 64 hex characters (256 bits).
@@ -260,6 +277,17 @@ mod tests {
             Err(AuthError::Invalid)
         );
         assert!(Role::Admin > Role::Editor && Role::Editor > Role::Reader);
+    }
+
+    #[test]
+    fn stored_hex_digests_match_raw_digests() {
+        let hex = hash_token("some-token-value-123");
+        let raw: [u8; 32] = Sha256::digest(b"some-token-value-123").into();
+        assert_eq!(digest_from_hex(&hex), Some(raw));
+        assert_eq!(digest_from_hex(&hex.to_ascii_uppercase()), Some(raw));
+        for bad in ["", "zz", &hex[1..], &format!("{hex}0"), &hex.replace(&hex[..2], "g0")] {
+            assert_eq!(digest_from_hex(bad), None, "{bad}");
+        }
     }
 
     #[test]
