@@ -12,6 +12,6 @@ mod violation;
 pub use model::*;
 pub use registry_access::{AccessRule, Decision, Effect, ReasonCode, RequestContext};
 pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
-pub use release::{Release, release_order};
+pub use release::{Release, ReleaseChoice, SkipReason, ToolRef, choose_release, release_order};
 pub use secret::Secret;
 pub use violation::{Violation, Violations, pointer};

@@ -7,6 +7,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use crate::LifecycleStatus;
+
 /// A parsed tool release id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Release {
@@ -70,6 +72,126 @@ pub fn release_order(a: &str, b: &str) -> Ordering {
     }
 }
 
+/// How an agent names a tool in `toolIds` or `toolOverrides`: one release, or a range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolRef {
+    /// Exactly this id: a full version (`weather@1.2.0`), or an id that is no release.
+    Exact(String),
+    /// The highest suitable release of `name` in `req` (`weather@^1.2`, `weather@1`,
+    /// `weather@>=1.2, <2`): Cargo's requirement syntax.
+    Range {
+        /// The tool name.
+        name: String,
+        /// The requirement.
+        req: semver::VersionReq,
+    },
+}
+
+impl ToolRef {
+    /// Reads a reference: after `@`, a full `MAJOR.MINOR.PATCH[-pre]` is exact (canonical
+    /// id), anything else a Cargo requirement (a bare `1` or `1.2` is `^1`, `^1.2`).
+    /// An id without `@` is exact. Errors say what is wrong with the requirement.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let Some((name, rest)) = text.split_once('@') else {
+            return Ok(Self::Exact(text.to_owned()));
+        };
+        if let Ok(version) = semver::Version::parse(rest) {
+            if !version.build.is_empty() {
+                return Err("build metadata (`+...`) is not part of a release id".into());
+            }
+            return Ok(Self::Exact(format!("{name}@{version}")));
+        }
+        match semver::VersionReq::parse(rest) {
+            Ok(req) if !name.is_empty() => Ok(Self::Range { name: name.to_owned(), req }),
+            Ok(_) => Err("a tool name is needed before `@`".into()),
+            Err(e) => Err(format!(
+                "`{rest}` is neither a version (`1.2.0`) nor a range (`^1.2`, `~1.4`, `1`, `>=1.2, <2`): {e}"
+            )),
+        }
+    }
+}
+
+/// Why a release of the right name was not the one chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkipReason {
+    /// Its version is outside the range.
+    OutOfRange,
+    /// A pre-release, and the range names none.
+    PreRelease,
+    /// Disabled (kill switch).
+    Disabled,
+    /// Retired.
+    Retired,
+    /// Deprecated, and an active release in range exists.
+    Deprecated,
+}
+
+impl SkipReason {
+    /// For people: why it was skipped.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::OutOfRange => "outside the range",
+            Self::PreRelease => "a pre-release the range does not name",
+            Self::Disabled => "disabled",
+            Self::Retired => "retired",
+            Self::Deprecated => "deprecated, and an active release matches",
+        }
+    }
+}
+
+/// The release a range resolves to, and why each newer release was passed over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReleaseChoice {
+    /// The chosen release id; `None` when nothing suitable matches.
+    pub chosen: Option<String>,
+    /// Every release newer than the chosen one (all of them when none was chosen), newest
+    /// first, with the reason it was skipped.
+    pub skipped: Vec<(String, SkipReason)>,
+}
+
+/// Picks for `req` among `releases` (ids with their lifecycle status): the highest
+/// `active` release in range; the highest `deprecated` one only when no active one
+/// matches; never `disabled` or `retired`; pre-releases only when `req` names one.
+pub fn choose_release<'a>(
+    req: &semver::VersionReq,
+    releases: impl IntoIterator<Item = (&'a str, LifecycleStatus)>,
+) -> ReleaseChoice {
+    let mut candidates: Vec<(Release, &str, LifecycleStatus)> = releases
+        .into_iter()
+        .filter_map(|(id, status)| Release::parse(id).map(|r| (r, id, status)))
+        .collect();
+    candidates.sort_by(|a, b| b.0.version.cmp(&a.0.version));
+    let in_range = |r: &Release| req.matches(&r.version);
+    let any_active =
+        candidates.iter().any(|(r, _, s)| in_range(r) && *s == LifecycleStatus::Active);
+    let mut skipped = Vec::new();
+    for (release, id, status) in &candidates {
+        let reason = if !in_range(release) {
+            let loose =
+                semver::Version { pre: semver::Prerelease::EMPTY, ..release.version.clone() };
+            if !release.version.pre.is_empty() && req.matches(&loose) {
+                SkipReason::PreRelease
+            } else {
+                SkipReason::OutOfRange
+            }
+        } else {
+            match status {
+                LifecycleStatus::Active => {
+                    return ReleaseChoice { chosen: Some((*id).to_owned()), skipped };
+                }
+                LifecycleStatus::Deprecated if !any_active => {
+                    return ReleaseChoice { chosen: Some((*id).to_owned()), skipped };
+                }
+                LifecycleStatus::Deprecated => SkipReason::Deprecated,
+                LifecycleStatus::Disabled => SkipReason::Disabled,
+                LifecycleStatus::Retired => SkipReason::Retired,
+            }
+        };
+        skipped.push(((*id).to_owned(), reason));
+    }
+    ReleaseChoice { chosen: None, skipped }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -100,6 +222,67 @@ mod tests {
         ] {
             assert!(Release::parse(id).is_none(), "{id}");
         }
+    }
+
+    fn req(text: &str) -> semver::VersionReq {
+        match ToolRef::parse(&format!("weather@{text}")).unwrap() {
+            ToolRef::Range { req, .. } => req,
+            exact => panic!("{text} is not a range: {exact:?}"),
+        }
+    }
+
+    #[test]
+    fn references_are_exact_or_ranges() {
+        assert_eq!(
+            ToolRef::parse("weather@1.2.0").unwrap(),
+            ToolRef::Exact("weather@1.2.0".into())
+        );
+        assert_eq!(ToolRef::parse("legacy").unwrap(), ToolRef::Exact("legacy".into()));
+        for range in ["1", "1.2", "^1.2", "~1.4", ">=1.2, <2", "=1.2.0", "*", "^2.0.0-beta"] {
+            req(range);
+        }
+        assert!(ToolRef::parse("weather@^x").is_err());
+        assert!(ToolRef::parse("weather@1.0.0+b").is_err());
+        assert!(ToolRef::parse("@^1").is_err());
+    }
+
+    #[test]
+    fn the_highest_active_release_in_range_wins() {
+        use LifecycleStatus::*;
+        let releases = [
+            ("weather@1.0.0", Active),
+            ("weather@1.1.0", Active),
+            ("weather@1.2.0", Disabled),
+            ("weather@1.3.0-beta.1", Active),
+            ("weather@2.0.0", Active),
+        ];
+        let choice = choose_release(&req("^1"), releases);
+        assert_eq!(choice.chosen.as_deref(), Some("weather@1.1.0"));
+        assert_eq!(
+            choice.skipped,
+            [
+                ("weather@2.0.0".to_owned(), SkipReason::OutOfRange),
+                ("weather@1.3.0-beta.1".to_owned(), SkipReason::PreRelease),
+                ("weather@1.2.0".to_owned(), SkipReason::Disabled),
+            ]
+        );
+        // disabling 1.1.0 picks 1.0.0
+        let fewer = [("weather@1.0.0", Active), ("weather@1.1.0", Disabled)];
+        assert_eq!(choose_release(&req("^1"), fewer).chosen.as_deref(), Some("weather@1.0.0"));
+        // deprecated only when nothing active matches; never retired
+        let old = [("weather@1.0.0", Deprecated), ("weather@1.1.0", Retired)];
+        assert_eq!(choose_release(&req("1"), old).chosen.as_deref(), Some("weather@1.0.0"));
+        let both = [("weather@1.0.0", Active), ("weather@1.1.0", Deprecated)];
+        let choice = choose_release(&req("1"), both);
+        assert_eq!(choice.chosen.as_deref(), Some("weather@1.0.0"));
+        assert_eq!(choice.skipped, [("weather@1.1.0".to_owned(), SkipReason::Deprecated)]);
+        // a pre-release only when named
+        let betas = [("weather@2.0.0-beta.2", Active), ("weather@1.0.0", Active)];
+        assert_eq!(
+            choose_release(&req("^2.0.0-beta"), betas).chosen.as_deref(),
+            Some("weather@2.0.0-beta.2")
+        );
+        assert_eq!(choose_release(&req("^2"), betas).chosen, None);
     }
 
     #[test]
