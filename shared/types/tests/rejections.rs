@@ -162,8 +162,10 @@ fn cases() -> Vec<(&'static str, Value, bool, &'static str)> {
             "/types/L/items",
         ),
         (
+            // without `type: array`, `items` is a property (the seed form), so a misspelt
+            // array type is an object type with a wrong `type`
             "array type says type: array",
-            types(json!({ "L": { "items": { "type": "string" } } })),
+            types(json!({ "L": { "type": "list", "items": { "type": "string" } } })),
             false,
             "/types/L/type",
         ),
