@@ -34,6 +34,20 @@ pub(crate) fn left() -> u64 {
     STEPS_LEFT.with(Cell::get)
 }
 
+/// Takes `steps` from the current decision's budget; over budget is an error.
+pub(crate) fn charge(steps: u64) -> Result<(), ExecutionError> {
+    let left = STEPS_LEFT.with(Cell::get);
+    if steps > left {
+        STEPS_LEFT.with(|s| s.set(0));
+        return Err(ExecutionError::function_error(
+            "budget",
+            format!("evaluation cost budget exceeded ({DECISION_STEP_BUDGET} steps per decision)"),
+        ));
+    }
+    STEPS_LEFT.with(|s| s.set(left - steps));
+    Ok(())
+}
+
 /// The `@cost(range, weight)` overload: charges `size(range) * weight`, returns `range`.
 pub(crate) fn guard<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let mut args = args.into_iter();
@@ -43,16 +57,7 @@ pub(crate) fn guard<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>,
     let weight =
         weight.downcast_ref::<CelInt>().map_or(1, |w| u64::try_from(*w.inner()).unwrap_or(1));
     let size = range.as_sizer().map_or(0, |s| u64::try_from(*s.size().inner()).unwrap_or(0));
-    let cost = size.saturating_mul(weight).max(1);
-    let left = STEPS_LEFT.with(Cell::get);
-    if cost > left {
-        STEPS_LEFT.with(|s| s.set(0));
-        return Err(ExecutionError::function_error(
-            "budget",
-            format!("evaluation cost budget exceeded ({DECISION_STEP_BUDGET} steps per decision)"),
-        ));
-    }
-    STEPS_LEFT.with(|s| s.set(left - cost));
+    charge(size.saturating_mul(weight).max(1))?;
     Ok(range)
 }
 
@@ -82,7 +87,8 @@ pub(crate) fn instrument(expr: &mut IdedExpr, next_id: &mut u64) {
     }
 }
 
-fn children_mut(expr: &mut IdedExpr) -> Vec<&mut IdedExpr> {
+/// The direct sub-expressions of `expr`, mutable.
+pub(crate) fn children_mut(expr: &mut IdedExpr) -> Vec<&mut IdedExpr> {
     use cel::common::ast::EntryExpr;
     match &mut expr.expr {
         Expr::Call(call) => {

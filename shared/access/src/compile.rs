@@ -5,7 +5,9 @@
 use crate::limits::{MAX_BRACKET_NESTING, MAX_CONDITION_CHARS};
 use crate::node::Node;
 use crate::worker::{self, Failure};
-use crate::{bounds, budget, declared, env, flatten, lexer, lower, position, sql};
+use crate::{
+    bounds, budget, charged, declared, env, flatten, lexer, lower, position, regex_cache, sql,
+};
 use cel::common::ast::IdedExpr;
 
 /// A condition ready to evaluate: its instrumented AST, and its fast-path form when
@@ -88,6 +90,7 @@ fn condition(source: &str) -> Result<Condition, Vec<String>> {
     };
     let mut problems = declared::check(&expr, &info);
     problems.extend(bounds::check(&expr));
+    problems.extend(pattern_problems(&expr, &info));
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -95,7 +98,32 @@ fn condition(source: &str) -> Result<Condition, Vec<String>> {
     budget::instrument(&mut expr, &mut next_id);
     flatten::flatten(&mut expr);
     let fast = lower::lower(&expr);
+    charged::instrument(&mut expr);
     Ok(Condition { expr, fast })
+}
+
+/// `matches()` patterns must be string literals that compile within the size limit: a
+/// pattern from request data would let a caller choose the work, and an invalid one
+/// would only fail at run time.
+fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec<String> {
+    let mut found = Vec::new();
+    charged::patterns(expr, &mut found);
+    let at = |id: u64| {
+        crate::ast::offset(info, id)
+            .map(|offset| position::describe(&info.source, offset))
+            .unwrap_or_else(|| "1:1".into())
+    };
+    found
+        .into_iter()
+        .filter_map(|(id, pattern)| match pattern {
+            None => Some(format!(
+                "{}: the pattern of matches() must be a string literal ('^a+$'); patterns from request data are refused",
+                at(id)
+            )),
+            Some(p) => regex_cache::check(&p)
+                .map(|why| format!("{}: invalid regular expression '{p}': {why}", at(id))),
+        })
+        .collect()
 }
 
 fn max_id(expr: &IdedExpr) -> u64 {

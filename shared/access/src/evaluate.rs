@@ -1,14 +1,14 @@
 //! First-match, fail-closed evaluation of a compiled rule list (SPEC section 4).
 
-use crate::budget;
 use crate::compile::Condition;
 use crate::decision::{Decision, EvalError, ReasonCode};
 use crate::env;
 use crate::fast_eval::Eval;
-use crate::limits::DECISION_STEP_BUDGET;
+use crate::limits::{DECISION_BYTE_BUDGET, DECISION_STEP_BUDGET};
 use crate::prepared::PreparedContext;
 use crate::rule::Effect;
 use crate::rule_set::{CompiledRule, RuleSet};
+use crate::{budget, charged};
 use cel::common::types::CelBool;
 use cel::{Context, ExecutionError, Value};
 use serde::{Deserialize, Serialize};
@@ -68,13 +68,15 @@ pub(crate) fn interpret(condition: &Condition, ctx: &Context<'_, '_>) -> RuleRes
 struct Run<'a> {
     ctx: &'a PreparedContext,
     steps: u64,
+    /// Bytes of values the interpreter may still produce (`charged.rs`).
+    bytes: u64,
     /// Boxed: a decision that needs no interpreter only moves a null pointer around.
     cel: Option<Box<Context<'a, 'a>>>,
 }
 
 impl<'a> Run<'a> {
     fn new(ctx: &'a PreparedContext) -> Self {
-        Self { ctx, steps: DECISION_STEP_BUDGET, cel: None }
+        Self { ctx, steps: DECISION_STEP_BUDGET, bytes: DECISION_BYTE_BUDGET, cel: None }
     }
 
     /// What `condition` gives: on the fast path when it is lowered and yields a
@@ -99,8 +101,10 @@ impl<'a> Run<'a> {
             Box::new(cel)
         });
         budget::set(self.steps);
+        charged::set(self.bytes);
         let result = interpret(condition, cel);
         self.steps = budget::left();
+        self.bytes = charged::left();
         result
     }
 }

@@ -320,7 +320,21 @@ impl<'a> Eval<'a> {
     }
 
     fn size(&mut self, operand: &'a Node) -> R<'a> {
-        size(self.eval(operand)?)
+        let v = self.eval(operand)?;
+        if let Some(s) = as_str(v) {
+            self.charge(crate::charged::scan_steps(s.len()))?;
+        }
+        size(v)
+    }
+
+    /// Takes `steps` from the budget, as the interpreter's charged functions do.
+    fn charge(&mut self, steps: u64) -> Result<(), Fail> {
+        if steps > self.steps {
+            self.steps = 0;
+            return Err(Fail::Error);
+        }
+        self.steps -= steps;
+        Ok(())
     }
 
     fn string_fn(&mut self, f: StrFn, target: &'a Node, arg: &'a Node) -> T {
@@ -330,6 +344,7 @@ impl<'a> Eval<'a> {
         let (Some(t), Some(a)) = (as_str(t), as_str(a)) else {
             return Err(Fail::Error);
         };
+        self.charge(crate::charged::scan_steps(t.len() + a.len()))?;
         Ok(match f {
             StrFn::StartsWith => t.starts_with(a),
             StrFn::EndsWith => t.ends_with(a),

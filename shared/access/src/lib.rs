@@ -9,6 +9,7 @@
 mod ast;
 mod bounds;
 mod budget;
+mod charged;
 mod compile;
 mod context;
 mod decision;
@@ -27,6 +28,7 @@ mod lower;
 mod node;
 mod position;
 mod prepared;
+mod regex_cache;
 mod rule;
 mod rule_set;
 mod sql;

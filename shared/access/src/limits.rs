@@ -30,8 +30,20 @@ pub const COMPILE_STACK_BYTES: usize = 32 * 1024 * 1024;
 pub const MAX_AST_DEPTH: usize = 48;
 /// Most comprehensions (`all`, `exists`, `map`, ...) nested inside one another.
 pub const MAX_COMPREHENSION_NESTING: usize = 2;
-/// Most comprehension steps (iterations x loop-body nodes) in one decision.
+/// Most steps in one decision: comprehension iterations x loop-body nodes, plus a step
+/// per [`SCAN_BYTES_PER_STEP`] bytes scanned by `contains`, `startsWith`, `endsWith`,
+/// `size` and `matches` (times the pattern's weight).
 pub const DECISION_STEP_BUDGET: u64 = 100_000;
+/// Bytes scanned per step by the string operations.
+pub const SCAN_BYTES_PER_STEP: u64 = 64;
+/// Most bytes of values one decision may produce (`+`, and so `map` and `filter`):
+/// every produced value is charged its full size, so the live memory of a decision
+/// stays below this plus the context.
+pub const DECISION_BYTE_BUDGET: u64 = 16 << 20;
+/// Largest compiled form of one `matches()` pattern (NFA and lazy DFA, each).
+pub const MAX_PATTERN_COMPILED_BYTES: usize = 256 << 10;
+/// Most distinct compiled patterns kept per process.
+pub const MAX_CACHED_PATTERNS: usize = 1_024;
 /// Most elements in one list or entries in one map of the request context.
 pub const MAX_CONTEXT_COLLECTION: usize = 64;
 /// Deepest nesting of lists and maps inside `customData`.

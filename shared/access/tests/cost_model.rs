@@ -1,0 +1,123 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The cost model bounds every decision, whatever the condition and the context: the
+//! attacks of the adversarial review, against the largest context the limits allow,
+//! end in a budget error, which never widens access (an erroring allow does not match;
+//! an erroring deny does). Outcomes are asserted, not times: the figures are in
+//! `benches/access.rs` (`adversarial/*`) and docs/cost-model.md.
+
+use registry_access::limits::{MAX_CONTEXT_COLLECTION, MAX_CONTEXT_STRING_BYTES};
+use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestContext, RuleSet};
+use serde_json::json;
+
+fn rule(effect: Effect, condition: &str) -> AccessRule {
+    AccessRule {
+        condition: Some(condition.to_string()),
+        effect,
+        order: None,
+        description: None,
+        unknown: Default::default(),
+    }
+}
+
+/// The largest context: 4 KiB strings, lists of 64 of them.
+fn largest_context() -> PreparedContext {
+    let s = "a".repeat(MAX_CONTEXT_STRING_BYTES);
+    let list = vec![s.clone(); MAX_CONTEXT_COLLECTION];
+    let ctx: RequestContext = serde_json::from_value(json!({
+        "user": {"userId": s, "roles": list},
+        "customData": {"s": s, "l": list, "p": "(a+)+$", "items": list}
+    }))
+    .unwrap();
+    PreparedContext::new(&ctx).unwrap()
+}
+
+/// Every attack: as an allow it does not match, as a deny it denies, both with a
+/// budget error in the decision.
+fn assert_bounded(condition: &str) {
+    let ctx = largest_context();
+    let allow = RuleSet::compile(&[rule(Effect::Allow, condition)]).unwrap();
+    let d = allow.evaluate(&ctx);
+    assert_eq!((d.effect, d.reason), (Effect::Deny, ReasonCode::NoMatch), "{condition}: {d:?}");
+    assert!(d.errors.iter().any(|e| e.message.contains("budget exceeded")), "{condition}: {d:?}");
+    let deny = RuleSet::compile(&[
+        rule(Effect::Deny, condition),
+        AccessRule { condition: None, ..rule(Effect::Allow, "true") },
+    ])
+    .unwrap();
+    let d = deny.evaluate(&ctx);
+    assert_eq!(
+        (d.effect, d.reason, d.rule_index),
+        (Effect::Deny, ReasonCode::Error, Some(0)),
+        "{condition}"
+    );
+}
+
+#[test]
+fn doubling_a_string_through_map_runs_out_of_memory_budget() {
+    let doubling = format!("size([customData.s]{}) > 0", ".map(x, x + x)".repeat(20));
+    assert_bounded(&doubling);
+    let concat = format!("size({}) > 0", vec!["customData.s"; 100].join(" + "));
+    // a long chain of + is refused at compile time (depth), or bounded
+    match RuleSet::compile(&[rule(Effect::Allow, &concat)]) {
+        Ok(_) => assert_bounded(&concat),
+        Err(errors) => assert!(format!("{errors:?}").contains("deep"), "{errors:?}"),
+    }
+}
+
+#[test]
+fn growing_lists_run_out_of_memory_budget() {
+    assert_bounded(
+        "size(customData.l.map(x, customData.l).map(x, x + x).map(x, x + x).map(x, x + x)) > 0",
+    );
+    assert_bounded("size(customData.l.map(a, customData.l.map(b, a + b))) > 0");
+}
+
+#[test]
+fn scanning_large_values_runs_out_of_steps() {
+    assert_bounded(
+        "customData.l.exists(a, customData.l.exists(b, (a + b + a + b).contains(b + 'x')))",
+    );
+    assert_bounded("customData.l.all(a, customData.l.all(b, size(a + b + a + b) > 0))");
+    assert_bounded("customData.l.exists(a, customData.l.exists(b, (a + b).matches('^(a|b)*c$')))");
+}
+
+#[test]
+fn patterns_from_request_data_and_invalid_patterns_are_refused_on_write() {
+    let errors = RuleSet::compile(&[rule(
+        Effect::Allow,
+        "customData.items.exists(i, i.matches(customData.p))",
+    )])
+    .unwrap_err();
+    let text = format!("{errors:?}");
+    assert!(text.contains("must be a string literal") && text.contains("1:"), "{text}");
+    let errors = RuleSet::compile(&[rule(Effect::Allow, "user.userId.matches('(')")]).unwrap_err();
+    let text = format!("{errors:?}");
+    assert!(text.contains("invalid regular expression") && text.contains("1:"), "{text}");
+    let huge = format!("user.userId.matches('{}')", "(a{100}){100}");
+    let text = format!("{:?}", RuleSet::compile(&[rule(Effect::Allow, &huge)]).unwrap_err());
+    assert!(text.contains("compiles to more than"), "{text}");
+}
+
+#[test]
+fn ordinary_conditions_are_untouched() {
+    let ctx: RequestContext = serde_json::from_value(json!({
+        "user": {"userId": "u-1", "email": "dana@example.com", "roles": ["analyst"]},
+        "customData": {"tier": "premium", "tags": ["a", "b"]}
+    }))
+    .unwrap();
+    let ctx = PreparedContext::new(&ctx).unwrap();
+    for condition in [
+        "user.email.matches('^[a-z]+@example\\\\.com$')",
+        "size(customData.tags.map(t, t + '-x')) == 2",
+        "customData.tags.filter(t, t == 'a').size() == 1",
+        "(customData.tier + '-plan').startsWith('premium')",
+        "size(user.userId) == 3",
+    ] {
+        let d = RuleSet::compile(&[rule(Effect::Allow, condition)]).unwrap().evaluate(&ctx);
+        assert_eq!(
+            (d.effect, d.reason),
+            (Effect::Allow, ReasonCode::RuleMatch),
+            "{condition}: {d:?}"
+        );
+    }
+}
