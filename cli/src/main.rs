@@ -6,6 +6,7 @@ mod args;
 mod client;
 mod dynamodb;
 mod example;
+mod nofile;
 mod output;
 mod serve;
 mod shutdown;

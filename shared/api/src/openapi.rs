@@ -1,23 +1,14 @@
-//! The OpenAPI document, generated from the handlers and the model types.
+//! The OpenAPI document, generated from the router ([`crate::http::routes`]) and the
+//! handlers' `#[utoipa::path]`; this module adds the title, tags, shared schemas and
+//! the bearer scheme.
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::http::{agents, evaluate, resolve, schema, system, tools};
-
-/// The admin API description.
+/// The admin API description without paths (the router adds them).
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Agent registry admin API", description = "Register agent and tool definitions for AWS Bedrock."),
-    paths(
-        agents::list_agents, agents::create_agent, agents::get_agent, agents::put_agent,
-        agents::patch_agent, agents::delete_agent, agents::agent_versions, agents::agent_version,
-        tools::list_tools, tools::create_tool, tools::get_tool, tools::put_tool,
-        tools::patch_tool, tools::delete_tool, tools::tool_versions, tools::tool_version,
-        schema::tool_schema, schema::validate_call,
-        resolve::resolve_agent, evaluate::evaluate_access,
-        system::healthz, system::openapi_json,
-    ),
     components(schemas(crate::http::Problem, crate::http::Code, registry_core::Violation)),
     modifiers(&BearerScheme),
     tags(
@@ -50,7 +41,7 @@ impl Modify for BearerScheme {
     }
 }
 
-/// The OpenAPI document.
+/// The OpenAPI document of the router.
 pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    crate::http::routes::api().into_openapi()
 }
