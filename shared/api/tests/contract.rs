@@ -135,3 +135,42 @@ async fn undecodable_and_raw_paths_are_problems() {
         assert!(body["code"].is_string() && body["errors"].is_array(), "{body}");
     }
 }
+
+#[tokio::test]
+async fn content_length_lies_over_the_wire_are_problems_and_change_nothing() {
+    use tokio::io::AsyncWriteExt;
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    let body = serde_json::to_vec(&json!({"description": "Changed."})).unwrap();
+    let head = |length: usize| {
+        format!(
+            "PATCH /tools/t1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\n\
+             If-Match: \"1\"\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n",
+            s.editor
+        )
+    };
+    // Shorter than the body: a truncated body, then the rest read as a request.
+    let mut short = head(body.len() - 5).into_bytes();
+    short.extend_from_slice(&body);
+    let answer = String::from_utf8_lossy(&s.raw(&short).await).into_owned();
+    let responses: Vec<&str> = answer.split("HTTP/1.1 ").filter(|r| !r.is_empty()).collect();
+    assert_eq!(responses.len(), 2, "{answer}");
+    for response in responses {
+        let (status, head, body) = parse_raw(format!("HTTP/1.1 {response}").as_bytes());
+        assert_eq!(status, 400, "{response}");
+        assert!(head.contains("content-type: application/problem+json"), "{head}");
+        assert!(body["code"].is_string() && body["errors"].is_array(), "{body}");
+    }
+    // Longer than the body, then the client stops sending: no write, no 5xx.
+    let mut stream = s.connect().await;
+    stream.write_all(head(body.len() + 50).as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+    stream.shutdown().await.unwrap();
+    let answer = common::read_to_close(&mut stream).await;
+    if !answer.is_empty() {
+        let (status, head, _) = parse_raw(&answer);
+        assert_eq!(status, 400, "{}", String::from_utf8_lossy(&answer));
+        assert!(head.contains("content-type: application/problem+json"), "{head}");
+    }
+    assert_eq!(s.get("/tools/t1").await.body["version"], 1);
+}

@@ -369,12 +369,12 @@ fn generate(rng: &mut StdRng, target: &Target) -> Case {
         None => Vec::new(),
     };
     let mut headers = Vec::new();
-    let token = match rng.random_range(0..10) {
+    let token = match rng.random_range(0..20) {
         0 => None,
-        1 => Some(format!("Bearer {}", target.reader)),
-        2 => Some(format!("Bearer {}", target.editor)),
-        3 => Some("Bearer not-a-token".to_owned()),
-        4 => Some(format!("Basic {}", target.admin)),
+        1 | 2 => Some(format!("Bearer {}", target.reader)),
+        3 | 4 => Some(format!("Bearer {}", target.editor)),
+        5 => Some("Bearer not-a-token".to_owned()),
+        6 => Some(format!("Basic {}", target.admin)),
         _ => Some(format!("Bearer {}", target.admin)),
     };
     if let Some(token) = token {
@@ -507,7 +507,7 @@ fn random_bytes(rng: &mut StdRng, max: usize) -> Vec<u8> {
 const RAW: &str = "\u{1}RAW\u{1}";
 
 fn mutate(rng: &mut StdRng, mut value: Value) -> Vec<u8> {
-    if rng.random_bool(0.15) {
+    if rng.random_bool(0.25) {
         return serde_json::to_vec(&value).unwrap();
     }
     let mut raw = Vec::new();

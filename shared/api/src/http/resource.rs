@@ -75,7 +75,7 @@ pub async fn put<R: Resource>(
     if_match: IfMatch,
     definition: R,
 ) -> Result<Response, Problem> {
-    let _writing = state.writes.lock(R::KIND, id).await;
+    let _writing = follow_current(state, R::KIND, id, if_match).await;
     let mut attempt = 1;
     let written = loop {
         let expected = match if_match {
@@ -119,9 +119,12 @@ pub async fn patch<R: Resource>(
             }])
         })?),
     };
-    let _writing = state.writes.lock(R::KIND, id).await;
     // Only a bare `If-Match: *` follows the current version when it moves.
     let follows_current = if_match == IfMatch::Any && body_version.is_none();
+    let _writing = match follows_current {
+        true => Some(state.writes.lock(R::KIND, id).await),
+        false => None,
+    };
     let mut attempt = 1;
     loop {
         let expected = match (if_match, body_version) {
@@ -161,7 +164,7 @@ pub async fn delete<R: Resource>(
     if if_match == IfMatch::Absent {
         return Err(precondition_required());
     }
-    let _writing = state.writes.lock(R::KIND, id).await;
+    let _writing = follow_current(state, R::KIND, id, if_match).await;
     let mut attempt = 1;
     loop {
         let expected = expected_version::<R>(state, id, if_match).await?;
@@ -226,6 +229,20 @@ async fn expected_version<R: Resource>(
             Code::VersionMismatch,
             "If-Match names no version of this definition (expected a tag such as \"3\")",
         )),
+    }
+}
+
+/// For a write that applies to whatever is current (`If-Match: *`, or none on PUT),
+/// the definition's write lock; writes naming a version need none (the store checks).
+async fn follow_current(
+    state: &AppState,
+    kind: registry_core::Kind,
+    id: &str,
+    if_match: IfMatch,
+) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+    match if_match {
+        IfMatch::Any | IfMatch::Absent => Some(state.writes.lock(kind, id).await),
+        IfMatch::Version(_) | IfMatch::Never => None,
     }
 }
 
