@@ -43,5 +43,43 @@ impl Modify for BearerScheme {
 
 /// The OpenAPI document of the router.
 pub fn document() -> utoipa::openapi::OpenApi {
-    crate::http::routes::api().into_openapi()
+    let mut doc = crate::http::routes::api().into_openapi();
+    ServerLimitResponses.modify(&mut doc);
+    doc
+}
+
+/// Adds the answers of the server's limits (414, 431, 503) to every operation.
+struct ServerLimitResponses;
+
+impl Modify for ServerLimitResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let answers = [
+            ("414", "Request target over the server's limit (`URI_TOO_LONG`)"),
+            ("431", "Request headers over the server's limit (`HEADERS_TOO_LARGE`)"),
+            (
+                "503",
+                "Too many requests in flight (`OVERLOADED`, with `Retry-After`) or the request timed out (`TIMEOUT`)",
+            ),
+        ];
+        for item in openapi.paths.paths.values_mut() {
+            let operations =
+                [&mut item.get, &mut item.put, &mut item.post, &mut item.patch, &mut item.delete];
+            for operation in operations.into_iter().flatten() {
+                for (status, description) in answers {
+                    let content =
+                        ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem")));
+                    let response = ResponseBuilder::new()
+                        .description(description)
+                        .content("application/problem+json", content.build())
+                        .build();
+                    operation
+                        .responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert(response.into());
+                }
+            }
+        }
+    }
 }

@@ -76,9 +76,16 @@ fn operations_declare_problems_and_auth() {
     for schema in ["Problem", "AgentDefinition", "ToolDefinition", "Violation", "Code"] {
         assert!(doc["components"]["schemas"][schema].is_object(), "schema {schema} missing");
     }
-    // Every authenticated operation declares the 401 problem and the bearer scheme.
+    // Every operation declares the server limits' problems; every authenticated one
+    // the 401 problem and the bearer scheme.
     for (path, item) in paths {
         for (method, op) in item.as_object().unwrap() {
+            for status in ["414", "431", "503"] {
+                assert!(
+                    op["responses"][status]["content"]["application/problem+json"].is_object(),
+                    "{method} {path} lacks the {status} problem"
+                );
+            }
             if path == "/healthz" || path == "/openapi.json" {
                 continue;
             }
