@@ -95,6 +95,10 @@ pub struct LimitArgs {
     #[arg(long, default_value_t = 30, env = "AGENT_REGISTRY_REQUEST_TIMEOUT",
         value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
+    /// Seconds a response may go unread (no write progress) before the connection is closed.
+    #[arg(long, default_value_t = 30, env = "AGENT_REGISTRY_WRITE_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout: u64,
     /// Open connections at most; at the cap the server stops accepting. Lowered to
     /// fit the open-file limit.
     #[arg(long, default_value_t = 512, env = "AGENT_REGISTRY_MAX_CONNECTIONS",
@@ -121,6 +125,7 @@ impl LimitArgs {
         registry_api::ServerLimits {
             header_timeout: std::time::Duration::from_secs(self.header_timeout),
             request_timeout: std::time::Duration::from_secs(self.request_timeout),
+            write_timeout: std::time::Duration::from_secs(self.write_timeout),
             max_connections: size(self.max_connections),
             max_in_flight: size(self.max_in_flight),
             max_uri_bytes: size(self.max_uri_bytes),

@@ -13,6 +13,9 @@ pub struct ServerLimits {
     /// Time for a whole request, reading the body included; a 503 `TIMEOUT` problem
     /// after it.
     pub request_timeout: Duration,
+    /// Time a response write may make no progress (the client stopped reading)
+    /// before the connection is closed.
+    pub write_timeout: Duration,
     /// Open connections at most; the server stops accepting at the cap (new clients
     /// wait in the listen backlog).
     pub max_connections: usize,
@@ -31,6 +34,7 @@ impl Default for ServerLimits {
         Self {
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
+            write_timeout: Duration::from_secs(30),
             max_connections: 512,
             max_in_flight: 256,
             max_uri_bytes: 8 * 1024,

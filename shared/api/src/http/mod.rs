@@ -14,6 +14,7 @@ pub mod resource;
 pub mod routes;
 pub mod schema;
 mod serve;
+pub mod stall;
 mod state;
 pub mod system;
 pub mod tools;

@@ -15,6 +15,7 @@ use tokio::sync::Semaphore;
 
 use crate::http::guard;
 use crate::http::limits::ServerLimits;
+use crate::http::stall::StallTimeout;
 use crate::http::wire::ProblemIo;
 
 /// Serves `router` on `listener` with the default [`ServerLimits`] until `shutdown`
@@ -70,7 +71,7 @@ pub async fn serve_with(
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-        let io = TokioIo::new(ProblemIo::new(stream));
+        let io = TokioIo::new(ProblemIo::new(StallTimeout::new(stream, limits.write_timeout)));
         let connection = graceful.watch(builder.serve_connection(io, service.clone()));
         tokio::spawn(async move {
             if let Err(error) = connection.await {
