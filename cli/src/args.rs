@@ -78,6 +78,60 @@ pub struct ServeArgs {
     /// Create the DynamoDB table if it does not exist.
     #[arg(long)]
     pub create_table: bool,
+    /// Limits against slow, idle and greedy clients.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Server limits of `serve` (defaults are `registry_api::ServerLimits::default()`).
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// Seconds to receive a request head, from connection or end of the previous
+    /// response: closes idle keep-alive and slow-header connections.
+    #[arg(long, default_value_t = 10, env = "AGENT_REGISTRY_HEADER_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: u64,
+    /// Seconds for a whole request (body included); then a 503 TIMEOUT problem.
+    #[arg(long, default_value_t = 30, env = "AGENT_REGISTRY_REQUEST_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout: u64,
+    /// Seconds a response may go unread (no write progress) before the connection is closed.
+    #[arg(long, default_value_t = 30, env = "AGENT_REGISTRY_WRITE_TIMEOUT",
+        value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout: u64,
+    /// Open connections at most; at the cap the server stops accepting. Lowered to
+    /// fit the open-file limit.
+    #[arg(long, default_value_t = 512, env = "AGENT_REGISTRY_MAX_CONNECTIONS",
+        value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
+    /// Requests handled at once at most; beyond, a 503 OVERLOADED problem with Retry-After.
+    #[arg(long, default_value_t = 256, env = "AGENT_REGISTRY_MAX_IN_FLIGHT",
+        value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_in_flight: u64,
+    /// Longest request target (path and query) in bytes; beyond, a 414 problem.
+    #[arg(long, default_value_t = 8192, env = "AGENT_REGISTRY_MAX_URI_BYTES",
+        value_parser = clap::value_parser!(u64).range(256..=65_000))]
+    pub max_uri_bytes: u64,
+    /// Largest request headers in bytes; beyond, a 431 problem.
+    #[arg(long, default_value_t = 32768, env = "AGENT_REGISTRY_MAX_HEADER_BYTES",
+        value_parser = clap::value_parser!(u64).range(1024..=1_048_576))]
+    pub max_header_bytes: u64,
+}
+
+impl LimitArgs {
+    /// The server limits these options describe.
+    pub fn to_limits(&self) -> registry_api::ServerLimits {
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        registry_api::ServerLimits {
+            header_timeout: std::time::Duration::from_secs(self.header_timeout),
+            request_timeout: std::time::Duration::from_secs(self.request_timeout),
+            write_timeout: std::time::Duration::from_secs(self.write_timeout),
+            max_connections: size(self.max_connections),
+            max_in_flight: size(self.max_in_flight),
+            max_uri_bytes: size(self.max_uri_bytes),
+            max_header_bytes: size(self.max_header_bytes),
+        }
+    }
 }
 
 /// Where the registry runs and how to authenticate.
@@ -172,4 +226,37 @@ pub enum TokenOperation {
         #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
         data_dir: PathBuf,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serve_defaults_are_the_server_defaults() {
+        let cli =
+            Cli::try_parse_from(["agent-registry", "serve"]).unwrap_or_else(|e| panic!("{e}"));
+        let Command::Serve(args) = cli.command else { panic!("not serve") };
+        assert_eq!(args.limits.to_limits(), registry_api::ServerLimits::default());
+    }
+
+    #[test]
+    fn limits_are_configurable_and_checked() {
+        let cli = Cli::try_parse_from([
+            "agent-registry",
+            "serve",
+            "--header-timeout",
+            "2",
+            "--max-in-flight",
+            "1",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let Command::Serve(args) = cli.command else { panic!("not serve") };
+        let limits = args.limits.to_limits();
+        assert_eq!(limits.header_timeout, std::time::Duration::from_secs(2));
+        assert_eq!(limits.max_in_flight, 1);
+        assert!(
+            Cli::try_parse_from(["agent-registry", "serve", "--max-connections", "0"]).is_err()
+        );
+    }
 }

@@ -7,6 +7,7 @@ mod client;
 #[cfg(feature = "dynamodb")]
 mod dynamodb;
 mod example;
+mod nofile;
 mod output;
 mod serve;
 mod shutdown;

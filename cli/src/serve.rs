@@ -3,13 +3,13 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use registry_api::{AppState, Registry, TokenFile, router, serve};
+use registry_api::{AppState, Registry, TokenFile, router, serve_with};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
 
 use crate::args::{ServeArgs, StoreKind};
-use crate::{example, shutdown};
+use crate::{example, nofile, shutdown};
 
 /// Prints a line for the operator; a closed standard output never stops the server.
 macro_rules! say {
@@ -55,7 +55,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         "  try: curl -s -H \"Authorization: Bearer $AGENT_REGISTRY_TOKEN\" http://{address}/agents"
     );
     let state = AppState::new(registry, Arc::new(auth));
-    serve(listener, router(state), shutdown::signal()).await?;
+    let mut limits = args.limits.to_limits();
+    limits.max_connections = nofile::fit_connections(limits.max_connections);
+    serve_with(listener, router(state), limits, shutdown::signal()).await?;
     say!("agent-registry stopped");
     Ok(())
 }

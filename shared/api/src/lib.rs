@@ -9,5 +9,5 @@ pub mod service;
 pub mod telemetry;
 
 pub use auth::{AuthError, Authenticator, Principal, Role, TokenAuth, TokenFile};
-pub use http::{AppState, Problem, router, serve};
+pub use http::{AppState, Problem, ServerLimits, router, serve, serve_with};
 pub use service::{Outcome, Registry, ServiceError, Written};

@@ -1,23 +1,14 @@
-//! The OpenAPI document, generated from the handlers and the model types.
+//! The OpenAPI document, generated from the router ([`crate::http::routes`]) and the
+//! handlers' `#[utoipa::path]`; this module adds the title, tags, shared schemas and
+//! the bearer scheme.
 
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use crate::http::{agents, compare, evaluate, resolve, schema, system, tools};
-
-/// The admin API description.
+/// The admin API description without paths (the router adds them).
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Agent registry admin API", description = "Register agent and tool definitions for AWS Bedrock."),
-    paths(
-        agents::list_agents, agents::create_agent, agents::get_agent, agents::put_agent,
-        agents::patch_agent, agents::delete_agent, agents::agent_versions, agents::agent_version,
-        tools::list_tools, tools::create_tool, tools::get_tool, tools::put_tool,
-        tools::patch_tool, tools::delete_tool, tools::tool_versions, tools::tool_version,
-        schema::tool_schema, schema::validate_call, compare::compare_releases,
-        resolve::resolve_agent, evaluate::evaluate_access,
-        system::healthz, system::openapi_json,
-    ),
     components(schemas(crate::http::Problem, crate::http::Code, registry_core::Violation)),
     modifiers(&BearerScheme),
     tags(
@@ -50,7 +41,45 @@ impl Modify for BearerScheme {
     }
 }
 
-/// The OpenAPI document.
+/// The OpenAPI document of the router.
 pub fn document() -> utoipa::openapi::OpenApi {
-    ApiDoc::openapi()
+    let mut doc = crate::http::routes::api().into_openapi();
+    ServerLimitResponses.modify(&mut doc);
+    doc
+}
+
+/// Adds the answers of the server's limits (414, 431, 503) to every operation.
+struct ServerLimitResponses;
+
+impl Modify for ServerLimitResponses {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let answers = [
+            ("414", "Request target over the server's limit (`URI_TOO_LONG`)"),
+            ("431", "Request headers over the server's limit (`HEADERS_TOO_LARGE`)"),
+            (
+                "503",
+                "Too many requests in flight (`OVERLOADED`, with `Retry-After`) or the request timed out (`TIMEOUT`)",
+            ),
+        ];
+        for item in openapi.paths.paths.values_mut() {
+            let operations =
+                [&mut item.get, &mut item.put, &mut item.post, &mut item.patch, &mut item.delete];
+            for operation in operations.into_iter().flatten() {
+                for (status, description) in answers {
+                    let content =
+                        ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem")));
+                    let response = ResponseBuilder::new()
+                        .description(description)
+                        .content("application/problem+json", content.build())
+                        .build();
+                    operation
+                        .responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert(response.into());
+                }
+            }
+        }
+    }
 }

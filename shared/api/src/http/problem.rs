@@ -41,6 +41,14 @@ pub enum Code {
     Conflict,
     /// A tool is still used by agents.
     InUse,
+    /// The request URI is longer than the server accepts.
+    UriTooLong,
+    /// The request headers are larger than the server accepts.
+    HeadersTooLarge,
+    /// Too many requests in flight; retry after `Retry-After` seconds.
+    Overloaded,
+    /// The request did not complete within the server's request timeout.
+    Timeout,
     /// The store is temporarily unavailable; retry.
     Unavailable,
     /// A server-side failure.
@@ -64,6 +72,10 @@ impl Code {
             Self::PreconditionRequired => "urn:agent-registry:problem:precondition-required",
             Self::Conflict => "urn:agent-registry:problem:conflict",
             Self::InUse => "urn:agent-registry:problem:in-use",
+            Self::UriTooLong => "urn:agent-registry:problem:uri-too-long",
+            Self::HeadersTooLarge => "urn:agent-registry:problem:headers-too-large",
+            Self::Overloaded => "urn:agent-registry:problem:overloaded",
+            Self::Timeout => "urn:agent-registry:problem:timeout",
             Self::Unavailable => "urn:agent-registry:problem:unavailable",
             Self::Internal => "urn:agent-registry:problem:internal",
         }

@@ -13,7 +13,11 @@ use crate::http::AppState;
 use crate::http::etag::{IfMatch, etag};
 use crate::http::params::ListParams;
 use crate::http::problem::{Code, Problem};
-use crate::service::{Outcome, Resource};
+use crate::service::{Outcome, Resource, ServiceError};
+
+/// Attempts of a write that applies to whatever is current, against writers in other
+/// processes (writers in this process are serialised by [`crate::http::AppState::writes`]).
+const WRITE_ATTEMPTS: u32 = 8;
 
 /// One page of a list or a version history.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -62,7 +66,8 @@ pub async fn get<R: Resource>(state: &AppState, id: &str) -> Result<Response, Pr
     Ok(single(StatusCode::OK, &definition))
 }
 
-/// `PUT /{kind}s/{id}`: 201 when created, else 200 (also when unchanged).
+/// `PUT /{kind}s/{id}`: 201 when created, else 200 (also when unchanged). Without
+/// `If-Match` or with `*` it applies to whatever is current: lost races are retried.
 pub async fn put<R: Resource>(
     state: &AppState,
     principal: &Principal,
@@ -70,11 +75,18 @@ pub async fn put<R: Resource>(
     if_match: IfMatch,
     definition: R,
 ) -> Result<Response, Problem> {
-    let expected = match if_match {
-        IfMatch::Absent => None,
-        other => Some(expected_version::<R>(state, id, other).await?),
+    let _writing = follow_current(state, R::KIND, id, if_match).await;
+    let mut attempt = 1;
+    let written = loop {
+        let expected = match if_match {
+            IfMatch::Absent => None,
+            other => Some(expected_version::<R>(state, id, other).await?),
+        };
+        match state.registry.apply(principal, id, definition.clone(), expected).await {
+            Err(e) if attempt < WRITE_ATTEMPTS && lost_race(&e, if_match) => attempt += 1,
+            other => break other?,
+        }
     };
-    let written = state.registry.apply(principal, id, definition, expected).await?;
     let status = match written.outcome {
         Outcome::Created => StatusCode::CREATED,
         Outcome::Updated | Outcome::Unchanged => StatusCode::OK,
@@ -107,24 +119,39 @@ pub async fn patch<R: Resource>(
             }])
         })?),
     };
-    let expected = match (if_match, body_version) {
-        (IfMatch::Absent, None) => return Err(precondition_required()),
-        (IfMatch::Absent, Some(v)) => v,
-        (other, None) => expected_version::<R>(state, id, other).await?,
-        (other, Some(v)) => {
-            let header = expected_version::<R>(state, id, other).await?;
-            if header != v {
-                return Err(Problem::new(
-                    StatusCode::PRECONDITION_FAILED,
-                    Code::VersionMismatch,
-                    format!("If-Match ({header}) and body version ({v}) disagree"),
-                ));
-            }
-            v
-        }
+    // Only a bare `If-Match: *` follows the current version when it moves.
+    let follows_current = if_match == IfMatch::Any && body_version.is_none();
+    let _writing = match follows_current {
+        true => Some(state.writes.lock(R::KIND, id).await),
+        false => None,
     };
-    let written = state.registry.patch::<R>(principal, id, &patch, expected).await?;
-    Ok(single(StatusCode::OK, &written.definition))
+    let mut attempt = 1;
+    loop {
+        let expected = match (if_match, body_version) {
+            (IfMatch::Absent, None) => return Err(precondition_required()),
+            (IfMatch::Absent, Some(v)) => v,
+            (other, None) => expected_version::<R>(state, id, other).await?,
+            (other, Some(v)) => {
+                let header = expected_version::<R>(state, id, other).await?;
+                if header != v {
+                    return Err(Problem::new(
+                        StatusCode::PRECONDITION_FAILED,
+                        Code::VersionMismatch,
+                        format!("If-Match ({header}) and body version ({v}) disagree"),
+                    ));
+                }
+                v
+            }
+        };
+        match state.registry.patch::<R>(principal, id, &patch, expected).await {
+            Err(ServiceError::VersionMismatch { .. })
+                if follows_current && attempt < WRITE_ATTEMPTS =>
+            {
+                attempt += 1;
+            }
+            other => return Ok(single(StatusCode::OK, &other?.definition)),
+        }
+    }
 }
 
 /// `DELETE /{kind}s/{id}`: 204.
@@ -137,9 +164,18 @@ pub async fn delete<R: Resource>(
     if if_match == IfMatch::Absent {
         return Err(precondition_required());
     }
-    let expected = expected_version::<R>(state, id, if_match).await?;
-    state.registry.delete::<R>(principal, id, expected).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    let _writing = follow_current(state, R::KIND, id, if_match).await;
+    let mut attempt = 1;
+    loop {
+        let expected = expected_version::<R>(state, id, if_match).await?;
+        match state.registry.delete::<R>(principal, id, expected).await {
+            Err(e) if attempt < WRITE_ATTEMPTS && lost_race(&e, if_match) => attempt += 1,
+            other => {
+                other?;
+                return Ok(StatusCode::NO_CONTENT.into_response());
+            }
+        }
+    }
 }
 
 /// `GET /{kind}s`.
@@ -193,6 +229,35 @@ async fn expected_version<R: Resource>(
             Code::VersionMismatch,
             "If-Match names no version of this definition (expected a tag such as \"3\")",
         )),
+    }
+}
+
+/// For a write that applies to whatever is current (`If-Match: *`, or none on PUT),
+/// the definition's write lock; writes naming a version need none (the store checks).
+async fn follow_current(
+    state: &AppState,
+    kind: registry_core::Kind,
+    id: &str,
+    if_match: IfMatch,
+) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+    match if_match {
+        IfMatch::Any | IfMatch::Absent => Some(state.writes.lock(kind, id).await),
+        IfMatch::Version(_) | IfMatch::Never => None,
+    }
+}
+
+/// Whether `error` is a lost race that a write applying to "whatever is current"
+/// (`If-Match: *`, or a PUT without `If-Match`) retries.
+fn lost_race(error: &ServiceError, if_match: IfMatch) -> bool {
+    match if_match {
+        IfMatch::Any => matches!(error, ServiceError::VersionMismatch { .. }),
+        IfMatch::Absent => matches!(
+            error,
+            ServiceError::Contention
+                | ServiceError::VersionMismatch { .. }
+                | ServiceError::AlreadyExists { .. }
+        ),
+        IfMatch::Version(_) | IfMatch::Never => false,
     }
 }
 

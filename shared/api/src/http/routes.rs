@@ -1,63 +1,50 @@
 //! The router: every route, the body limit, request ids, logging and panic safety.
+//!
+//! Routes are only added through [`utoipa_axum::routes!`], which takes the path and
+//! methods from each handler's `#[utoipa::path]`: the OpenAPI document is generated
+//! from this router, so a route cannot exist undocumented.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::http::json::MAX_BODY_BYTES;
 use crate::http::{AppState, agents, compare, evaluate, resolve, schema, system, tools, trace};
+use crate::openapi::ApiDoc;
 
-/// Every route path of the router, as written in the OpenAPI document.
-pub const ROUTES: &[&str] = &[
-    "/agents",
-    "/agents/{id}",
-    "/agents/{id}/versions",
-    "/agents/{id}/versions/{v}",
-    "/agents/{id}/resolve",
-    "/access/evaluate",
-    "/tools",
-    "/tools/{id}",
-    "/tools/{id}/versions",
-    "/tools/{id}/versions/{v}",
-    "/tools/{id}/schema",
-    "/tools/{id}/validate-call",
-    "/tools/{id}/compare",
-    "/openapi.json",
-    "/healthz",
-];
+/// Every route with its OpenAPI operation, before state and layers.
+pub fn api() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(agents::list_agents, agents::create_agent))
+        .routes(routes!(
+            agents::get_agent,
+            agents::put_agent,
+            agents::patch_agent,
+            agents::delete_agent
+        ))
+        .routes(routes!(agents::agent_versions))
+        .routes(routes!(agents::agent_version))
+        .routes(routes!(resolve::resolve_agent))
+        .routes(routes!(evaluate::evaluate_access))
+        .routes(routes!(tools::list_tools, tools::create_tool))
+        .routes(routes!(tools::get_tool, tools::put_tool, tools::patch_tool, tools::delete_tool))
+        .routes(routes!(tools::tool_versions))
+        .routes(routes!(tools::tool_version))
+        .routes(routes!(schema::tool_schema))
+        .routes(routes!(schema::validate_call))
+        .routes(routes!(compare::compare_releases))
+        .routes(routes!(system::openapi_json))
+        .routes(routes!(system::healthz))
+}
 
 /// The admin API router over `state`.
 pub fn router(state: AppState) -> Router {
-    Router::new()
-        .route("/agents", get(agents::list_agents).post(agents::create_agent))
-        .route(
-            "/agents/{id}",
-            get(agents::get_agent)
-                .put(agents::put_agent)
-                .patch(agents::patch_agent)
-                .delete(agents::delete_agent),
-        )
-        .route("/agents/{id}/versions", get(agents::agent_versions))
-        .route("/agents/{id}/versions/{v}", get(agents::agent_version))
-        .route("/agents/{id}/resolve", post(resolve::resolve_agent))
-        .route("/access/evaluate", post(evaluate::evaluate_access))
-        .route("/tools", get(tools::list_tools).post(tools::create_tool))
-        .route(
-            "/tools/{id}",
-            get(tools::get_tool)
-                .put(tools::put_tool)
-                .patch(tools::patch_tool)
-                .delete(tools::delete_tool),
-        )
-        .route("/tools/{id}/versions", get(tools::tool_versions))
-        .route("/tools/{id}/versions/{v}", get(tools::tool_version))
-        .route("/tools/{id}/schema", get(schema::tool_schema))
-        .route("/tools/{id}/validate-call", post(schema::validate_call))
-        .route("/tools/{id}/compare", get(compare::compare_releases))
-        .route("/openapi.json", get(system::openapi_json))
-        .route("/healthz", get(system::healthz))
+    let (routes, _) = api().split_for_parts();
+    routes
         .fallback(system::not_found)
         .method_not_allowed_fallback(system::method_not_allowed)
         .with_state(state)

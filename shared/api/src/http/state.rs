@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::auth::Authenticator;
+use crate::http::write_lock::WriteLocks;
 use crate::service::Registry;
 
 /// What every handler can reach through `State<AppState>`.
@@ -12,12 +13,14 @@ pub struct AppState {
     pub registry: Registry,
     /// Turns requests into principals.
     pub authenticator: Arc<dyn Authenticator>,
+    /// Serialises writes to one definition within this process.
+    pub writes: Arc<WriteLocks>,
 }
 
 impl AppState {
     /// State over a registry and an authenticator.
     pub fn new(registry: Registry, authenticator: Arc<dyn Authenticator>) -> Self {
-        Self { registry, authenticator }
+        Self { registry, authenticator, writes: Arc::default() }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
+use registry_api::{AppState, Registry, Role, ServerLimits, TokenFile, router, serve_with};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use reqwest::{Method, RequestBuilder, StatusCode, header::HeaderMap};
@@ -97,6 +97,11 @@ async fn test_store(dir: &std::path::Path) -> Arc<dyn Store> {
 
 /// Starts a server on a fresh data directory and a fresh store.
 pub async fn start() -> Server {
+    start_with(ServerLimits::default()).await
+}
+
+/// Starts a server with `limits` on a fresh data directory and a fresh store.
+pub async fn start_with(limits: ServerLimits) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let store = test_store(dir.path()).await;
     let (_, admin) = TokenFile::load_or_init(dir.path(), None).unwrap();
@@ -110,7 +115,7 @@ pub async fn start() -> Server {
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
-        serve(listener, app, async {
+        serve_with(listener, app, limits, async {
             let _ = rx.await;
         })
         .await
@@ -215,4 +220,53 @@ pub fn agent_json(id: &str, tool_ids: &[&str]) -> Value {
         "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
         "toolIds": tool_ids,
     })
+}
+
+/// Longest a raw-socket test waits for the server before failing (a hang, not a timing).
+pub const RAW_PATIENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
+impl Server {
+    /// `127.0.0.1:<port>` of the server.
+    pub fn addr(&self) -> String {
+        self.base.trim_start_matches("http://").to_owned()
+    }
+
+    /// Opens a raw TCP connection to the server.
+    pub async fn connect(&self) -> tokio::net::TcpStream {
+        tokio::net::TcpStream::connect(self.addr()).await.unwrap()
+    }
+
+    /// Sends raw bytes on a new connection and reads until the server closes it.
+    pub async fn raw(&self, bytes: &[u8]) -> Vec<u8> {
+        use tokio::io::AsyncWriteExt;
+        let mut stream = self.connect().await;
+        stream.write_all(bytes).await.unwrap();
+        read_to_close(&mut stream).await
+    }
+}
+
+/// Reads until the peer closes the connection (EOF or reset); panics after
+/// [`RAW_PATIENCE`].
+pub async fn read_to_close(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut out = Vec::new();
+    let read = async {
+        let mut buf = [0u8; 8192];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    };
+    tokio::time::timeout(RAW_PATIENCE, read).await.expect("the server kept the connection open");
+    out
+}
+
+/// Splits a raw HTTP/1.1 response into status, lower-cased head and body.
+pub fn parse_raw(bytes: &[u8]) -> (u16, String, Value) {
+    let text = String::from_utf8_lossy(bytes);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, head.to_ascii_lowercase(), serde_json::from_str(body).unwrap_or(Value::Null))
 }
