@@ -101,7 +101,7 @@ pub struct LimitArgs {
     pub write_timeout: u64,
     /// Open connections at most; at the cap the server stops accepting. Lowered to
     /// fit the open-file limit.
-    #[arg(long, default_value_t = 512, env = "AGENT_REGISTRY_MAX_CONNECTIONS",
+    #[arg(long, default_value_t = 4096, env = "AGENT_REGISTRY_MAX_CONNECTIONS",
         value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
     /// Requests handled at once at most; beyond, a 503 OVERLOADED problem with Retry-After.

@@ -35,7 +35,7 @@ impl Default for ServerLimits {
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             write_timeout: Duration::from_secs(30),
-            max_connections: 512,
+            max_connections: 4_096,
             max_in_flight: 256,
             max_uri_bytes: 8 * 1024,
             max_header_bytes: 32 * 1024,
