@@ -34,6 +34,9 @@ const TWINS: [(&str, &str); 6] = [
     ("matches", MATCHES),
 ];
 
+/// Suffix of a twin's member form, whose last argument is the target.
+pub(crate) const MEMBER: &str = "/m";
+
 /// `a + b`, charged.
 pub(crate) const ADD: &str = "@add";
 /// `s.contains(t)`, charged.
@@ -189,6 +192,42 @@ pub(crate) fn ends_with<'b, 'v>(
     scan("endsWith", args, |a, b| a.ends_with(b))
 }
 
+/// A twin's member form: its arguments with the target (last) moved first.
+pub(crate) fn member<'b, 'v>(
+    twin: fn(Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError>,
+    mut args: Vec<CowVal<'b, 'v>>,
+) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    if let Some(target) = args.pop() {
+        args.insert(0, target);
+    }
+    twin(args)
+}
+
+/// Member forms of the twins (`s.contains(t)` as `@contains/m(t, s)`).
+pub(crate) fn contains_m<'b, 'v>(a: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    member(contains, a)
+}
+/// See [`contains_m`].
+pub(crate) fn starts_with_m<'b, 'v>(
+    a: Vec<CowVal<'b, 'v>>,
+) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    member(starts_with, a)
+}
+/// See [`contains_m`].
+pub(crate) fn ends_with_m<'b, 'v>(
+    a: Vec<CowVal<'b, 'v>>,
+) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    member(ends_with, a)
+}
+/// See [`contains_m`].
+pub(crate) fn size_m<'b, 'v>(a: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    member(size, a)
+}
+/// See [`contains_m`].
+pub(crate) fn matches_m<'b, 'v>(a: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    member(matches, a)
+}
+
 /// `@size(x)`: code points of a string, bytes of bytes, entries of a list or map.
 pub(crate) fn size<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let Some(value) = args.into_iter().next() else {
@@ -221,16 +260,21 @@ pub(crate) fn matches<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v
     Ok(CowVal::Owned(Box::new(CelBool::from(regex.is_match(s)))))
 }
 
-/// Replaces every growing or scanning operation of `expr` by its charged twin; member
-/// calls (`s.contains(t)`) become global calls with the target first.
+/// Replaces every growing or scanning operation of `expr` by its charged twin. A
+/// member call (`s.contains(t)`) becomes the twin's member form (`@contains/m(t, s)`):
+/// the interpreter evaluates a method's arguments before its target, and so must the
+/// twin, for errors and charges to come in the same order.
 pub(crate) fn instrument(expr: &mut IdedExpr) {
     if let Expr::Call(call) = &mut expr.expr
         && let Some((_, twin)) = TWINS.iter().find(|(name, _)| *name == call.func_name)
     {
-        if let Some(target) = call.target.take() {
-            call.args.insert(0, *target);
-        }
-        call.func_name = (*twin).to_owned();
+        call.func_name = match call.target.take() {
+            Some(target) => {
+                call.args.push(*target);
+                format!("{twin}{MEMBER}")
+            }
+            None => (*twin).to_owned(),
+        };
     }
     for child in budget::children_mut(expr) {
         instrument(child);

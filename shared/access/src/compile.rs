@@ -2,13 +2,15 @@
 //! bounds, then instrumenting comprehensions with the budget guard, flattening field
 //! paths and lowering to the fast path.
 
-use crate::limits::{MAX_BRACKET_NESTING, MAX_CONDITION_CHARS};
+use crate::limits::{MAX_BRACKET_NESTING, MAX_CACHED_CONDITIONS, MAX_CONDITION_CHARS};
 use crate::node::Node;
 use crate::worker::{self, Failure};
 use crate::{
     bounds, budget, charged, declared, env, flatten, lexer, lower, position, regex_cache, sql,
 };
 use cel::common::ast::IdedExpr;
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex};
 
 /// A condition ready to evaluate: its instrumented AST, and its fast-path form when
 /// it is inside the subset `lower` handles.
@@ -22,27 +24,74 @@ pub(crate) struct Condition {
 
 const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for logic, quoted strings ('text'), lists in [..]";
 
+/// What compiling one condition gave.
+type Compiled = Result<Condition, Vec<String>>;
+
+/// Compiled conditions by their text, shared by every caller: a condition is compiled
+/// once, whoever sends it (errors included). Bounded: emptied when full.
+static CACHE: LazyLock<Mutex<HashMap<String, Compiled>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+fn cached(source: &str) -> Option<Compiled> {
+    CACHE.lock().ok().and_then(|c| c.get(source).cloned())
+}
+
+fn remember(source: String, compiled: Compiled) {
+    if let Ok(mut cache) = CACHE.lock() {
+        if cache.len() >= MAX_CACHED_CONDITIONS {
+            cache.clear();
+        }
+        cache.insert(source, compiled);
+    }
+}
+
 /// Compiles every present condition of a rule list; `None` where a rule has none.
-///
-/// Runs on the compile thread (see `worker`): the generated parser recurses deeply,
+/// Conditions compiled before (by anyone) come from the cache; the others are
+/// compiled on the compile pool (see `worker`): the generated parser recurses deeply,
 /// and running out of stack aborts the process rather than failing.
-pub(crate) fn conditions(
-    sources: Vec<Option<String>>,
-) -> Vec<Option<Result<Condition, Vec<String>>>> {
+pub(crate) fn conditions(sources: Vec<Option<String>>) -> Vec<Option<Compiled>> {
+    let mut out: Vec<Option<Compiled>> = Vec::with_capacity(sources.len());
+    let mut missing = Vec::new();
+    for (i, source) in sources.into_iter().enumerate() {
+        match source {
+            None => out.push(None),
+            Some(text) => match cached(&text) {
+                Some(hit) => out.push(Some(hit)),
+                None => {
+                    out.push(None);
+                    missing.push((i, text));
+                }
+            },
+        }
+    }
+    if missing.is_empty() {
+        return out;
+    }
+    let texts: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
+    for ((i, text), compiled) in missing.into_iter().zip(compile_on_pool(texts)) {
+        if !matches!(&compiled, Err(messages) if messages.iter().any(|m| m.contains("try again"))) {
+            remember(text, compiled.clone());
+        }
+        out[i] = Some(compiled);
+    }
+    out
+}
+
+/// Compiles `sources` on the compile pool.
+fn compile_on_pool(sources: Vec<String>) -> Vec<Compiled> {
     let count = sources.len();
-    let compiled = worker::on_big_stack(move || {
-        sources.iter().map(|s| s.as_deref().map(condition)).collect::<Vec<_>>()
-    });
+    let compiled =
+        worker::on_big_stack(move || sources.iter().map(|s| condition(s)).collect::<Vec<_>>());
     match compiled {
         Ok(results) => results,
         Err(Failure::Panicked) => {
             vec![
-                Some(Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]));
+                Err(vec![format!("syntax error: condition cannot be parsed; {SYNTAX_HINT}")]);
                 count
             ]
         }
         Err(Failure::Unavailable(e)) => {
-            vec![Some(Err(vec![format!("condition not compiled, try again: {e}")])); count]
+            vec![Err(vec![format!("condition not compiled, try again: {e}")]); count]
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::context::RequestContext;
 use crate::decision::Decision;
 use crate::error::{ContextError, RuleError};
 use crate::evaluate::RuleOutcome;
+use crate::limits::MAX_DRY_RUN_CHARS;
 use crate::prepared::PreparedContext;
 use crate::rule::AccessRule;
 use crate::rule_set::RuleSet;
@@ -33,8 +34,22 @@ pub enum DryRun {
     },
 }
 
-/// Compiles `rules` and evaluates them against `context`; stores nothing.
+/// Compiles `rules` and evaluates them against `context`; stores nothing. At most
+/// [`MAX_DRY_RUN_CHARS`] characters of conditions per call: the work one request may
+/// ask for.
 pub fn dry_run(rules: &[AccessRule], context: &RequestContext) -> DryRun {
+    let chars: usize =
+        rules.iter().filter_map(|r| r.condition.as_deref()).map(|c| c.chars().count()).sum();
+    if chars > MAX_DRY_RUN_CHARS {
+        return DryRun::InvalidRules {
+            errors: vec![RuleError {
+                path: String::new(),
+                message: format!(
+                    "{chars} characters of conditions, at most {MAX_DRY_RUN_CHARS} per dry run; try fewer rules at a time"
+                ),
+            }],
+        };
+    }
     let set = match RuleSet::compile(rules) {
         Ok(set) => set,
         Err(errors) => return DryRun::InvalidRules { errors },

@@ -44,3 +44,4 @@ pub use prepared::PreparedContext;
 pub use rule::{AccessRule, Effect};
 pub use rule_set::RuleSet;
 pub use validate::validate_rules;
+pub use worker::pool_size as compile_pool_size;

@@ -42,6 +42,11 @@ pub const SCAN_BYTES_PER_STEP: u64 = 64;
 pub const DECISION_BYTE_BUDGET: u64 = 16 << 20;
 /// Largest compiled form of one `matches()` pattern (NFA and lazy DFA, each).
 pub const MAX_PATTERN_COMPILED_BYTES: usize = 256 << 10;
+/// Most distinct compiled conditions kept per process (the cache is emptied when full).
+pub const MAX_CACHED_CONDITIONS: usize = 4_096;
+/// Most condition text one dry run (`/access/evaluate`) may ask to compile, in
+/// characters: the work one request may ask for.
+pub const MAX_DRY_RUN_CHARS: usize = 16_384;
 /// Most distinct compiled patterns kept per process.
 pub const MAX_CACHED_PATTERNS: usize = 1_024;
 /// Most elements in one list or entries in one map of the request context.

@@ -1,17 +1,18 @@
-//! The long-lived thread, with a large stack, that parses and checks conditions.
+//! The long-lived threads, with a large stack, that parse and check conditions.
 //!
 //! The generated `cel` parser recurses deeply (about 100 KiB of stack per bracket
 //! level in debug builds) and running out of stack aborts the process rather than
-//! failing, so parsing runs on a thread with [`COMPILE_STACK_BYTES`] of stack.
-//! Spawning such a thread per compile cost more than the compile itself, so one is
-//! started on first use and fed through a channel. A panic in a job is caught and
-//! reported to its caller; the thread carries on. Should the thread be missing, a
-//! job gets a thread of its own, as before.
+//! failing, so parsing runs on threads with [`COMPILE_STACK_BYTES`] of stack.
+//! Spawning such a thread per compile cost more than the compile itself, so a pool of
+//! [`pool_size`] threads is started on first use and fed through one channel: one
+//! caller's compiles never serialise everyone else's. A panic in a job is caught and
+//! reported to its caller; the thread carries on. Should no thread be running, a job
+//! gets a thread of its own.
 
 use crate::limits::COMPILE_STACK_BYTES;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::LazyLock;
-use std::sync::mpsc::{self, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, LazyLock, Mutex};
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -28,17 +29,39 @@ fn big_stack_thread() -> std::thread::Builder {
     std::thread::Builder::new().name("cel-compile".into()).stack_size(COMPILE_STACK_BYTES)
 }
 
+/// Threads of the pool: the machine's parallelism, at least 2 (so a dry run in
+/// progress never holds up a write's compile) and at most 8.
+pub fn pool_size() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 8)
+}
+
 static WORKER: LazyLock<Option<Sender<Job>>> = LazyLock::new(|| {
     let (tx, rx) = mpsc::channel::<Job>();
-    let spawned = big_stack_thread().spawn(move || {
-        for job in rx {
-            job();
-        }
-    });
-    spawned.ok().map(|_| tx)
+    let rx = Arc::new(Mutex::new(rx));
+    let started = (0..pool_size())
+        .filter(|_| {
+            let rx = Arc::clone(&rx);
+            big_stack_thread().spawn(move || run_jobs(&rx)).is_ok()
+        })
+        .count();
+    (started > 0).then_some(tx)
 });
 
-/// Runs `f` on the large-stack compile thread and waits for its result.
+/// Takes jobs off the shared channel until it closes.
+fn run_jobs(rx: &Mutex<Receiver<Job>>) {
+    loop {
+        let job = match rx.lock() {
+            Ok(guard) => guard.recv(),
+            Err(poisoned) => poisoned.into_inner().recv(),
+        };
+        match job {
+            Ok(job) => job(),
+            Err(_) => return,
+        }
+    }
+}
+
+/// Runs `f` on a large-stack compile thread and waits for its result.
 pub(crate) fn on_big_stack<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, Failure> {

@@ -121,3 +121,37 @@ fn ordinary_conditions_are_untouched() {
         );
     }
 }
+
+/// One dry run may ask for at most 16 KiB of condition text: the work per request.
+#[test]
+fn a_dry_run_caps_the_work_it_asks_for() {
+    use registry_access::{DryRun, dry_run, limits::MAX_DRY_RUN_CHARS};
+    let condition = format!("user.userId == '{}'", "x".repeat(2_000));
+    let rules: Vec<AccessRule> = (0..9).map(|_| rule(Effect::Allow, &condition)).collect();
+    assert!(rules.len() * condition.len() > MAX_DRY_RUN_CHARS);
+    match dry_run(&rules, &RequestContext::default()) {
+        DryRun::InvalidRules { errors } => {
+            assert_eq!(errors[0].path, "");
+            assert!(errors[0].message.contains("per dry run"), "{errors:?}");
+        }
+        other => panic!("expected the cap, got {other:?}"),
+    }
+    assert!(matches!(dry_run(&rules[..2], &RequestContext::default()), DryRun::Evaluated { .. }));
+}
+
+/// The same condition compiled by many threads at once gives the same result to each
+/// (the compile pool and the shared cache of compiled conditions).
+#[test]
+fn concurrent_compiles_agree() {
+    let handles: Vec<_> = (0..16)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let c = format!("user.userId == 'u{}' || size(customData.l) > {i}", i % 4);
+                RuleSet::compile(&[rule(Effect::Allow, &c)]).map(|s| s.len())
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap().unwrap(), 1);
+    }
+}

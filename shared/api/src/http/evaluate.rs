@@ -27,5 +27,5 @@ pub async fn evaluate_access(
     _caller: Reader,
     JsonBody(request): JsonBody<EvaluateRequest>,
 ) -> Result<Json<Evaluation>, Problem> {
-    Ok(Json(state.registry.evaluate_access(&request)?))
+    Ok(Json(state.registry.evaluate_access(request).await?))
 }

@@ -33,9 +33,22 @@ fn located(prefix: &str, path: String, message: String) -> Violation {
 
 impl Registry {
     /// Compiles and evaluates `request.rules` against `request.context`. Compile errors
-    /// are violations at `/rules/<i>/...`, context limits at `/context/...`.
-    pub fn evaluate_access(&self, request: &EvaluateRequest) -> Result<Evaluation, ServiceError> {
-        match dry_run(&request.rules, &request.context) {
+    /// are violations at `/rules/<i>/...`, context limits at `/context/...`. The work
+    /// runs off the async workers, at most a few dry runs at a time (see `Registry`).
+    pub async fn evaluate_access(
+        &self,
+        request: EvaluateRequest,
+    ) -> Result<Evaluation, ServiceError> {
+        let _permit = self
+            .dry_runs
+            .acquire()
+            .await
+            .map_err(|e| ServiceError::Internal(format!("dry-run queue closed: {e}")))?;
+        let outcome =
+            tokio::task::spawn_blocking(move || dry_run(&request.rules, &request.context))
+                .await
+                .map_err(|e| ServiceError::Internal(format!("dry run failed: {e}")))?;
+        match outcome {
             DryRun::Evaluated { decision, rules } => Ok(Evaluation { decision, rules }),
             DryRun::InvalidRules { errors } => Err(ServiceError::Invalid(
                 errors.into_iter().map(|e| located("/rules", e.path, e.message)).collect(),

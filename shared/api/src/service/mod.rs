@@ -37,12 +37,20 @@ pub struct Registry {
     store: Arc<dyn Store>,
     /// Compiled access rules and action groups by (kind, id, version), for resolution.
     rules: Arc<registry_core::resolve::BoundedCache>,
+    /// Dry runs compiling at once: one fewer than the compile pool's threads, so a
+    /// crowd of dry runs never holds up a write's compile.
+    dry_runs: Arc<tokio::sync::Semaphore>,
 }
 
 impl Registry {
     /// A registry over `store`.
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Self { store, rules: Arc::default() }
+        let permits = registry_access::compile_pool_size().saturating_sub(1).max(1);
+        Self {
+            store,
+            rules: Arc::default(),
+            dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
+        }
     }
 
     /// The underlying store (for features such as resolution that read it directly).

@@ -148,7 +148,13 @@ impl Registry {
     ) -> Result<Written<R>, ServiceError> {
         *definition.server_mut() = ServerFields::default();
         let missing_secrets = definition.inherit_secrets(head.as_ref());
-        if let Err(found) = definition.validate() {
+        // Validation compiles rules: off the async workers, so a slow compile never
+        // holds up other requests.
+        let to_check = definition.clone();
+        let checked = tokio::task::spawn_blocking(move || to_check.validate())
+            .await
+            .map_err(|e| ServiceError::Internal(format!("validation failed: {e}")))?;
+        if let Err(found) = checked {
             violations.extend(found);
         }
         for missing in missing_secrets {
