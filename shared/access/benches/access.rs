@@ -66,10 +66,59 @@ fn bench(c: &mut Criterion) {
     c.bench_function("context/prepare", |b| {
         b.iter(|| PreparedContext::new(black_box(&ctx)).unwrap())
     });
+    // A decision from the request body: parse the context, prepare it, evaluate.
+    let body = serde_json::to_vec(&ctx).unwrap();
+    for (name, condition) in &cases {
+        let set = RuleSet::compile(&rules(condition)).unwrap();
+        c.bench_function(&format!("decision-from-json/{name}"), |b| {
+            b.iter(|| {
+                let ctx: RequestContext = serde_json::from_slice(black_box(&body)).unwrap();
+                set.evaluate(&PreparedContext::new(&ctx).unwrap())
+            })
+        });
+    }
+    adversarial(c);
     let mut per_tool = PreparedContext::new(&ctx).unwrap();
     c.bench_function("context/set_tool_id", |b| {
         b.iter(|| per_tool.set_tool_id(black_box(Some("weather-basic@2"))))
     });
+}
+
+/// The cost model's worst cases (`tests/cost_model.rs`) against the largest context:
+/// each decision ends in a budget error; this is how long it takes to get there.
+fn adversarial(c: &mut Criterion) {
+    use registry_access::limits::{MAX_CONTEXT_COLLECTION, MAX_CONTEXT_STRING_BYTES};
+    let s = "a".repeat(MAX_CONTEXT_STRING_BYTES);
+    let list = vec![s.clone(); MAX_CONTEXT_COLLECTION];
+    let ctx: RequestContext = serde_json::from_value(serde_json::json!({
+        "user": {"userId": s, "roles": list},
+        "customData": {"s": s, "l": list}
+    }))
+    .unwrap();
+    let prepared = PreparedContext::new(&ctx).unwrap();
+    let doubling = format!("size([customData.s]{}) > 0", ".map(x, x + x)".repeat(20));
+    let attacks = [
+        ("string-doubling", doubling.as_str()),
+        ("list-growth", "size(customData.l.map(a, customData.l.map(b, a + b))) > 0"),
+        (
+            "scan-produced",
+            "customData.l.exists(a, customData.l.exists(b, (a + b + a + b).contains(b + 'x')))",
+        ),
+        (
+            "regex-nested",
+            "customData.l.exists(a, customData.l.exists(b, (a + b).matches('^(a|b)*c$')))",
+        ),
+        (
+            "loops-over-literals",
+            "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16].all(x, customData.l.all(y, size(y) > x))",
+        ),
+    ];
+    for (name, condition) in attacks {
+        let set = RuleSet::compile(&rules(condition)).unwrap();
+        c.bench_function(&format!("adversarial/{name}"), |b| {
+            b.iter(|| set.evaluate(black_box(&prepared)))
+        });
+    }
 }
 
 criterion_group!(benches, bench);
