@@ -513,3 +513,74 @@ fn a_refreshed_snapshot_reflects_changes_and_reuses_compiled_entries() {
     // the old snapshot, still held, is unchanged
     assert_eq!(before.resolve("a", &internal()).unwrap().agent.action_groups.len(), 1);
 }
+
+/// Counts the agents the resolver evaluates.
+struct Counting(BoundedCache, std::sync::atomic::AtomicUsize);
+
+impl registry_core::resolve::RuleCache for Counting {
+    fn agent(
+        &self,
+        agent: &AgentDefinition,
+    ) -> Result<std::sync::Arc<registry_access::RuleSet>, registry_core::resolve::CompileError>
+    {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.0.agent(agent)
+    }
+    fn tool(
+        &self,
+        tool: &ToolDefinition,
+    ) -> Result<
+        std::sync::Arc<registry_core::resolve::CompiledTool>,
+        registry_core::resolve::CompileError,
+    > {
+        self.0.tool(tool)
+    }
+}
+
+/// A mesh of 32 agents, each collaborating with 10 others: each agent is resolved at
+/// most once, and the resolution stays within its bounds, the rest left out with
+/// `TOO_LARGE` and a warning.
+#[test]
+fn a_collaborator_mesh_is_resolved_once_per_agent_and_bounded() {
+    use registry_core::resolve::{MAX_RESOLVED_AGENTS, ResolvedAgent};
+    let names: Vec<String> = (0..32).map(|i| format!("mesh-{i}")).collect();
+    let agents: Vec<AgentDefinition> = (0..32)
+        .map(|i| {
+            let others: Vec<&str> = (1..=10).map(|k| names[(i + k) % 32].as_str()).collect();
+            agent_with(&names[i], &["t@1"], collab(&others))
+        })
+        .collect();
+    let d = defs(agents, vec![tool("t@1")]);
+    let cache = Counting(BoundedCache::default(), Default::default());
+    let r = resolve(&d, &cache, "mesh-0", &internal()).unwrap();
+    let evaluated = cache.1.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(evaluated <= 32, "{evaluated} agent evaluations for 32 agents");
+    fn count(a: &ResolvedAgent) -> usize {
+        1 + a.collaborators.iter().map(|c| count(c)).sum::<usize>()
+    }
+    let total = count(&r.agent);
+    assert!(total <= MAX_RESOLVED_AGENTS, "{total} agents in the resolution");
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(json.len() < 2 << 20, "{} bytes", json.len());
+
+    // A tree of 1 + 10 + 100 distinct agents is over the bound: what does not fit is
+    // left out, named in the trace and a warning.
+    let mut agents = Vec::new();
+    let mids: Vec<String> = (0..10).map(|i| format!("mid-{i}")).collect();
+    for (i, mid) in mids.iter().enumerate() {
+        let leaves: Vec<String> = (0..10).map(|k| format!("leaf-{i}-{k}")).collect();
+        for leaf in &leaves {
+            agents.push(agent_with(leaf, &["t@1"], json!({})));
+        }
+        let refs: Vec<&str> = leaves.iter().map(String::as_str).collect();
+        agents.push(agent_with(mid, &["t@1"], collab(&refs)));
+    }
+    let refs: Vec<&str> = mids.iter().map(String::as_str).collect();
+    agents.push(agent_with("root", &["t@1"], collab(&refs)));
+    let d = defs(agents, vec![tool("t@1")]);
+    let r = resolve(&d, &BoundedCache::default(), "root", &internal()).unwrap();
+    let total = count(&r.agent);
+    assert!(total <= MAX_RESOLVED_AGENTS && total > 50, "{total} agents in the resolution");
+    assert!(r.warnings.iter().any(|w| w.code == WarningCode::TooLarge), "{:?}", r.warnings);
+    assert!(r.trace.collaborators.iter().any(|c| c.outcome == AgentOutcome::TooLarge));
+}

@@ -157,3 +157,17 @@ fn every_violation_is_listed_at_once() {
         assert!(got.iter().any(|p| p == path), "{got:?} lacks {path}");
     }
 }
+
+/// Bedrock's quota of collaborators per supervisor: more is refused on write.
+#[test]
+fn at_most_ten_collaborators() {
+    let list = |n: usize| -> Value {
+        (0..n)
+            .map(|i| json!({"agentId": format!("c-{i}"), "instruction": "Ask it.", "historyRelay": "TO_COLLABORATOR"}))
+            .collect()
+    };
+    assert!(
+        !agent_paths(json!({"collaborators": list(10)})).contains(&"/collaborators".to_owned())
+    );
+    assert_eq!(agent_paths(json!({"collaborators": list(11)})), ["/collaborators"]);
+}

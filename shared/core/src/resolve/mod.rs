@@ -38,7 +38,9 @@ pub use compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile
 pub use definitions::{DefinitionMap, Definitions, collaborators_to_fetch, tools_to_fetch};
 pub use error::ResolveError;
 pub use resolution::{Resolution, ResolvedAgent};
-pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve};
+pub use resolver::{
+    MAX_COLLABORATOR_DEPTH, MAX_RESOLVED_ACTION_GROUPS, MAX_RESOLVED_AGENTS, resolve,
+};
 pub use snapshot::{LiveSnapshot, Snapshot};
 pub use trace::{AgentOutcome, AgentTrace, OverrideTrace, ToolOutcome, ToolTrace};
 pub use warning::{Warning, WarningCode};

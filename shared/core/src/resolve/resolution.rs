@@ -32,10 +32,11 @@ pub struct ResolvedAgent {
     /// Knowledge bases.
     #[serde(default)]
     pub knowledge_bases: Vec<ResolvedKnowledgeBase>,
-    /// Collaborators the caller may use, resolved the same way.
+    /// Collaborators the caller may use, resolved the same way (a collaborator shared
+    /// by several agents is resolved once and shared).
     #[serde(default)]
-    #[schema(no_recursion)]
-    pub collaborators: Vec<ResolvedAgent>,
+    #[schema(no_recursion, value_type = Vec<ResolvedAgent>)]
+    pub collaborators: Vec<Arc<ResolvedAgent>>,
     /// One per entry of `collaborators`, same order.
     #[serde(default)]
     pub collaborator_configurations: Vec<CollaboratorConfiguration>,

@@ -19,6 +19,21 @@ use crate::rollout;
 /// Collaborators are resolved this many levels below the agent; deeper ones are left
 /// out with a `DEPTH_LIMIT` warning.
 pub const MAX_COLLABORATOR_DEPTH: usize = 3;
+/// Most agents in one resolution, collaborators at every level counted each time they
+/// appear; collaborators past it are left out (`TOO_LARGE`).
+pub const MAX_RESOLVED_AGENTS: usize = 64;
+/// Most action groups in one resolution, counted like agents.
+pub const MAX_RESOLVED_ACTION_GROUPS: usize = 1_000;
+
+/// A collaborator resolved once in a resolution, reused wherever it appears.
+#[derive(Clone)]
+struct Resolved {
+    trace: AgentTrace,
+    agent: Option<Arc<ResolvedAgent>>,
+    /// Agents and action groups in its subtree, itself included.
+    agents: usize,
+    groups: usize,
+}
 
 /// Resolves `agent_id` for the caller in `ctx`, over definitions already fetched and
 /// compiled forms from `cache`. The agent being unavailable is an error; tools and
@@ -37,10 +52,18 @@ where
         .agent(agent_id)
         .ok_or_else(|| ResolveError::NotFound { agent_id: agent_id.to_owned() })?;
     let prepared = PreparedContext::new(ctx).map_err(ResolveError::InvalidContext)?;
-    let mut run = Run { defs, cache, ctx, prepared, warnings: Vec::new(), path: Vec::new() };
+    let mut run = Run {
+        defs,
+        cache,
+        ctx,
+        prepared,
+        warnings: Vec::new(),
+        path: Vec::new(),
+        resolved: std::collections::HashMap::new(),
+    };
     let (trace, resolved) = run.agent(agent, 0);
     match resolved {
-        Some(agent) => Ok(Resolution { agent, warnings: run.warnings, trace }),
+        Some(agent) => Ok(Resolution { agent: agent.agent, warnings: run.warnings, trace }),
         None => Err(match (trace.outcome, trace.access.clone()) {
             (AgentOutcome::Denied, Some(decision)) => {
                 ResolveError::Denied { decision, trace: Box::new(trace) }
@@ -63,6 +86,15 @@ struct Run<'a, D: ?Sized, C: ?Sized> {
     warnings: Vec<Warning>,
     /// Agents being resolved, outermost first (cycle detection).
     path: Vec<&'a str>,
+    /// Collaborators resolved so far, by id: each is resolved once per resolution.
+    resolved: std::collections::HashMap<&'a str, Resolved>,
+}
+
+/// A resolved agent with the size of its subtree (itself included).
+struct Subtree {
+    agent: ResolvedAgent,
+    agents: usize,
+    groups: usize,
 }
 
 fn status(lifecycle: Option<&Lifecycle>) -> LifecycleStatus {
@@ -71,11 +103,7 @@ fn status(lifecycle: Option<&Lifecycle>) -> LifecycleStatus {
 
 impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
     /// One agent: its trace, and the configuration when the caller may use it.
-    fn agent(
-        &mut self,
-        agent: &'a AgentDefinition,
-        depth: usize,
-    ) -> (AgentTrace, Option<ResolvedAgent>) {
+    fn agent(&mut self, agent: &'a AgentDefinition, depth: usize) -> (AgentTrace, Option<Subtree>) {
         let id = agent.agent_id.as_str();
         let mut trace = AgentTrace::new(id, AgentOutcome::Resolved);
         trace.version = agent.server.version;
@@ -118,8 +146,9 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         }
         let action_groups = self.tools(agent, &mut trace);
         self.path.push(id);
-        let (collaborators, collaborator_configurations) =
-            self.collaborators(agent, depth, &mut trace);
+        let own_groups = action_groups.len();
+        let (collaborators, collaborator_configurations, agents, groups) =
+            self.collaborators(agent, depth, own_groups, &mut trace);
         self.path.pop();
         let resolved = ResolvedAgent {
             agent_id: id.to_owned(),
@@ -133,7 +162,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
             collaborator_configurations,
             agent_collaboration: agent.agent_collaboration,
         };
-        (trace, Some(resolved))
+        (trace, Some(Subtree { agent: resolved, agents, groups }))
     }
 
     /// The tool id to use for `listed`, after `toolOverrides`, and the id it replaces.
@@ -263,16 +292,21 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         ToolOutcome::Included
     }
 
-    /// The collaborators the caller may use, and their Bedrock configurations.
+    /// The collaborators the caller may use, their Bedrock configurations, and the
+    /// size of the agent's subtree (itself with `own_groups` action groups included).
+    /// A collaborator met before in this resolution is reused, not resolved again; one
+    /// that would make the subtree larger than the bounds is left out (`TOO_LARGE`).
     fn collaborators(
         &mut self,
         agent: &'a AgentDefinition,
         depth: usize,
+        own_groups: usize,
         trace: &mut AgentTrace,
-    ) -> (Vec<ResolvedAgent>, Vec<CollaboratorConfiguration>) {
+    ) -> (Vec<Arc<ResolvedAgent>>, Vec<CollaboratorConfiguration>, usize, usize) {
         let (mut agents, mut configs) = (Vec::new(), Vec::new());
+        let (mut total_agents, mut total_groups) = (1, own_groups);
         let Some(list) = agent.collaborators.as_deref().filter(|l| !l.is_empty()) else {
-            return (agents, configs);
+            return (agents, configs, total_agents, total_groups);
         };
         if depth >= MAX_COLLABORATOR_DEPTH {
             for c in list {
@@ -294,7 +328,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
                 deprecation_date: None,
                 migration_path: None,
             });
-            return (agents, configs);
+            return (agents, configs, total_agents, total_groups);
         }
         for c in list {
             let id = c.agent_id.as_str();
@@ -307,22 +341,65 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
                 trace.collaborators.push(t);
                 continue;
             }
-            let Some(definition) = self.defs.agent(id) else {
-                trace.collaborators.push(AgentTrace::new(id, AgentOutcome::NotFound));
+            let done = match self.resolved.get(id) {
+                Some(done) => done.clone(),
+                None => {
+                    let Some(definition) = self.defs.agent(id) else {
+                        trace.collaborators.push(AgentTrace::new(id, AgentOutcome::NotFound));
+                        continue;
+                    };
+                    let (t, sized) = self.agent(definition, depth + 1);
+                    let done = match sized {
+                        Some(s) => Resolved {
+                            trace: t,
+                            agent: Some(Arc::new(s.agent)),
+                            agents: s.agents,
+                            groups: s.groups,
+                        },
+                        None => Resolved { trace: t, agent: None, agents: 0, groups: 0 },
+                    };
+                    self.resolved.insert(id, done.clone());
+                    done
+                }
+            };
+            let Some(resolved) = done.agent else {
+                trace.collaborators.push(done.trace);
                 continue;
             };
-            let (t, resolved) = self.agent(definition, depth + 1);
-            trace.collaborators.push(t);
-            if let Some(resolved) = resolved {
-                configs.push(CollaboratorConfiguration {
-                    collaborator_name: resolved.agent_name.clone(),
-                    collaborator_instruction: c.instruction.clone(),
-                    relay_conversation_history: c.history_relay.into(),
+            if total_agents + done.agents > MAX_RESOLVED_AGENTS
+                || total_groups + done.groups > MAX_RESOLVED_ACTION_GROUPS
+            {
+                let mut t = AgentTrace::new(id, AgentOutcome::TooLarge);
+                t.message = Some(format!(
+                    "left out: a resolution holds at most {MAX_RESOLVED_AGENTS} agents and \
+                     {MAX_RESOLVED_ACTION_GROUPS} action groups"
+                ));
+                trace.collaborators.push(t);
+                self.warnings.push(Warning {
+                    code: WarningCode::TooLarge,
+                    agent_id: agent.agent_id.clone(),
+                    tool_id: None,
+                    message: format!(
+                        "collaborator `{id}` of `{}` is left out: a resolution holds at most \
+                         {MAX_RESOLVED_AGENTS} agents and {MAX_RESOLVED_ACTION_GROUPS} action groups",
+                        agent.agent_id
+                    ),
+                    deprecation_date: None,
+                    migration_path: None,
                 });
-                agents.push(resolved);
+                continue;
             }
+            total_agents += done.agents;
+            total_groups += done.groups;
+            trace.collaborators.push(done.trace);
+            configs.push(CollaboratorConfiguration {
+                collaborator_name: resolved.agent_name.clone(),
+                collaborator_instruction: c.instruction.clone(),
+                relay_conversation_history: c.history_relay.into(),
+            });
+            agents.push(resolved);
         }
-        (agents, configs)
+        (agents, configs, total_agents, total_groups)
     }
 
     /// Records a deprecation warning for an agent, or for one of its tools.

@@ -29,6 +29,10 @@ pub enum AgentOutcome {
     DepthLimit,
     /// Its stored access rules do not compile: left out (fail closed).
     InvalidRules,
+    /// Including it would make the resolution larger than its bound
+    /// ([`crate::resolve::MAX_RESOLVED_AGENTS`] agents,
+    /// [`crate::resolve::MAX_RESOLVED_ACTION_GROUPS`] action groups): left out.
+    TooLarge,
 }
 
 impl AgentOutcome {
@@ -44,6 +48,7 @@ impl AgentOutcome {
             Self::Cycle => "CYCLE",
             Self::DepthLimit => "DEPTH_LIMIT",
             Self::InvalidRules => "INVALID_RULES",
+            Self::TooLarge => "TOO_LARGE",
         }
     }
 }

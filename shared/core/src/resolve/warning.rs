@@ -14,6 +14,8 @@ pub enum WarningCode {
     DepthLimit,
     /// Two tools share an action-group name; the later one was left out.
     DuplicateActionGroup,
+    /// Collaborators past the resolution's size bound were left out.
+    TooLarge,
 }
 
 /// One warning, naming the agent and, for tool warnings, the tool.

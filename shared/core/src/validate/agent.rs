@@ -102,7 +102,19 @@ fn check_tool_ids(v: &mut Violations, ids: &[String]) {
     }
 }
 
+/// Most collaborators of one agent: Bedrock's quota of collaborators per supervisor.
+pub const MAX_COLLABORATORS: usize = 10;
+
 fn check_collaborators(v: &mut Violations, agent_id: &str, collaborators: &[Collaborator]) {
+    if collaborators.len() > MAX_COLLABORATORS {
+        v.push(
+            "/collaborators",
+            format!(
+                "{} collaborators, at most {MAX_COLLABORATORS} (Bedrock's quota of collaborators per supervisor agent)",
+                collaborators.len()
+            ),
+        );
+    }
     let mut seen = HashSet::new();
     for (i, c) in collaborators.iter().enumerate() {
         let base = pointer("/collaborators", i);
