@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo build --release -q -p agent-registry
-BIN=target/release/agent-registry
+BIN="${CARGO_TARGET_DIR:-target}/release/agent-registry"
 
 DATA="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"

@@ -39,7 +39,7 @@ pub const SCAN_BYTES_PER_STEP: u64 = 64;
 /// Most bytes of values one decision may produce (`+`, and so `map` and `filter`):
 /// every produced value is charged its full size, so the live memory of a decision
 /// stays below this plus the context.
-pub const DECISION_BYTE_BUDGET: u64 = 16 << 20;
+pub const DECISION_BYTE_BUDGET: u64 = 4 << 20;
 /// Largest compiled form of one `matches()` pattern (NFA and lazy DFA, each).
 pub const MAX_PATTERN_COMPILED_BYTES: usize = 256 << 10;
 /// Most distinct compiled conditions kept per process (the cache is emptied when full).
