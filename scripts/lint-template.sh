@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Lints the SAM/CloudFormation template with cfn-lint, installed on first use into
-# .venv-tools at the repository root. Exit code: cfn-lint's (0 clean, 2 errors, 4 warnings).
+# Lints the SAM/CloudFormation templates (infra/*.yaml and infra/examples/*.yaml) with
+# cfn-lint, installed on first use into .venv-tools at the repository root. Exit code:
+# cfn-lint's (0 clean, 2 errors, 4 warnings).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv-tools"
@@ -11,5 +12,5 @@ if [ ! -x "$VENV/bin/cfn-lint" ]; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "$SPEC" >&2
 fi
 "$VENV/bin/cfn-lint" --version
-"$VENV/bin/cfn-lint" "$ROOT"/infra/*.yaml
+"$VENV/bin/cfn-lint" "$ROOT"/infra/*.yaml "$ROOT"/infra/examples/*.yaml
 echo "lint-template: clean"

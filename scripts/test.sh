@@ -7,10 +7,20 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# One build serves every step: no incremental caches in CI (they only cost disk there),
+# and the DynamoDB rerun below reuses the workspace's test binaries instead of a
+# `cargo test -p` that would unify features differently and rebuild half the workspace.
+if [ "${CI:-}" = "true" ]; then export CARGO_INCREMENTAL=0; fi
+
 step "local DynamoDB-API server (moto) on 127.0.0.1"
 eval "$(scripts/dynamodb-local.sh start)"
 trap 'scripts/dynamodb-local.sh stop' EXIT
 echo "DYNAMODB_ENDPOINT=$DYNAMODB_ENDPOINT"
+
+step "cargo-lambda (its \`cargo lambda watch\` hosts the example tool for test-invoke)"
+CARGO_LAMBDA="$(scripts/cargo-lambda.sh)"
+export CARGO_LAMBDA
+echo "CARGO_LAMBDA=$CARGO_LAMBDA"
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -24,5 +34,20 @@ scripts/lint-template.sh
 step "cargo test (all crates, both storage backends)"
 cargo test --workspace --all-features --locked
 
-step "HTTP API tests again, on DynamoDB (the same suite, REGISTRY_TEST_STORE=dynamodb)"
-REGISTRY_TEST_STORE=dynamodb cargo test -p registry-api --all-features --locked
+step "HTTP API tests again, on DynamoDB (the same binaries, REGISTRY_TEST_STORE=dynamodb)"
+api_tests="$(mktemp)"
+cargo test --workspace --all-features --locked --no-run --message-format=json 2>/dev/null |
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    t = m.get("target", {})
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and "test" in t.get("kind", []) \
+            and m["package_id"].split("#")[0].endswith("shared/api"):
+        print(m["executable"])' > "$api_tests" || true
+[ -s "$api_tests" ] || { echo "no registry-api test binaries found" >&2; exit 1; }
+while read -r binary; do
+  echo "--- $(basename "$binary")"
+  (cd shared/api && REGISTRY_TEST_STORE=dynamodb "$binary" -q)
+done < "$api_tests"
+rm -f "$api_tests"

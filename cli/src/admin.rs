@@ -106,8 +106,38 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
                 println!("{id}: deleted (was version {version})");
             }
         }
+        Operation::Verify { id, require_tags } => {
+            tools_only(collection, "verify")?;
+            let body = serde_json::json!({"requiredTags": require_tags});
+            let path = format!("{}/verify", item_path(base, &id));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+            if reply.body["ok"] != Value::Bool(true) {
+                bail!("`{id}`: Bedrock cannot use this tool as it is (see the findings)");
+            }
+        }
+        Operation::Invoke { id, function, args, session_attributes } => {
+            tools_only(collection, "invoke")?;
+            let arguments: Value =
+                serde_json::from_str(&args).context("--args must be a JSON object")?;
+            let mut body = serde_json::json!({"function": function, "arguments": arguments});
+            if let Some(attributes) = session_attributes {
+                body["sessionAttributes"] = serde_json::from_str(&attributes)
+                    .context("--session-attributes must be a JSON object of strings")?;
+            }
+            let path = format!("{}/test-invoke", item_path(base, &id));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+        }
     }
     Ok(())
+}
+
+fn tools_only(collection: Collection, op: &str) -> Result<()> {
+    match collection {
+        Collection::Tools => Ok(()),
+        Collection::Agents => bail!("`{op}` applies to tools: agent-registry tools {op} ..."),
+    }
 }
 
 fn item_path(base: &str, id: &str) -> String {

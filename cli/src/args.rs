@@ -78,6 +78,14 @@ pub struct ServeArgs {
     /// Create the DynamoDB table if it does not exist.
     #[arg(long)]
     pub create_table: bool,
+    /// Lambda API endpoint for verify (and test-invoke unless the next option is
+    /// given), e.g. a local AWS-API server (default: AWS's).
+    #[arg(long, env = "AGENT_REGISTRY_LAMBDA_ENDPOINT_URL")]
+    pub lambda_endpoint_url: Option<String>,
+    /// Lambda Invoke endpoint for test-invoke, e.g. `cargo lambda watch`'s
+    /// http://127.0.0.1:9000.
+    #[arg(long, env = "AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL")]
+    pub lambda_invoke_endpoint_url: Option<String>,
     /// Limits against slow, idle and greedy clients.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -198,6 +206,29 @@ pub enum Operation {
         /// Expected version; fails with 412 if the definition changed since.
         #[arg(long)]
         version: Option<u64>,
+    },
+    /// Tools only: check the tool's Lambda exists, is active and may be invoked by
+    /// Bedrock (findings with the command that fixes each).
+    Verify {
+        /// Tool id.
+        id: String,
+        /// A tag key the function must carry (repeatable).
+        #[arg(long = "require-tag")]
+        require_tags: Vec<String>,
+    },
+    /// Tools only: invoke the tool's Lambda with the event Bedrock would send.
+    Invoke {
+        /// Tool id.
+        id: String,
+        /// Function of the tool's schema.
+        #[arg(long)]
+        function: String,
+        /// Arguments as a JSON object, e.g. '{"value": 5, "from": "km", "to": "mi"}'.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        /// Session attributes as a JSON object of strings.
+        #[arg(long)]
+        session_attributes: Option<String>,
     },
 }
 

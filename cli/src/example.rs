@@ -1,13 +1,16 @@
-//! The example a newcomer can resolve right away: a weather agent with two tools, one
-//! of them protected by an access rule.
+//! The example a newcomer can resolve right away: a weather agent with three tools, one
+//! of them protected by an access rule, one of them the example-tool Lambda.
 
 use anyhow::{Context, Result};
 use registry_api::{Principal, Registry, Role};
 use registry_core::{AgentDefinition, ToolDefinition};
 
-const TOOLS: [(&str, &str); 2] = [
-    ("weather-basic@1", include_str!("../example/weather-basic.json")),
-    ("weather-forecast@1", include_str!("../example/weather-forecast.json")),
+const TOOLS: [(&str, &str); 3] = [
+    ("weather-basic@1.0.0", include_str!("../example/weather-basic.json")),
+    ("weather-forecast@1.0.0", include_str!("../example/weather-forecast.json")),
+    // The schema of the example-tool Lambda (functions/example-tool): resolvable here,
+    // invocable under `cargo lambda watch`.
+    ("convert_units@1.0.0", include_str!("../example/convert-units.json")),
 ];
 const AGENT: (&str, &str) = ("weather-agent", include_str!("../example/weather-agent.json"));
 

@@ -28,10 +28,15 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
     let (store, fresh) = open_store(&args).await?;
     let registry = Registry::new(store);
+    #[cfg(feature = "aws")]
+    let registry = registry.with_aws(registry_aws::Aws::new(registry_aws::Endpoints {
+        lambda: args.lambda_endpoint_url.clone(),
+        lambda_invoke: args.lambda_invoke_endpoint_url.clone(),
+    }));
     if fresh && !args.no_example {
         example::load(&registry).await.context("cannot load the example definitions")?;
         say!(
-            "Loaded the example: agent `weather-agent`, tools `weather-basic@1`, `weather-forecast@1`."
+            "Loaded the example: agent `weather-agent`, tools `weather-basic@1.0.0`, `weather-forecast@1.0.0`, `convert_units@1.0.0`."
         );
     }
 

@@ -147,7 +147,10 @@ async fn first_run_prints_a_token_and_serves_the_example() {
         s.call(reqwest::Method::GET, "/agents/weather-agent", Some(&s.token), None).await;
     assert_eq!(status, 200, "{agent}");
     assert_eq!(agent["version"], 1);
-    assert_eq!(agent["toolIds"], json!(["weather-basic@1", "weather-forecast@1"]));
+    assert_eq!(
+        agent["toolIds"],
+        json!(["weather-basic@1.0.0", "weather-forecast@^1", "convert_units@1.0.0"])
+    );
 
     // Resolution of the example: the protected tool only for internal users.
     let ctx = |user_type: &str| json!({"user": {"userId": "u", "userType": user_type}, "request": {"region": "us-east-1"}});
@@ -160,7 +163,8 @@ async fn first_run_prints_a_token_and_serves_the_example() {
         )
         .await;
     assert_eq!(status, 200, "{external}");
-    assert_eq!(external["actionGroups"].as_array().unwrap().len(), 1);
+    assert_eq!(external["inlineAgent"]["actionGroups"].as_array().unwrap().len(), 2);
+    conform(&external);
     let (_, internal) = s
         .call(
             reqwest::Method::POST,
@@ -169,7 +173,17 @@ async fn first_run_prints_a_token_and_serves_the_example() {
             Some(ctx("internal-user")),
         )
         .await;
-    assert_eq!(internal["actionGroups"].as_array().unwrap().len(), 2);
+    assert_eq!(internal["inlineAgent"]["actionGroups"].as_array().unwrap().len(), 3);
+    conform(&internal);
+}
+
+/// The resolution's `inlineAgent`, with the two per-call members a runtime adds, is an
+/// `InvokeInlineAgentRequest` in AWS's own model.
+fn conform(resolution: &serde_json::Value) {
+    let mut request = resolution["inlineAgent"].clone();
+    request["sessionId"] = json!("readme-session-1");
+    request["inputText"] = json!("What is the weather in Paris?");
+    aws_conformance::Model::bedrock_agent_runtime().assert("InvokeInlineAgentRequest", &request);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -178,7 +192,7 @@ async fn writes_need_a_token_with_the_right_role() {
     s.healthy().await;
     let (status, list) = s.call(reqwest::Method::GET, "/agents", Some(&s.token), None).await;
     assert_eq!((status, list["items"].clone()), (200, json!([])), "--no-example loads nothing");
-    let body = json!({"agentId": "a1", "basePrompt": "p", "toolIds": []});
+    let body = json!({"agentId": "a1", "basePrompt": "You answer questions about the weather, briefly.", "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0", "toolIds": []});
     let (status, problem) =
         s.call(reqwest::Method::POST, "/agents", None, Some(body.clone())).await;
     assert_eq!(status, 401, "{problem}");
@@ -214,7 +228,11 @@ async fn admin_commands_apply_list_get_delete() {
     let page: Value = serde_json::from_str(&out).unwrap();
     let ids: Vec<&str> =
         page["items"].as_array().unwrap().iter().map(|t| t["toolId"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["calc@1", "weather-basic@1", "weather-forecast@1"]);
+    assert_eq!(
+        ids,
+        ["calc@1.0.0", "convert_units@1.0.0", "weather-basic@1.0.0", "weather-forecast@1.0.0"],
+        "ids are stored canonical: calc@1 is calc@1.0.0"
+    );
     let (ok, out, _) = s.cli(&["tools", "list"]);
     assert!(ok && out.contains("TOOL ID") && out.contains("calc@1"), "{out}");
 
@@ -259,7 +277,7 @@ async fn a_reader_token_reads_but_cannot_write() {
     let (status, _) =
         s.call(reqwest::Method::GET, "/agents/weather-agent", Some(&reader), None).await;
     assert_eq!(status, 200);
-    let body = json!({"agentId": "a1", "basePrompt": "p", "toolIds": []});
+    let body = json!({"agentId": "a1", "basePrompt": "You answer questions about the weather, briefly.", "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0", "toolIds": []});
     let (status, problem) =
         s.call(reqwest::Method::POST, "/agents", Some(&reader), Some(body)).await;
     assert_eq!(status, 403, "{problem}");

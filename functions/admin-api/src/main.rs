@@ -24,6 +24,13 @@ async fn main() -> Result<(), lambda_http::Error> {
         tracing::error!(error = %e, "refusing to start: invalid store configuration");
     })?;
     tracing::info!(table = store.table(), "admin-api starting");
-    let registry = Registry::new(Arc::new(store));
+    // Verify and test-invoke reach tool Lambdas through the usual credential chain (the
+    // function's role); AGENT_REGISTRY_LAMBDA_ENDPOINT_URL points them elsewhere.
+    let endpoint = |name| std::env::var(name).ok().filter(|u: &String| !u.is_empty());
+    let endpoints = registry_aws::Endpoints {
+        lambda: endpoint("AGENT_REGISTRY_LAMBDA_ENDPOINT_URL"),
+        lambda_invoke: endpoint("AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL"),
+    };
+    let registry = Registry::new(Arc::new(store)).with_aws(registry_aws::Aws::new(endpoints));
     lambda_http::run(app(registry, Arc::new(auth))).await
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::arguments::Arguments;
 use crate::builder::ResponseBuilder;
 use crate::error::ToolError;
-use crate::event::ActionGroupEvent;
+use crate::event::{ActionGroupEvent, Attributes};
 use crate::parse::{EventError, parse_event, view};
 use crate::response::{ActionGroupResponse, ResponseState};
 
@@ -107,7 +107,22 @@ pub fn malformed_response(event: &Value, error: &EventError) -> ActionGroupRespo
         }
         _ => ResponseBuilder::function(name("actionGroup"), name("function")),
     };
-    builder.text(error.to_string()).state(Some(ResponseState::Failure)).build()
+    builder
+        .session_attributes(string_map(event.get("sessionAttributes")))
+        .prompt_session_attributes(string_map(event.get("promptSessionAttributes")))
+        .text(error.to_string())
+        .state(Some(ResponseState::Failure))
+        .build()
+}
+
+/// An event's attribute map echoed as it is when it is an object of strings; any other shape
+/// (missing, not an object, a non-string value) echoes nothing, since Bedrock refuses it.
+fn string_map(value: Option<&Value>) -> Attributes {
+    let Some(Value::Object(map)) = value else { return Attributes::new() };
+    map.iter()
+        .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+        .collect::<Option<Attributes>>()
+        .unwrap_or_default()
 }
 
 /// The `FAILURE` response for event text that is not valid JSON.

@@ -131,10 +131,4 @@ pub fn pointer<S: AsRef<str>>(segments: &[S]) -> String {
 }
 
 /// Quotes a user-supplied value for an error message, cut to 80 characters.
-pub(crate) fn quote(value: &str) -> String {
-    const MAX: usize = 80;
-    match value.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{:?}...", &value[..cut]),
-        None => format!("{value:?}"),
-    }
-}
+pub(crate) use registry_types::quote;

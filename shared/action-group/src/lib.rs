@@ -9,6 +9,10 @@
 //! - [`handle`]: the whole pipeline, panics included; [`runtime::run`] (feature `runtime`)
 //!   serves it with `lambda_runtime`.
 //! - [`ToolCall`] / [`ToolResult`]: the provider-neutral canonical form.
+//! - [`return_control`]: MCP and inline tools run by the runtime: [`parse_return_control`]
+//!   reads Bedrock's `returnControl` payload into typed calls, [`ControlCall::result`]
+//!   builds `returnControlInvocationResults` entries, [`session_state`] the
+//!   `inlineSessionState` that resumes the session.
 //! - `Arguments::from_event_with_schema` (feature `schema`): decode JSON-string rich
 //!   parameters and validate every argument against the tool's registry types.
 
@@ -24,11 +28,11 @@ mod invalid;
 pub mod limit;
 mod parse;
 pub mod response;
+pub mod return_control;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 #[cfg(feature = "schema")]
 mod schema;
-mod unquoted_list;
 
 pub use arguments::Arguments;
 pub use builder::{DEFAULT_API_CONTENT_TYPE, ResponseBuilder};
@@ -43,6 +47,9 @@ pub use invalid::{ArgumentError, InvalidArguments, pointer};
 pub use limit::MAX_RESPONSE_BYTES;
 pub use parse::{EventError, parse_event};
 pub use response::{ActionGroupResponse, ResponseState};
+pub use return_control::{
+    ControlCall, InvocationResult, Operation, ReturnControl, parse_return_control, session_state,
+};
 #[cfg(feature = "runtime")]
 pub use runtime::{RuntimeError, run, run_async};
 

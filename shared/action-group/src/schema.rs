@@ -34,3 +34,17 @@ impl Arguments {
         }
     }
 }
+
+impl crate::ControlCall {
+    /// The call's arguments decoded and validated against the registry tool's
+    /// `function` and `types`, as [`Arguments::from_event_with_schema`] does for events.
+    pub fn arguments_with_schema(
+        &self,
+        function: &FunctionDefinition,
+        types: Option<&BTreeMap<String, TypeDefinition>>,
+    ) -> Result<Arguments, InvalidArguments> {
+        let event =
+            FunctionEvent { parameters: self.parameters.clone(), ..FunctionEvent::default() };
+        Arguments::from_event_with_schema(&event, function, types)
+    }
+}

@@ -130,6 +130,22 @@ fn failure_echoes_the_names_it_can_read() {
 }
 
 #[test]
+fn failure_keeps_the_session_attributes() {
+    let mut e = with("parameters", json!(3));
+    e["sessionAttributes"] = json!({"cart": "42"});
+    e["promptSessionAttributes"] = json!({"tz": "UTC"});
+    let v = serde_json::to_value(handle(&e, echo)).unwrap();
+    assert_eq!(v["response"]["functionResponse"]["responseState"], "FAILURE");
+    assert_eq!(v["sessionAttributes"], json!({"cart": "42"}));
+    assert_eq!(v["promptSessionAttributes"], json!({"tz": "UTC"}));
+    // A malformed attribute map is itself the problem: nothing of it is echoed.
+    let v =
+        serde_json::to_value(handle(&with("sessionAttributes", json!({"k": 1})), echo)).unwrap();
+    assert_eq!(v["response"]["functionResponse"]["responseState"], "FAILURE");
+    assert!(v.get("sessionAttributes").is_none_or(|m| m == &json!({})), "{v}");
+}
+
+#[test]
 fn lenient_defaults_for_optional_fields() {
     let r = handle(
         &json!({"actionGroup": "shop", "function": "search", "agent": null, "parameters": null}),

@@ -257,7 +257,7 @@ fn mcp_body(id: &str) -> Value {
 fn agent_body(id: &str, condition: &str) -> Value {
     json!({
         "agentId": id,
-        "basePrompt": "You help with the weather.",
+        "basePrompt": "You help people with the weather: answer briefly and name the city.",
         "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
         "toolIds": ["t1", "t2"],
         "accessRules": [{"effect": "deny", "condition": "customData.blocked == true"}, {"effect": "allow", "condition": condition}],
@@ -403,7 +403,7 @@ fn patch_body(rng: &mut StdRng) -> Value {
     let status = ["active", "deprecated", "disabled", "retired", "bogus"][rng.random_range(0..5)];
     let fields: Vec<(&str, Value)> = vec![
         ("description", json!("Changed by the fuzzer.")),
-        ("basePrompt", json!("A new prompt.")),
+        ("basePrompt", json!("A new prompt, long enough for Bedrock to accept it as is.")),
         ("toolIds", json!(["t1"])),
         ("accessRules", json!([{"effect": "allow", "condition": condition(rng)}])),
         ("version", json!(rng.random_range(0..4))),

@@ -94,3 +94,97 @@ async fn breaking_changes_need_a_major_and_patches_change_nothing() {
     s.get("/tools/weather/compare?from=x&to=1.0.0").await.assert_invalid_at("/from");
     s.get("/tools/weather/compare?from=1.0.0&to=9.0.0").await.assert_problem(404, "NOT_FOUND");
 }
+
+/// The acceptance: an agent on `weather@^1` gets the highest active 1.x release;
+/// disabling it falls back to the next one; the trace says which and why.
+#[tokio::test]
+async fn ranges_pick_the_highest_usable_release_and_the_trace_says_why() {
+    let s = start().await;
+    let put = |id: &str, params: &[(&str, bool)]| {
+        s.send(s.req(Method::PUT, &format!("/tools/{id}"), &s.editor).json(&weather(id, params)))
+    };
+    assert_eq!(put("weather@1", &[("city", true)]).await.status, StatusCode::CREATED);
+    assert_eq!(
+        put("weather@1.1.0", &[("city", true), ("units", false)]).await.status,
+        StatusCode::CREATED
+    );
+    assert_eq!(put("weather@2.0.0", &[("units", false)]).await.status, StatusCode::CREATED);
+    // `@1` on input is stored as 1.0.0, and found by either spelling.
+    let r = s.get("/tools/weather@1").await;
+    assert_eq!((r.status, r.body["toolId"].as_str()), (StatusCode::OK, Some("weather@1.0.0")));
+
+    s.create_agent(&common::agent_json("forecaster", &["weather@^1"])).await;
+    let resolve = || async {
+        let body = serde_json::json!({"user": {"userId": "u", "userType": "internal-user"}});
+        let r =
+            s.send(s.req(Method::POST, "/agents/forecaster/resolve", &s.reader).json(&body)).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        r
+    };
+    let r = resolve().await;
+    let tool = &r.body["trace"]["tools"][0];
+    assert_eq!(tool["toolId"], "weather@1.1.0", "{}", r.text);
+    assert_eq!(tool["range"], "weather@^1");
+    assert_eq!(
+        tool["skippedReleases"],
+        serde_json::json!([{"toolId": "weather@2.0.0", "reason": "OUT_OF_RANGE"}])
+    );
+    let params =
+        &r.body["inlineAgent"]["actionGroups"][0]["functionSchema"]["functions"][0]["parameters"];
+    assert!(params.get("units").is_some(), "1.1.0's schema: {params}");
+
+    // Disable 1.1.0: the next resolution picks 1.0.0, and says why 1.1.0 was passed over.
+    let patched = s
+        .send(
+            s.req(Method::PATCH, "/tools/weather@1.1.0", &s.editor)
+                .header("if-match", "\"1\"")
+                .header("content-type", "application/merge-patch+json")
+                .json(&serde_json::json!({"lifecycle": {"status": "disabled"}})),
+        )
+        .await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    let r = resolve().await;
+    let tool = &r.body["trace"]["tools"][0];
+    assert_eq!(tool["toolId"], "weather@1.0.0", "{}", r.text);
+    assert_eq!(
+        tool["skippedReleases"][1],
+        serde_json::json!({"toolId": "weather@1.1.0", "reason": "DISABLED"})
+    );
+
+    // A range no live release matches is refused on write, at its path.
+    let bad = common::agent_json("nothing", &["weather@1.0.0", "weather@^3"]);
+    let r = s.send(s.req(Method::POST, "/agents", &s.editor).json(&bad)).await;
+    r.assert_invalid_at("/toolIds/1");
+    assert!(
+        r.text.contains("weather@1.0.0, weather@2.0.0"),
+        "the live releases are listed: {}",
+        r.text
+    );
+    let bad = common::agent_json("typo", &["weather@^one"]);
+    s.send(s.req(Method::POST, "/agents", &s.editor).json(&bad))
+        .await
+        .assert_invalid_at("/toolIds/0");
+}
+
+/// `toolOverrides` map a range to a range, e.g. onto the 2.0 pre-releases.
+#[tokio::test]
+async fn an_override_maps_a_range_to_a_range() {
+    let s = start().await;
+    for id in ["weather@1.4.0", "weather@2.0.0-beta.2"] {
+        let r = s
+            .send(s.req(Method::PUT, &format!("/tools/{id}"), &s.editor).json(&tool_json(id)))
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    }
+    let mut agent = common::agent_json("beta-agent", &["weather@^1"]);
+    agent["rolloutPolicy"] =
+        serde_json::json!({"toolOverrides": {"weather@^1": "weather@^2.0.0-beta"}});
+    s.create_agent(&agent).await;
+    let body = serde_json::json!({"user": {"userId": "u"}});
+    let r = s.send(s.req(Method::POST, "/agents/beta-agent/resolve", &s.reader).json(&body)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let tool = &r.body["trace"]["tools"][0];
+    assert_eq!(tool["toolId"], "weather@2.0.0-beta.2", "{}", r.text);
+    assert_eq!(tool["replaces"], "weather@^1");
+    assert_eq!(tool["range"], "weather@^2.0.0-beta");
+}

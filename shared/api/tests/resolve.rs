@@ -38,7 +38,7 @@ fn tool_named(id: &str, name: &str, extra: Value) -> Value {
 }
 
 fn group_names(reply: &common::Reply) -> Vec<String> {
-    reply.body["actionGroups"]
+    reply.body["inlineAgent"]["actionGroups"]
         .as_array()
         .unwrap()
         .iter()
@@ -68,9 +68,13 @@ async fn internal_users_resolve_and_external_users_get_a_403_with_the_decision()
     assert_eq!(ok.status, StatusCode::OK, "{}", ok.text);
     assert_eq!(ok.body["agentId"], "weather-agent");
     assert_eq!(ok.body["version"], 1);
-    assert_eq!(ok.body["instruction"], "You help with the weather.");
-    assert_eq!(ok.body["foundationModel"], "anthropic.claude-3-haiku-20240307-v1:0");
-    let group = &ok.body["actionGroups"][0];
+    let inline = &ok.body["inlineAgent"];
+    assert_eq!(
+        inline["instruction"],
+        "You help people with the weather: answer briefly and name the city."
+    );
+    assert_eq!(inline["foundationModel"], "anthropic.claude-3-haiku-20240307-v1:0");
+    let group = &inline["actionGroups"][0];
     assert_eq!(group["actionGroupName"], "weather");
     assert_eq!(
         group["actionGroupExecutor"]["lambda"],
@@ -86,7 +90,7 @@ async fn internal_users_resolve_and_external_users_get_a_403_with_the_decision()
     assert_eq!(denied.body["reason"], "NO_MATCH");
     assert_eq!(denied.body["decision"]["effect"], "deny");
     assert_eq!(denied.body["trace"]["outcome"], "DENIED");
-    assert!(denied.body["actionGroups"].is_null());
+    assert!(denied.body["inlineAgent"].is_null());
 }
 
 #[tokio::test]
@@ -250,17 +254,19 @@ async fn collaborators_resolve_over_http_and_a_cycle_terminates() {
     let patched = s
         .send(s.req(Method::PATCH, "/agents/a", &s.editor).header("if-match", "\"1\"").json(&json!({
             "collaborators": [{"agentId": "b", "instruction": "Ask b.", "historyRelay": "TO_COLLABORATOR"}],
-            "agentCollaboration": "supervisor"
+            "agentCollaboration": "SUPERVISOR"
         })))
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
 
     let reply = resolve(&s, "a", &internal()).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
-    assert_eq!(reply.body["collaborators"][0]["agentId"], "b");
-    assert_eq!(reply.body["collaborators"][0]["actionGroups"][0]["actionGroupName"], "weather");
+    let inline = &reply.body["inlineAgent"];
+    assert_eq!(inline["collaborators"][0]["agentName"], "b");
+    assert_eq!(reply.body["trace"]["collaborators"][0]["agentId"], "b");
+    assert_eq!(inline["collaborators"][0]["actionGroups"][0]["actionGroupName"], "weather");
     assert_eq!(
-        reply.body["collaboratorConfigurations"][0],
+        inline["collaboratorConfigurations"][0],
         json!({"collaboratorName": "b", "collaboratorInstruction": "Ask b.", "relayConversationHistory": "TO_COLLABORATOR"})
     );
     let back = &reply.body["trace"]["collaborators"][0]["collaborators"][0];
@@ -394,7 +400,7 @@ async fn an_agent_and_its_tools_take_two_store_calls_plus_two_per_collaborator_l
     let ctx: RequestContext = serde_json::from_value(internal()).unwrap();
 
     let r = registry.resolve("main", &ctx).await.unwrap();
-    assert_eq!(r.agent.action_groups.len(), 3);
+    assert_eq!(r.inline_agent.agent.action_groups.len(), 3);
     assert_eq!(store.calls.swap(0, Ordering::SeqCst), 2);
 
     main["collaborators"] =
@@ -405,7 +411,7 @@ async fn an_agent_and_its_tools_take_two_store_calls_plus_two_per_collaborator_l
         .await
         .unwrap();
     let r = registry.resolve("main", &ctx).await.unwrap();
-    assert_eq!(r.agent.collaborators[0].action_groups.len(), 2);
+    assert_eq!(r.inline_agent.collaborators[0].action_groups.len(), 2);
     assert_eq!(store.calls.swap(0, Ordering::SeqCst), 4);
 }
 
@@ -422,7 +428,8 @@ fn both_routes_are_documented_with_their_schemas() {
     assert!(evaluate["responses"]["200"].is_object() && evaluate["responses"]["400"].is_object());
     for schema in [
         "Resolution",
-        "ResolvedAgent",
+        "InlineAgent",
+        "BedrockAgent",
         "ActionGroup",
         "AgentTrace",
         "RefusalProblem",
@@ -432,6 +439,6 @@ fn both_routes_are_documented_with_their_schemas() {
     ] {
         assert!(doc["components"]["schemas"][schema].is_object(), "schema {schema} missing");
     }
-    let groups = &doc["components"]["schemas"]["ResolvedAgent"]["properties"]["actionGroups"];
+    let groups = &doc["components"]["schemas"]["BedrockAgent"]["properties"]["actionGroups"];
     assert_eq!(groups["items"]["$ref"], "#/components/schemas/ActionGroup", "{groups}");
 }

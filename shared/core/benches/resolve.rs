@@ -83,7 +83,7 @@ fn bench(c: &mut Criterion) {
     }
     let cache = BoundedCache::default();
     let warm = resolve(&defs, &cache, "weather-agent", &ctx).unwrap();
-    assert_eq!(warm.agent.action_groups.len(), TOOLS);
+    assert_eq!(warm.inline_agent.agent.action_groups.len(), TOOLS);
     assert!(warm.trace.tools.iter().all(|t| t.access.as_ref().unwrap().rule_index == Some(2)));
     c.bench_function("resolve/20-tools-3-rules/cache", |b| {
         b.iter(|| resolve(black_box(&defs), &cache, "weather-agent", black_box(&ctx)).unwrap())

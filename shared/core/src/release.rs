@@ -112,7 +112,10 @@ impl ToolRef {
 }
 
 /// Why a release of the right name was not the one chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SkipReason {
     /// Its version is outside the range.
     OutOfRange,

@@ -38,7 +38,7 @@ fn agent_with(id: &str, tools: &[&str], extra: Value) -> AgentDefinition {
     let mut v = json!({
         "agentId": id,
         "version": 1,
-        "basePrompt": format!("You are {id}."),
+        "basePrompt": format!("You are {id}, an agent that answers the team's questions."),
         "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
         "toolIds": tools,
     });
@@ -86,7 +86,19 @@ fn run(
     // the snapshot path gives the same answer
     let snapshot = Snapshot::new(d.agents.values().cloned(), d.tools.values().cloned());
     assert_eq!(snapshot.resolve(id, c), result);
+    if let Ok(r) = &result {
+        conform(r);
+    }
     result
+}
+
+/// Asserts that the resolution's `inlineAgent`, with the per-call members a runtime
+/// adds, is an `InvokeInlineAgentRequest` in AWS's own model.
+fn conform(r: &registry_core::resolve::Resolution) {
+    let mut request = serde_json::to_value(&r.inline_agent).unwrap();
+    request["sessionId"] = json!("s-1");
+    request["inputText"] = json!("hello");
+    aws_conformance::Model::bedrock_agent_runtime().assert("InvokeInlineAgentRequest", &request);
 }
 
 fn internal_only() -> Value {
@@ -109,25 +121,29 @@ fn resolves_to_the_inline_agent_shape() {
         json!({
             "version": 7,
             "knowledgeBases": [
-                {"id": "KB1", "description": "Docs", "supportedAgentFrameworks": ["bedrock"]},
-                {"id": "KB2", "description": "Filtered", "supportedAgentFrameworks": ["bedrock"],
+                {"id": "KB00000001", "description": "Docs", "supportedAgentFrameworks": ["bedrock"]},
+                {"id": "KB00000002", "description": "Filtered", "supportedAgentFrameworks": ["bedrock"],
                  "numberOfResults": 5, "filter": {"equals": {"key": "team", "value": "x"}}}
             ],
-            "agentCollaboration": "supervisor"
+            "agentCollaboration": "SUPERVISOR"
         }),
     );
     let d = defs(vec![agent], vec![tool("weather-basic"), mcp, inline]);
     let r = run(&d, "weather", &internal()).unwrap();
-    assert_eq!(r.agent.version, 7);
-    assert_eq!(r.agent.instruction, "You are weather.");
-    assert_eq!(r.agent.foundation_model.as_deref(), Some("anthropic.claude-3-haiku-20240307-v1:0"));
+    assert_eq!(r.version, 7);
+    assert_eq!(r.agent_id, "weather");
+    assert_eq!(
+        r.inline_agent.agent.instruction,
+        "You are weather, an agent that answers the team's questions."
+    );
+    assert_eq!(r.inline_agent.agent.foundation_model, "anthropic.claude-3-haiku-20240307-v1:0");
     let names: Vec<&str> =
-        r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
+        r.inline_agent.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
     assert_eq!(names, ["weather_basic", "forecast", "calc"]);
     assert!(
-        matches!(&r.agent.action_groups[0].action_group_executor, ActionGroupExecutor::Lambda(arn) if arn.ends_with(":function:weather-basic"))
+        matches!(&r.inline_agent.agent.action_groups[0].action_group_executor, ActionGroupExecutor::Lambda(arn) if arn.ends_with(":function:weather-basic"))
     );
-    for g in &r.agent.action_groups[1..] {
+    for g in &r.inline_agent.agent.action_groups[1..] {
         assert_eq!(
             g.action_group_executor,
             ActionGroupExecutor::CustomControl(CustomControl::ReturnControl)
@@ -135,11 +151,14 @@ fn resolves_to_the_inline_agent_shape() {
     }
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 
-    let v = serde_json::to_value(&r).unwrap();
-    assert_eq!(v["agentId"], "weather");
+    let whole = serde_json::to_value(&r).unwrap();
+    assert_eq!(whole["agentId"], "weather");
+    assert_eq!(whole["version"], 7);
+    let v = &whole["inlineAgent"];
     assert_eq!(v["agentName"], "weather");
-    assert_eq!(v["instruction"], "You are weather.");
-    assert_eq!(v["agentCollaboration"], "supervisor");
+    assert_eq!(v["instruction"], "You are weather, an agent that answers the team's questions.");
+    // No collaborators: no collaboration mode is emitted.
+    assert!(v.get("agentCollaboration").is_none(), "{v}");
     let g = &v["actionGroups"][0];
     assert_eq!(g["actionGroupName"], "weather_basic");
     assert_eq!(g["description"], "Tool weather-basic.");
@@ -150,17 +169,20 @@ fn resolves_to_the_inline_agent_shape() {
         v["actionGroups"][1]["actionGroupExecutor"],
         json!({"customControl": "RETURN_CONTROL"})
     );
-    assert_eq!(v["knowledgeBases"][0], json!({"knowledgeBaseId": "KB1", "description": "Docs"}));
+    assert_eq!(
+        v["knowledgeBases"][0],
+        json!({"knowledgeBaseId": "KB00000001", "description": "Docs"})
+    );
     assert_eq!(
         v["knowledgeBases"][1]["retrievalConfiguration"]["vectorSearchConfiguration"],
         json!({"numberOfResults": 5, "filter": {"equals": {"key": "team", "value": "x"}}})
     );
-    assert_eq!(v["trace"]["outcome"], "RESOLVED");
-    assert_eq!(v["trace"]["access"]["reason"], "NO_RULES");
-    assert_eq!(v["trace"]["rollout"]["reason"], "NO_POLICY");
-    assert_eq!(v["trace"]["tools"][0]["outcome"], "INCLUDED");
+    assert_eq!(whole["trace"]["outcome"], "RESOLVED");
+    assert_eq!(whole["trace"]["access"]["reason"], "NO_RULES");
+    assert_eq!(whole["trace"]["rollout"]["reason"], "NO_POLICY");
+    assert_eq!(whole["trace"]["tools"][0]["outcome"], "INCLUDED");
     // round trip
-    let back: registry_core::resolve::Resolution = serde_json::from_value(v).unwrap();
+    let back: registry_core::resolve::Resolution = serde_json::from_value(whole).unwrap();
     assert_eq!(back, r);
 }
 
@@ -232,7 +254,7 @@ fn rules_see_the_agent_and_tool_ids() {
         ],
     );
     let r = run(&d, "a", &ctx(json!({"request": {"agentId": "other", "toolId": "t2"}}))).unwrap();
-    assert_eq!(r.agent.action_groups.len(), 1);
+    assert_eq!(r.inline_agent.agent.action_groups.len(), 1);
     assert_eq!(r.trace.tool("t2").unwrap().outcome, ToolOutcome::Denied);
 }
 
@@ -289,7 +311,7 @@ fn tool_overrides_replace_tools_or_are_skipped_with_a_warning() {
     );
     let r = run(&d, "a", &internal()).unwrap();
     let names: Vec<&str> =
-        r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
+        r.inline_agent.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
     assert_eq!(names, ["new", "keep", "ret"]);
     let new = r.trace.tool("new").unwrap();
     assert_eq!(new.replaces.as_deref(), Some("old"));
@@ -324,7 +346,7 @@ fn tools_left_out_by_lifecycle_or_absence_are_traced() {
     );
     let r = run(&d, "a", &internal()).unwrap();
     let names: Vec<&str> =
-        r.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
+        r.inline_agent.agent.action_groups.iter().map(|g| g.action_group_name.as_str()).collect();
     assert_eq!(names, ["ok", "old"]);
     let outcomes: Vec<ToolOutcome> = r.trace.tools.iter().map(|t| t.outcome).collect();
     use ToolOutcome::*;
@@ -343,12 +365,12 @@ fn denied_tools_are_left_out_and_named_in_the_trace() {
         vec![tool("basic"), tool_with("premium-only", json!({"accessRules": premium}))],
     );
     let r = run(&d, "a", &ctx(json!({"customData": {"tier": "free"}}))).unwrap();
-    assert_eq!(r.agent.action_groups.len(), 1);
+    assert_eq!(r.inline_agent.agent.action_groups.len(), 1);
     let t = r.trace.tool("premium-only").unwrap();
     assert_eq!(t.outcome, ToolOutcome::Denied);
     assert_eq!(t.access.as_ref().unwrap().reason, ReasonCode::NoMatch);
     let r = run(&d, "a", &ctx(json!({"customData": {"tier": "premium"}}))).unwrap();
-    assert_eq!(r.agent.action_groups.len(), 2);
+    assert_eq!(r.inline_agent.agent.action_groups.len(), 2);
     // a missing field errors; an erroring allow rule does not match: still denied
     let r = run(&d, "a", &ctx(json!({}))).unwrap();
     let t = r.trace.tool("premium-only").unwrap();
@@ -363,7 +385,7 @@ fn tools_sharing_an_action_group_name_keep_the_first() {
         vec![tool_with("t1", json!({"name": "same"})), tool_with("t2", json!({"name": "same"}))],
     );
     let r = run(&d, "a", &internal()).unwrap();
-    assert_eq!(r.agent.action_groups.len(), 1);
+    assert_eq!(r.inline_agent.agent.action_groups.len(), 1);
     assert_eq!(r.trace.tool("t2").unwrap().outcome, ToolOutcome::DuplicateName);
     assert_eq!(r.warnings[0].code, WarningCode::DuplicateActionGroup);
 }
@@ -372,11 +394,32 @@ fn collab(ids: &[&str]) -> Value {
     let list: Vec<Value> = ids.iter()
         .map(|id| json!({"agentId": id, "instruction": format!("Ask {id}."), "historyRelay": "TO_COLLABORATOR"}))
         .collect();
-    json!({"collaborators": list, "agentCollaboration": "supervisor"})
+    json!({"collaborators": list, "agentCollaboration": "SUPERVISOR"})
 }
 
 #[test]
-fn collaborators_resolve_recursively_with_their_own_checks() {
+fn collaborators_whose_ids_derive_one_bedrock_name_stay_distinct() {
+    let d = defs(
+        vec![
+            agent_with("boss", &[], collab(&["team.x", "team-x"])),
+            agent_with("team.x", &[], json!({})),
+            agent_with("team-x", &[], json!({})),
+        ],
+        vec![],
+    );
+    let r = run(&d, "boss", &internal()).unwrap();
+    let v = serde_json::to_value(&r).unwrap();
+    let v = &v["inlineAgent"];
+    assert_eq!(v["collaboratorConfigurations"][0]["collaboratorName"], "team-x");
+    assert_eq!(v["collaboratorConfigurations"][1]["collaboratorName"], "team-x-2");
+    // Each configuration names the collaborator it belongs to.
+    assert_eq!(v["collaborators"][0]["agentName"], "team-x");
+    assert_eq!(v["collaborators"][1]["agentName"], "team-x-2");
+    assert_eq!(r.trace.collaborators[1].agent_id, "team-x");
+}
+
+#[test]
+fn collaborators_resolve_with_their_own_checks() {
     let d = defs(
         vec![
             agent_with("boss", &["t"], collab(&["helper", "secret", "later", "off", "ghost"])),
@@ -388,12 +431,12 @@ fn collaborators_resolve_recursively_with_their_own_checks() {
         vec![tool("t"), tool_with("locked", json!({"accessRules": [{"effect": "deny"}]}))],
     );
     let r = run(&d, "boss", &internal()).unwrap();
-    assert_eq!(r.agent.collaborators.len(), 1);
-    let helper = &r.agent.collaborators[0];
-    assert_eq!(helper.agent_id, "helper");
-    assert_eq!(helper.instruction, "You are helper.");
+    assert_eq!(r.inline_agent.collaborators.len(), 1);
+    let helper = &r.inline_agent.collaborators[0];
+    assert_eq!(helper.agent_name, "helper");
+    assert_eq!(helper.instruction, "You are helper, an agent that answers the team's questions.");
     assert_eq!(helper.action_groups.len(), 1);
-    let config = &r.agent.collaborator_configurations[0];
+    let config = &r.inline_agent.agent.collaborator_configurations[0];
     assert_eq!(config.collaborator_name, "helper");
     assert_eq!(config.collaborator_instruction, "Ask helper.");
     let outcomes: Vec<(&str, AgentOutcome)> =
@@ -414,6 +457,8 @@ fn collaborators_resolve_recursively_with_their_own_checks() {
         ToolOutcome::Denied
     );
     let v = serde_json::to_value(&r).unwrap();
+    let v = &v["inlineAgent"];
+    assert_eq!(v["agentCollaboration"], "SUPERVISOR");
     assert_eq!(v["collaboratorConfigurations"][0]["relayConversationHistory"], "TO_COLLABORATOR");
     assert_eq!(v["collaborators"][0]["actionGroups"][0]["actionGroupName"], "t");
 }
@@ -425,8 +470,8 @@ fn a_collaborator_cycle_terminates_and_the_trace_says_so() {
         vec![],
     );
     let r = run(&d, "a", &internal()).unwrap();
-    assert_eq!(r.agent.collaborators.len(), 1);
-    assert!(r.agent.collaborators[0].collaborators.is_empty());
+    assert_eq!(r.inline_agent.collaborators.len(), 1);
+    assert!(r.inline_agent.collaborators[0].collaborator_configurations.is_empty());
     let b = r.trace.collaborator("b").unwrap();
     assert_eq!(b.outcome, AgentOutcome::Resolved);
     let back = b.collaborator("a").unwrap();
@@ -442,33 +487,40 @@ fn a_collaborator_cycle_terminates_and_the_trace_says_so() {
 }
 
 #[test]
-fn collaborators_deeper_than_the_limit_are_left_out_with_a_warning() {
-    // chain a0 -> a1 -> ... -> a5
-    let n = MAX_COLLABORATOR_DEPTH + 2;
-    let agents = (0..=n)
-        .map(|i| {
-            let next = format!("a{}", i + 1);
-            let extra = if i < n { collab(&[next.as_str()]) } else { json!({}) };
-            agent_with(&format!("a{i}"), &[], extra)
-        })
-        .collect();
-    let d = defs(agents, vec![]);
+fn collaborators_of_collaborators_need_an_alias_and_are_never_inlined() {
+    // a0 -> a1 -> (a2 inline: left out; a3 through its alias) ; a3 -> a4 is never read
+    let alias = "arn:aws:bedrock:us-east-1:123456789012:agent-alias/AGENT00003/ALIAS00003";
+    let mut a1 = collab(&["a2", "a3"]);
+    a1["collaborators"][1]["agentAliasArn"] = json!(alias);
+    let d = defs(
+        vec![
+            agent_with("a0", &[], collab(&["a1"])),
+            agent_with("a1", &["t"], a1),
+            agent_with("a2", &[], json!({})),
+            agent_with("a3", &[], collab(&["a4"])),
+            agent_with("a4", &[], json!({})),
+        ],
+        vec![tool("t")],
+    );
     let r = run(&d, "a0", &internal()).unwrap();
-    let mut depth = 0;
-    let mut node = &r.agent;
-    while let Some(next) = node.collaborators.first() {
-        node = next;
-        depth += 1;
-    }
-    assert_eq!(depth, MAX_COLLABORATOR_DEPTH);
-    let mut t = &r.trace;
-    for _ in 0..MAX_COLLABORATOR_DEPTH {
-        t = &t.collaborators[0];
-    }
-    assert_eq!(t.collaborators[0].outcome, AgentOutcome::DepthLimit);
+    assert_eq!(r.inline_agent.collaborators.len(), 1);
+    let a1 = &r.inline_agent.collaborators[0];
+    assert_eq!(a1.agent_name, "a1");
+    assert_eq!(a1.action_groups.len(), 1);
+    assert_eq!(a1.collaborator_configurations.len(), 1);
+    assert_eq!(a1.collaborator_configurations[0].collaborator_name, "a3");
+    assert_eq!(a1.collaborator_configurations[0].agent_alias_arn.as_deref(), Some(alias));
+    assert_eq!(a1.agent_collaboration, Some(registry_core::AgentCollaboration::Supervisor));
+    let t = r.trace.collaborator("a1").unwrap();
+    assert_eq!(t.collaborator("a2").unwrap().outcome, AgentOutcome::DepthLimit);
+    let a3 = t.collaborator("a3").unwrap();
+    assert_eq!(a3.outcome, AgentOutcome::Resolved);
+    assert!(a3.collaborators.is_empty(), "a3's own collaborators are never read");
     assert_eq!(r.warnings.len(), 1);
     assert_eq!(r.warnings[0].code, WarningCode::DepthLimit);
-    assert_eq!(r.warnings[0].agent_id, format!("a{MAX_COLLABORATOR_DEPTH}"));
+    assert_eq!(r.warnings[0].agent_id, "a1");
+    assert!(r.warnings[0].message.contains("agentAliasArn"), "{}", r.warnings[0].message);
+    assert_eq!(MAX_COLLABORATOR_DEPTH, 2);
 }
 
 #[test]
@@ -490,7 +542,7 @@ fn bad_contexts_and_unusable_stored_rules_fail_closed() {
     );
     assert!(matches!(run(&d, "a", &internal()), Err(ResolveError::InvalidRules { .. })));
     let r = run(&d, "b", &internal()).unwrap();
-    assert!(r.agent.action_groups.is_empty());
+    assert!(r.inline_agent.agent.action_groups.is_empty());
     let t = r.trace.tool("t").unwrap();
     assert_eq!(t.outcome, ToolOutcome::Invalid);
     assert!(t.message.as_deref().unwrap().contains("/0/condition"));
@@ -501,17 +553,17 @@ fn a_refreshed_snapshot_reflects_changes_and_reuses_compiled_entries() {
     let agents = vec![agent_with("a", &["t"], json!({"accessRules": internal_only()}))];
     let live = LiveSnapshot::new(Snapshot::new(agents.clone(), vec![tool("t")]));
     let before = live.current();
-    assert_eq!(before.resolve("a", &internal()).unwrap().agent.action_groups.len(), 1);
+    assert_eq!(before.resolve("a", &internal()).unwrap().inline_agent.agent.action_groups.len(), 1);
     assert!(before.resolve("a", &external()).is_err());
 
     let mut disabled = tool_with("t", json!({"lifecycle": {"status": "disabled"}}));
     disabled.server.version = Some(2);
     live.replace(before.refresh(agents, vec![disabled]));
     let r = live.current().resolve("a", &internal()).unwrap();
-    assert!(r.agent.action_groups.is_empty());
+    assert!(r.inline_agent.agent.action_groups.is_empty());
     assert_eq!(r.trace.tool("t").unwrap().outcome, ToolOutcome::Disabled);
     // the old snapshot, still held, is unchanged
-    assert_eq!(before.resolve("a", &internal()).unwrap().agent.action_groups.len(), 1);
+    assert_eq!(before.resolve("a", &internal()).unwrap().inline_agent.agent.action_groups.len(), 1);
 }
 
 /// Counts the agents the resolver evaluates.
@@ -537,12 +589,10 @@ impl registry_core::resolve::RuleCache for Counting {
     }
 }
 
-/// A mesh of 32 agents, each collaborating with 10 others: each agent is resolved at
-/// most once, and the resolution stays within its bounds, the rest left out with
-/// `TOO_LARGE` and a warning.
+/// A mesh of 32 agents, each collaborating with 10 others: one level is inlined, so at
+/// most 1 + 10 agents are evaluated and the rest is named in the trace.
 #[test]
-fn a_collaborator_mesh_is_resolved_once_per_agent_and_bounded() {
-    use registry_core::resolve::{MAX_RESOLVED_AGENTS, ResolvedAgent};
+fn a_collaborator_mesh_resolves_one_level_and_stays_small() {
     let names: Vec<String> = (0..32).map(|i| format!("mesh-{i}")).collect();
     let agents: Vec<AgentDefinition> = (0..32)
         .map(|i| {
@@ -553,34 +603,76 @@ fn a_collaborator_mesh_is_resolved_once_per_agent_and_bounded() {
     let d = defs(agents, vec![tool("t@1")]);
     let cache = Counting(BoundedCache::default(), Default::default());
     let r = resolve(&d, &cache, "mesh-0", &internal()).unwrap();
+    conform(&r);
     let evaluated = cache.1.load(std::sync::atomic::Ordering::Relaxed);
-    assert!(evaluated <= 32, "{evaluated} agent evaluations for 32 agents");
-    fn count(a: &ResolvedAgent) -> usize {
-        1 + a.collaborators.iter().map(|c| count(c)).sum::<usize>()
-    }
-    let total = count(&r.agent);
-    assert!(total <= MAX_RESOLVED_AGENTS, "{total} agents in the resolution");
+    assert_eq!(evaluated, 11, "the agent and its 10 collaborators");
+    assert_eq!(r.inline_agent.collaborators.len(), 10);
+    assert!(r.inline_agent.collaborators.iter().all(|c| c.collaborator_configurations.is_empty()));
+    assert!(r.warnings.iter().all(|w| w.code == WarningCode::DepthLimit));
     let json = serde_json::to_string(&r).unwrap();
-    assert!(json.len() < 2 << 20, "{} bytes", json.len());
+    assert!(json.len() < 1 << 20, "{} bytes", json.len());
+}
 
-    // A tree of 1 + 10 + 100 distinct agents is over the bound: what does not fit is
-    // left out, named in the trace and a warning.
-    let mut agents = Vec::new();
-    let mids: Vec<String> = (0..10).map(|i| format!("mid-{i}")).collect();
-    for (i, mid) in mids.iter().enumerate() {
-        let leaves: Vec<String> = (0..10).map(|k| format!("leaf-{i}-{k}")).collect();
-        for leaf in &leaves {
-            agents.push(agent_with(leaf, &["t@1"], json!({})));
-        }
-        let refs: Vec<&str> = leaves.iter().map(String::as_str).collect();
-        agents.push(agent_with(mid, &["t@1"], collab(&refs)));
+/// Every Bedrock setting the model takes comes out where `InvokeInlineAgent` expects it,
+/// on the agent and on an inlined collaborator (checked against AWS's model by `run`).
+#[test]
+fn every_bedrock_setting_reaches_the_inline_agent() {
+    let settings = json!({
+        "description": "Answers weather questions.",
+        "guardrailConfiguration": {"guardrailIdentifier": "gr1abc", "guardrailVersion": "3"},
+        "idleSessionTTLInSeconds": 900,
+        "customerEncryptionKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "promptOverrideConfiguration": {"promptConfigurations": [{
+            "promptType": "ORCHESTRATION", "promptCreationMode": "OVERRIDDEN", "promptState": "ENABLED",
+            "basePromptTemplate": "{\"system\": \"$instruction$\"}",
+            "inferenceConfiguration": {"temperature": 0.2, "topP": 0.9, "topK": 250, "maximumLength": 2048}
+        }]},
+        "knowledgeBases": [{"id": "KB12345678", "description": "Travel guides", "supportedAgentFrameworks": ["bedrock"],
+            "numberOfResults": 5, "overrideSearchType": "HYBRID",
+            "filter": {"orAll": [{"equals": {"key": "lang", "value": "en"}}, {"in": {"key": "year", "value": [2024, 2025]}}]},
+            "rerankingConfiguration": {"type": "BEDROCK_RERANKING_MODEL", "bedrockRerankingConfiguration": {
+                "modelConfiguration": {"modelArn": "arn:aws:bedrock:us-west-2::foundation-model/amazon.rerank-v1:0"},
+                "numberOfRerankedResults": 3,
+                "metadataConfiguration": {"selectionMode": "SELECTIVE",
+                    "selectiveModeConfiguration": {"fieldsToInclude": [{"fieldName": "title"}]}}}}}]
+    });
+    let mut boss = settings.clone();
+    merge(&mut boss, collab(&["helper"]));
+    merge(
+        &mut boss,
+        json!({"agentCollaboration": "SUPERVISOR_ROUTER", "orchestrationType": "DEFAULT",
+               "bedrockModelConfigurations": {"performanceConfig": {"latency": "optimized"}}}),
+    );
+    let d = defs(
+        vec![agent_with("boss", &["t"], boss), agent_with("helper", &["t"], settings)],
+        vec![tool("t")],
+    );
+    let r = run(&d, "boss", &internal()).unwrap();
+    let v = serde_json::to_value(&r.inline_agent).unwrap();
+    assert_eq!(v["agentCollaboration"], "SUPERVISOR_ROUTER");
+    assert_eq!(v["orchestrationType"], "DEFAULT");
+    assert_eq!(v["bedrockModelConfigurations"]["performanceConfig"]["latency"], "optimized");
+    for agent in [&v, &v["collaborators"][0]] {
+        assert_eq!(agent["guardrailConfiguration"]["guardrailVersion"], "3");
+        assert_eq!(agent["idleSessionTTLInSeconds"], 900);
+        assert!(agent["customerEncryptionKeyArn"].is_string());
+        assert_eq!(
+            agent["promptOverrideConfiguration"]["promptConfigurations"][0]["promptType"],
+            "ORCHESTRATION"
+        );
+        let search =
+            &agent["knowledgeBases"][0]["retrievalConfiguration"]["vectorSearchConfiguration"];
+        assert_eq!(search["overrideSearchType"], "HYBRID");
+        assert_eq!(search["filter"]["orAll"][1]["in"]["value"], json!([2024, 2025]));
+        assert_eq!(
+            search["rerankingConfiguration"]["bedrockRerankingConfiguration"]["numberOfRerankedResults"],
+            3
+        );
+        assert!(
+            agent.get("description").is_none(),
+            "description is not an InvokeInlineAgent member"
+        );
     }
-    let refs: Vec<&str> = mids.iter().map(String::as_str).collect();
-    agents.push(agent_with("root", &["t@1"], collab(&refs)));
-    let d = defs(agents, vec![tool("t@1")]);
-    let r = resolve(&d, &BoundedCache::default(), "root", &internal()).unwrap();
-    let total = count(&r.agent);
-    assert!(total <= MAX_RESOLVED_AGENTS && total > 50, "{total} agents in the resolution");
-    assert!(r.warnings.iter().any(|w| w.code == WarningCode::TooLarge), "{:?}", r.warnings);
-    assert!(r.trace.collaborators.iter().any(|c| c.outcome == AgentOutcome::TooLarge));
+    // Top-level-only members stay off the collaborator.
+    assert!(v["collaborators"][0].get("orchestrationType").is_none());
 }

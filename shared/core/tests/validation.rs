@@ -5,7 +5,12 @@ use registry_core::{AgentDefinition, ToolDefinition, validate};
 use serde_json::{Value, json};
 
 fn agent() -> Value {
-    json!({"agentId": "weather-agent", "basePrompt": "You answer weather questions.", "toolIds": ["weather-basic@1"]})
+    json!({
+        "agentId": "weather-agent",
+        "basePrompt": "You answer weather questions for travellers, briefly and politely.",
+        "foundationModel": "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        "toolIds": ["weather-basic@1"]
+    })
 }
 
 fn tool() -> Value {
@@ -54,6 +59,12 @@ fn agent_rules_report_their_paths() {
         (json!({"basePrompt": " "}), "/basePrompt"),
         (json!({"toolIds": ["ok", "not ok"]}), "/toolIds/1"),
         (json!({"toolIds": ["a", "a"]}), "/toolIds/1"),
+        (json!({"toolIds": ["weather@^one"]}), "/toolIds/0"),
+        (json!({"toolIds": ["weather@1.0.0+build"]}), "/toolIds/0"),
+        (
+            json!({"rolloutPolicy": {"toolOverrides": {"weather@^1": "weather@>=x"}}}),
+            "/rolloutPolicy/toolOverrides/weather@^1",
+        ),
         (json!({"acessRules": []}), "/acessRules"),
         (json!({"runtimeAdapter": "arn:aws:s3:::b"}), "/runtimeAdapter"),
         (json!({"foundationModel": ""}), "/foundationModel"),
@@ -149,6 +160,17 @@ fn tool_rules_report_their_paths() {
     }
 }
 
+/// Ranges are accepted wherever a tool is named, in Cargo's requirement syntax.
+#[test]
+fn tool_ranges_are_accepted() {
+    for range in ["weather@^1.2", "weather@~1.4", "weather@1", "weather@>=1.2, <2", "weather@*"] {
+        assert_eq!(agent_paths(json!({"toolIds": [range]})), Vec::<String>::new(), "{range}");
+    }
+    let overrides =
+        json!({"rolloutPolicy": {"toolOverrides": {"weather@^1": "weather@^2.0.0-beta"}}});
+    assert_eq!(agent_paths(overrides), Vec::<String>::new());
+}
+
 #[test]
 fn every_violation_is_listed_at_once() {
     let got =
@@ -170,4 +192,116 @@ fn at_most_ten_collaborators() {
         !agent_paths(json!({"collaborators": list(10)})).contains(&"/collaborators".to_owned())
     );
     assert_eq!(agent_paths(json!({"collaborators": list(11)})), ["/collaborators"]);
+}
+
+/// What AWS would refuse is refused on write, at its path, naming AWS's constraint.
+#[test]
+fn aws_constraints_are_enforced_and_named() {
+    let long = "x".repeat(201);
+    let cases: Vec<(Value, &str, &str)> = vec![
+        (json!({"basePrompt": "Be brief."}), "/basePrompt", "AWS `Instruction`"),
+        (json!({"basePrompt": "x".repeat(4_001)}), "/basePrompt", "40 to 4000"),
+        (json!({"foundationModel": null}), "/foundationModel", "is required"),
+        (json!({"foundationModel": "my model!"}), "/foundationModel", "ModelIdentifier"),
+        (json!({"description": long}), "/description", "AWS `Description`"),
+        (
+            json!({"guardrailConfiguration": {"guardrailIdentifier": "gr1", "guardrailVersion": "0"}}),
+            "/guardrailConfiguration/guardrailVersion",
+            "GuardrailVersion",
+        ),
+        (json!({"idleSessionTTLInSeconds": 30}), "/idleSessionTTLInSeconds", "SessionTTL"),
+        (
+            json!({"customerEncryptionKeyArn": "alias/mine"}),
+            "/customerEncryptionKeyArn",
+            "KmsKeyArn",
+        ),
+        (
+            json!({"runtimeAdapter": "arn:aws-iso:lambda:us-iso-east-1:123456789012:function:f"}),
+            "/runtimeAdapter",
+            "LambdaResourceArn",
+        ),
+        (json!({"tags": {"team!": "x"}}), "/tags/team!", "TagKey"),
+        (
+            json!({"knowledgeBases": [{"id": "kb-weather", "description": "Docs", "supportedAgentFrameworks": ["bedrock"]}]}),
+            "/knowledgeBases/0/id",
+            "KnowledgeBaseId",
+        ),
+        (
+            json!({"knowledgeBases": [{"id": "KB12345678", "description": "x".repeat(201), "supportedAgentFrameworks": ["bedrock"]}]}),
+            "/knowledgeBases/0/description",
+            "ResourceDescription",
+        ),
+        (
+            json!({"knowledgeBases": [{"id": "KB12345678", "description": "Docs", "supportedAgentFrameworks": ["bedrock"],
+                   "filter": {"andAll": [{"equals": {"key": "a", "value": 1}}]}}]}),
+            "/knowledgeBases/0/filter/andAll",
+            "RetrievalFilterList",
+        ),
+        (
+            json!({"promptOverrideConfiguration": {"promptConfigurations": [{"inferenceConfiguration": {"temperature": 2.0}}]}}),
+            "/promptOverrideConfiguration/promptConfigurations/0/inferenceConfiguration/temperature",
+            "Temperature",
+        ),
+        (
+            json!({"collaborators": [{"agentId": "c", "instruction": "Ask it.", "historyRelay": "TO_AGENT"}],
+                   "agentCollaboration": "DISABLED"}),
+            "/agentCollaboration",
+            "SUPERVISOR",
+        ),
+        (
+            json!({"collaborators": [{"agentId": "c", "instruction": "Ask it.", "historyRelay": "TO_AGENT",
+                   "agentAliasArn": "arn:aws:bedrock:us-east-1:123456789012:agent/ABC"}]}),
+            "/collaborators/0/agentAliasArn",
+            "AgentAliasArn",
+        ),
+        (json!({"orchestrationType": "CUSTOM_ORCHESTRATION"}), "/customOrchestration", "required"),
+    ];
+    for (patch, path, words) in cases {
+        let def: AgentDefinition = serde_json::from_value(merged(agent(), patch.clone())).unwrap();
+        let violations = validate::agent(&def).err().unwrap_or_default();
+        let hit = violations.iter().find(|v| v.path == path);
+        assert!(
+            hit.is_some_and(|v| v.message.contains(words)),
+            "{patch}: expected {path} with {words:?}, got {violations:?}"
+        );
+    }
+    // An action group's description is at most 200 characters (AWS `ResourceDescription`).
+    assert_eq!(tool_paths(json!({"description": "x".repeat(201)})), ["/description"]);
+}
+
+/// AWS's own names and values are accepted: collaboration modes, a guardrail, a session
+/// time-out, prompt overrides, retrieval settings, an alias collaborator.
+#[test]
+fn agents_written_with_aws_values_are_accepted() {
+    let patch = json!({
+        "description": "Answers weather questions.",
+        "agentCollaboration": "SUPERVISOR_ROUTER",
+        "collaborators": [{"agentId": "forecaster", "instruction": "Ask it for forecasts.", "historyRelay": "TO_COLLABORATOR",
+                           "agentAliasArn": "arn:aws:bedrock:us-east-1:123456789012:agent-alias/AGENT12345/ALIAS12345"}],
+        "guardrailConfiguration": {"guardrailIdentifier": "gr1abc", "guardrailVersion": "DRAFT"},
+        "idleSessionTTLInSeconds": 900,
+        "customerEncryptionKeyArn": "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        "orchestrationType": "DEFAULT",
+        "bedrockModelConfigurations": {"performanceConfig": {"latency": "optimized"}},
+        "promptOverrideConfiguration": {"promptConfigurations": [{
+            "promptType": "ORCHESTRATION", "promptCreationMode": "OVERRIDDEN", "promptState": "ENABLED",
+            "basePromptTemplate": "{\"system\": \"$instruction$\"}",
+            "inferenceConfiguration": {"temperature": 0.2, "topP": 0.9, "topK": 250, "maximumLength": 2048, "stopSequences": ["</answer>"]}
+        }]},
+        "knowledgeBases": [{"id": "KB12345678", "description": "Travel guides", "supportedAgentFrameworks": ["bedrock"],
+            "numberOfResults": 5, "overrideSearchType": "HYBRID",
+            "filter": {"andAll": [{"equals": {"key": "lang", "value": "en"}}, {"greaterThan": {"key": "year", "value": 2020}}]},
+            "rerankingConfiguration": {"type": "BEDROCK_RERANKING_MODEL", "bedrockRerankingConfiguration": {
+                "modelConfiguration": {"modelArn": "arn:aws:bedrock:us-west-2::foundation-model/amazon.rerank-v1:0"},
+                "numberOfRerankedResults": 3}}}]
+    });
+    assert_eq!(agent_paths(patch), Vec::<String>::new());
+    // The registry's earlier lowercase value still loads as AWS's.
+    let def: AgentDefinition =
+        serde_json::from_value(merged(agent(), json!({"agentCollaboration": "supervisor"})))
+            .unwrap();
+    assert_eq!(def.agent_collaboration, Some(registry_core::AgentCollaboration::Supervisor));
+    // Values that are not AWS's do not load at all.
+    let bad = merged(agent(), json!({"agentCollaboration": "parallel"}));
+    assert!(serde_json::from_value::<AgentDefinition>(bad).is_err());
 }

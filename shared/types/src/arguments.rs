@@ -2,6 +2,7 @@
 //! decoding of Bedrock's string parameters into such arguments.
 
 use crate::bedrock::{BedrockEncoding, bedrock_parameter_encodings};
+use crate::bedrock_value::decode_bedrock_value;
 use crate::model::{Body, Field, Object, Shape, Types, lower_function, lower_types};
 use crate::pointer::join;
 use crate::type_expr::Scalar;
@@ -70,41 +71,18 @@ pub fn decode_bedrock_arguments<'a>(
     if errors.is_empty() { Ok(args) } else { Err(errors) }
 }
 
+/// One parameter by its Bedrock encoding, through [`decode_bedrock_value`]: native
+/// parameters by their Bedrock type, JSON-encoded ones as JSON text.
 fn decode(encoding: BedrockEncoding, text: &str) -> Result<Value, String> {
     match encoding {
-        BedrockEncoding::String => Ok(Value::String(text.to_string())),
-        BedrockEncoding::Integer => {
-            let trimmed = text.trim();
-            if let Ok(n) = trimmed.parse::<i64>() {
-                Ok(Value::from(n))
-            } else if let Ok(n) = trimmed.parse::<u64>() {
-                Ok(Value::from(n))
-            } else {
-                Err(format!("expected a whole number, got {text:?}"))
-            }
-        }
-        BedrockEncoding::Number => {
-            let trimmed = text.trim();
-            if let Ok(n) = trimmed.parse::<i64>() {
-                return Ok(Value::from(n));
-            }
-            trimmed
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-                .map(Value::Number)
-                .ok_or_else(|| format!("expected a finite number, got {text:?}"))
-        }
-        BedrockEncoding::Boolean => match text.trim().to_ascii_lowercase().as_str() {
-            "true" => Ok(Value::Bool(true)),
-            "false" => Ok(Value::Bool(false)),
-            _ => Err(format!("expected true or false, got {text:?}")),
-        },
-        BedrockEncoding::JsonArray | BedrockEncoding::Json => {
-            serde_json::from_str(text).map_err(|e| {
-                format!("expected a JSON-encoded value (the parameter carries JSON text): {e}")
-            })
-        }
+        BedrockEncoding::String => decode_bedrock_value("string", text),
+        BedrockEncoding::Integer => decode_bedrock_value("integer", text),
+        BedrockEncoding::Number => decode_bedrock_value("number", text),
+        BedrockEncoding::Boolean => decode_bedrock_value("boolean", text),
+        BedrockEncoding::JsonArray => decode_bedrock_value("array", text),
+        BedrockEncoding::Json => serde_json::from_str(text).map_err(|e| {
+            format!("expected a JSON-encoded value (the parameter carries JSON text): {e}")
+        }),
     }
 }
 

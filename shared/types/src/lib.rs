@@ -4,11 +4,13 @@
 //!
 //! Entry points: [`validate_tool_schema`] (on write), [`compile`] (`GET /tools/{id}/schema`),
 //! [`bedrock_functions`] (resolution), [`validate_arguments`] and
-//! [`decode_bedrock_arguments`] (tool calls).
+//! [`decode_bedrock_arguments`] (tool calls), [`decode_bedrock_value`] (the one strict
+//! decoder of Bedrock's parameter strings, also used by the action-group crate).
 
 mod anthropic;
 mod arguments;
 mod bedrock;
+mod bedrock_value;
 mod compare;
 mod compile;
 mod function;
@@ -21,6 +23,7 @@ mod pointer;
 mod seed_form;
 mod type_def;
 mod type_expr;
+mod unquoted_list;
 mod validate;
 
 pub use arguments::{decode_bedrock_arguments, validate_arguments};
@@ -28,6 +31,7 @@ pub use bedrock::{
     BedrockEncoding, BedrockFunction, BedrockParameter, BedrockType, MAX_PARAMETER_DESCRIPTION,
     bedrock_functions, bedrock_parameter_encodings,
 };
+pub use bedrock_value::{decode_bedrock_value, quote};
 pub use compare::{ChangeKind, Interface, SchemaChange, compare, severity};
 pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
 pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};

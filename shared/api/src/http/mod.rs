@@ -2,6 +2,8 @@
 
 pub mod agents;
 pub mod auth;
+#[cfg(feature = "aws")]
+pub mod aws;
 pub mod compare;
 pub mod etag;
 pub mod evaluate;

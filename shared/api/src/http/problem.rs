@@ -51,6 +51,8 @@ pub enum Code {
     Timeout,
     /// The store is temporarily unavailable; retry.
     Unavailable,
+    /// AWS (or the local endpoint standing in for it) refused or failed a call.
+    UpstreamFailed,
     /// A server-side failure.
     Internal,
 }
@@ -77,6 +79,7 @@ impl Code {
             Self::Overloaded => "urn:agent-registry:problem:overloaded",
             Self::Timeout => "urn:agent-registry:problem:timeout",
             Self::Unavailable => "urn:agent-registry:problem:unavailable",
+            Self::UpstreamFailed => "urn:agent-registry:problem:upstream-failed",
             Self::Internal => "urn:agent-registry:problem:internal",
         }
     }
@@ -219,6 +222,9 @@ impl From<ServiceError> for Problem {
             ServiceError::Internal(reason) => {
                 tracing::error!(%reason, "internal error");
                 Self::internal()
+            }
+            ServiceError::Upstream(_) => {
+                Self::new(StatusCode::BAD_GATEWAY, Code::UpstreamFailed, detail)
             }
         }
     }

@@ -1,5 +1,5 @@
-//! `POST /agents/{id}/resolve`: the InvokeInlineAgent-ready configuration of an agent
-//! for the caller described in the body. A refused agent is a 403 problem carrying
+//! `POST /agents/{id}/resolve`: the `InvokeInlineAgent` request (`inlineAgent`) of an
+//! agent for the caller described in the body. A refused agent is a 403 problem carrying
 //! the decision: `ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle `disabled`
 //! or `retired`, or rollout).
 
@@ -135,15 +135,16 @@ fn failure(err: ResolveFailure) -> Response {
     }
 }
 
-/// Resolve an agent for a caller: instruction, model, action groups in Bedrock's shape,
-/// knowledge bases, collaborators (resolved recursively), warnings and the decision
-/// trace. Tools and collaborators the caller may not use are left out and named in the
-/// trace.
+/// Resolve an agent for a caller: `inlineAgent` is Bedrock's `InvokeInlineAgent` request
+/// (instruction, model, action groups, knowledge bases, one level of collaborators, the
+/// agent's Bedrock settings) to send with `sessionId` and `inputText` added; beside it
+/// `agentId`, `version`, warnings and the decision trace. Tools and collaborators the
+/// caller may not use are left out and named in the trace.
 #[utoipa::path(post, path = "/agents/{id}/resolve", tag = "resolution", request_body = RequestContext,
     params(("id" = String, Path, description = "Agent id")),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The configuration for InvokeInlineAgent, warnings and trace", body = Resolution),
+        (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` and `inputText` added; `agentId`, `version`, warnings and trace beside it", body = Resolution),
         (status = 400, description = "Unknown field, context over a limit, or malformed JSON", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle, rollout), with the decision", body = RefusalProblem, content_type = "application/problem+json"),

@@ -18,7 +18,7 @@ use crate::openapi::ApiDoc;
 
 /// Every route with its OpenAPI operation, before state and layers.
 pub fn api() -> OpenApiRouter<AppState> {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let router = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(agents::list_agents, agents::create_agent))
         .routes(routes!(
             agents::get_agent,
@@ -38,7 +38,12 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(schema::validate_call))
         .routes(routes!(compare::compare_releases))
         .routes(routes!(system::openapi_json))
-        .routes(routes!(system::healthz))
+        .routes(routes!(system::healthz));
+    #[cfg(feature = "aws")]
+    let router = router
+        .routes(routes!(crate::http::aws::verify_tool))
+        .routes(routes!(crate::http::aws::test_invoke));
+    router
 }
 
 /// The admin API router over `state`.

@@ -65,6 +65,9 @@ pub enum ServiceError {
     /// A failure that is not the caller's doing.
     #[error("internal error")]
     Internal(String),
+    /// AWS, or the endpoint standing in for it, refused or failed a call.
+    #[error("{0}")]
+    Upstream(String),
 }
 
 impl ServiceError {

@@ -2,6 +2,8 @@
 //! server fields, lifecycle and referential integrity, over any [`Store`]. No HTTP here;
 //! the router, the CLI and the Lambda all call [`Registry`].
 
+#[cfg(feature = "aws")]
+mod aws;
 mod error;
 mod evaluate;
 mod lifecycle;
@@ -40,6 +42,9 @@ pub struct Registry {
     /// Dry runs compiling at once: one fewer than the compile pool's threads, so a
     /// crowd of dry runs never holds up a write's compile.
     dry_runs: Arc<tokio::sync::Semaphore>,
+    /// AWS clients for the routes that act on AWS (`None`: those routes answer 503).
+    #[cfg(feature = "aws")]
+    aws: Option<registry_aws::Aws>,
 }
 
 impl Registry {
@@ -50,7 +55,16 @@ impl Registry {
             store,
             rules: Arc::default(),
             dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
+            #[cfg(feature = "aws")]
+            aws: None,
         }
+    }
+
+    /// This registry acting on AWS through `aws` (verify and test-invoke tool Lambdas).
+    #[cfg(feature = "aws")]
+    pub fn with_aws(mut self, aws: registry_aws::Aws) -> Self {
+        self.aws = Some(aws);
+        self
     }
 
     /// The underlying store (for features such as resolution that read it directly).

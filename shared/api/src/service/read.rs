@@ -13,6 +13,7 @@ pub const MAX_RELEASES: usize = 1_000;
 impl Registry {
     /// The live definition `id` (secrets removed).
     pub async fn get<R: Resource>(&self, id: &str) -> Result<R, ServiceError> {
+        let id = &R::canonical_id(id);
         self.head::<R>(id)
             .await?
             .map(|d| d.redacted())
@@ -62,6 +63,7 @@ impl Registry {
         id: &str,
         query: &ListQuery,
     ) -> Result<Page<R>, ServiceError> {
+        let id = &R::canonical_id(id);
         check_limit(query.limit)?;
         let page = self
             .store()
@@ -76,6 +78,7 @@ impl Registry {
 
     /// The immutable snapshot `version` of `id` (secrets removed).
     pub async fn version<R: Resource>(&self, id: &str, version: u64) -> Result<R, ServiceError> {
+        let id = &R::canonical_id(id);
         let found = self
             .store()
             .version(R::KIND, id, version)
@@ -88,6 +91,7 @@ impl Registry {
 
     /// The stored head with secrets, for the write path only.
     pub(crate) async fn head<R: Resource>(&self, id: &str) -> Result<Option<R>, ServiceError> {
+        let id = &R::canonical_id(id);
         let found = self
             .store()
             .get(R::KIND, id)

@@ -1,9 +1,81 @@
-//! Referential integrity of agents: tool references must exist and not be retired.
+//! Referential integrity of agents: exact tool references must exist and not be
+//! retired; ranges must match a live release.
 
-use registry_core::{AgentDefinition, Definition, Kind, LifecycleStatus, Violation, pointer};
-use registry_store::Store;
+use registry_core::{
+    AgentDefinition, Definition, Kind, LifecycleStatus, ToolDefinition, ToolRef, Violation,
+    choose_release, pointer,
+};
+use registry_store::{ListFilter, ListQuery, Store};
 
-use crate::service::ServiceError;
+use crate::service::read::MAX_RELEASES;
+use crate::service::{Resource, ServiceError};
+
+/// Every live release of the tool `name` (full definitions; at most [`MAX_RELEASES`]),
+/// read through the store's name index.
+pub async fn live_releases(
+    store: &dyn Store,
+    name: &str,
+) -> Result<Vec<ToolDefinition>, ServiceError> {
+    let mut query = ListQuery {
+        limit: 100,
+        cursor: None,
+        filter: ListFilter { name: Some(name.to_owned()), ..ListFilter::default() },
+    };
+    let mut out = Vec::new();
+    loop {
+        let page = store
+            .list(Kind::Tool, &query)
+            .await
+            .map_err(|e| ServiceError::from_store(Kind::Tool, name, e))?;
+        out.extend(page.items.into_iter().filter_map(|d| match d {
+            Definition::Tool(t) => Some(t),
+            Definition::Agent(_) => None,
+        }));
+        match page.next_cursor {
+            Some(next) if out.len() < MAX_RELEASES => query.cursor = Some(next),
+            _ => return Ok(out),
+        }
+    }
+}
+
+/// Violations for every range of `agent` (in `toolIds` and `toolOverrides` targets)
+/// that no live release matches.
+pub async fn check_ranges(
+    store: &dyn Store,
+    agent: &AgentDefinition,
+) -> Result<Vec<Violation>, ServiceError> {
+    let overrides = agent.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref());
+    let places = agent.tool_ids.iter().enumerate().map(|(i, r)| (pointer("/toolIds", i), r)).chain(
+        overrides
+            .into_iter()
+            .flatten()
+            .map(|(key, r)| (pointer("/rolloutPolicy/toolOverrides", key), r)),
+    );
+    let mut out = Vec::new();
+    for (path, reference) in places {
+        let Ok(ToolRef::Range { name, req }) = ToolRef::parse(reference) else { continue };
+        let releases = live_releases(store, &name).await?;
+        let choice =
+            choose_release(&req, releases.iter().map(|t| (t.tool_id.as_str(), t.status())));
+        if choice.chosen.is_none() {
+            let mut live: Vec<&str> = releases
+                .iter()
+                .filter(|t| {
+                    matches!(t.status(), LifecycleStatus::Active | LifecycleStatus::Deprecated)
+                })
+                .map(|t| t.tool_id.as_str())
+                .collect();
+            live.sort_by(|a, b| registry_core::release_order(a, b));
+            let message = if live.is_empty() {
+                format!("`{reference}` matches no release: `{name}` has no live release")
+            } else {
+                format!("`{reference}` matches no live release (live: {})", live.join(", "))
+            };
+            out.push(Violation { path, message });
+        }
+    }
+    Ok(out)
+}
 
 /// Violations for every tool reference of `definition` (an agent's `toolIds` and
 /// `rolloutPolicy.toolOverrides` targets) that is missing or retired.
@@ -12,9 +84,10 @@ pub async fn check(
     definition: &Definition,
 ) -> Result<Vec<Violation>, ServiceError> {
     let Definition::Agent(agent) = definition else { return Ok(Vec::new()) };
+    let mut out = check_ranges(store, agent).await?;
     let refs = definition.references();
     if refs.is_empty() {
-        return Ok(Vec::new());
+        return Ok(out);
     }
     let found = store
         .get_many(Kind::Tool, &refs)
@@ -29,7 +102,8 @@ pub async fn check(
             Some(_) => {}
         }
     }
-    Ok(violations(agent, &missing, &retired))
+    out.extend(violations(agent, &missing, &retired));
+    Ok(out)
 }
 
 /// Locates missing and retired tool ids in an agent, one violation per occurrence.
@@ -38,10 +112,14 @@ pub fn violations(
     missing: &[String],
     retired: &[String],
 ) -> Vec<Violation> {
-    let problem = |id: &String| {
-        if missing.contains(id) {
+    let problem = |reference: &String| {
+        let id = match ToolRef::parse(reference) {
+            Ok(ToolRef::Exact(id)) => id,
+            _ => return None,
+        };
+        if missing.contains(&id) {
             Some(format!("tool `{id}` does not exist"))
-        } else if retired.contains(id) {
+        } else if retired.contains(&id) {
             Some(format!("tool `{id}` is retired and cannot be bound to an agent"))
         } else {
             None

@@ -7,11 +7,11 @@ use std::collections::HashSet;
 
 use registry_core::resolve::{
     DefinitionMap, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, collaborators_to_fetch,
-    tools_to_fetch,
+    tool_names_to_fetch, tools_to_fetch,
 };
 use registry_core::{AgentDefinition, Definition, Kind, RequestContext, Violation};
 
-use crate::service::{Registry, ServiceError};
+use crate::service::{Registry, ServiceError, references};
 
 /// Why a resolution did not produce a configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -76,6 +76,7 @@ impl Registry {
         };
         let mut defs = DefinitionMap::default();
         let mut asked_tools: HashSet<String> = HashSet::new();
+        let mut asked_names: HashSet<String> = HashSet::new();
         let mut asked_agents: HashSet<String> = HashSet::from([root.agent_id.clone()]);
         let mut level = vec![root];
         for depth in 0..=MAX_COLLABORATOR_DEPTH {
@@ -86,6 +87,16 @@ impl Registry {
                 .collect();
             for found in self.get_many(Kind::Tool, &tool_ids).await? {
                 if let Definition::Tool(tool) = found {
+                    defs.insert_tool(tool);
+                }
+            }
+            let names: Vec<String> = level
+                .iter()
+                .flat_map(tool_names_to_fetch)
+                .filter(|name| asked_names.insert(name.clone()))
+                .collect();
+            for name in names {
+                for tool in references::live_releases(self.store().as_ref(), &name).await? {
                     defs.insert_tool(tool);
                 }
             }

@@ -42,6 +42,12 @@ pub trait Resource:
     fn version(&self) -> u64 {
         self.server().version.unwrap_or(0)
     }
+
+    /// The stored form of an id as a client wrote it (tools: `weather@1` is
+    /// `weather@1.0.0`); every operation taking an id reads and writes this form.
+    fn canonical_id(id: &str) -> String {
+        id.to_owned()
+    }
 }
 
 impl Resource for AgentDefinition {
@@ -86,6 +92,10 @@ impl Resource for AgentDefinition {
 impl Resource for ToolDefinition {
     const KIND: Kind = Kind::Tool;
     const ID_FIELD: &'static str = "toolId";
+
+    fn canonical_id(id: &str) -> String {
+        registry_core::Release::parse(id).map_or_else(|| id.to_owned(), |r| r.canonical_id())
+    }
 
     fn id(&self) -> &str {
         &self.tool_id

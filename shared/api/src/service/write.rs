@@ -49,6 +49,7 @@ impl Registry {
         if definition.id().is_empty() {
             definition.set_id(uuid::Uuid::now_v7().to_string());
         }
+        definition.set_id(R::canonical_id(definition.id()));
         Ok(self.write(principal, None, definition, Vec::new()).await?.definition)
     }
 
@@ -65,8 +66,9 @@ impl Registry {
         expected: Option<u64>,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "change definitions")?;
+        let id = &R::canonical_id(id);
         let mut violations = Vec::new();
-        if !definition.id().is_empty() && definition.id() != id {
+        if !definition.id().is_empty() && R::canonical_id(definition.id()) != *id {
             violations.push(id_mismatch::<R>(id));
         }
         definition.set_id(id.to_owned());
@@ -100,6 +102,7 @@ impl Registry {
         expected: u64,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "change definitions")?;
+        let id = &R::canonical_id(id);
         if !patch.is_object() {
             return Err(ServiceError::invalid("", "a merge patch must be a JSON object"));
         }
@@ -131,6 +134,7 @@ impl Registry {
         expected: u64,
     ) -> Result<(), ServiceError> {
         require(principal, Role::Admin, "delete definitions")?;
+        let id = &R::canonical_id(id);
         self.store()
             .delete(R::KIND, id, expected)
             .await
@@ -171,6 +175,13 @@ impl Registry {
             && same_content(head, &definition)
         {
             return Ok(Written { definition: head.redacted(), outcome: Outcome::Unchanged });
+        }
+        if let registry_core::Definition::Agent(agent) = definition.clone().into_definition() {
+            // Ranges have no store-level reference: each must match a live release now.
+            let unmatched = references::check_ranges(self.store().as_ref(), &agent).await?;
+            if !unmatched.is_empty() {
+                return Err(ServiceError::Invalid(unmatched));
+            }
         }
         if let registry_core::Definition::Tool(tool) = definition.clone().into_definition() {
             let head = head.clone().and_then(|h| match h.into_definition() {

@@ -140,13 +140,18 @@ impl Server {
         if token.is_empty() { builder } else { builder.bearer_auth(token) }
     }
 
-    /// Sends a request and reads the reply.
+    /// Sends a request and reads the reply. Every successful resolution and Bedrock
+    /// schema export is checked against AWS's own service models on the way.
     pub async fn send(&self, builder: RequestBuilder) -> Reply {
         let response = builder.send().await.unwrap();
         let status = response.status();
+        let url = response.url().clone();
         let headers = response.headers().clone();
         let text = response.text().await.unwrap();
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        if status == StatusCode::OK {
+            conform(url.path(), url.query().unwrap_or_default(), &body);
+        }
         Reply { status, headers, body, text }
     }
 
@@ -172,6 +177,25 @@ impl Server {
         let reply = self.send(self.req(Method::POST, "/agents", &self.editor).json(body)).await;
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
         reply
+    }
+}
+
+/// Asserts that what a 200 carries for Bedrock is what AWS accepts: a resolution's
+/// `inlineAgent` (with the per-call `sessionId` and `inputText` a runtime adds) is an
+/// `InvokeInlineAgentRequest`, and a `?format=bedrock` export is a `FunctionSchema` in
+/// both Bedrock Agents (CreateAgentActionGroup) and the runtime (inline action groups).
+pub fn conform(path: &str, query: &str, body: &Value) {
+    if path.ends_with("/resolve") {
+        let mut request = body["inlineAgent"].clone();
+        request["sessionId"] = json!("conformance-session");
+        request["inputText"] = json!("What is the weather in Paris?");
+        aws_conformance::Model::bedrock_agent_runtime()
+            .assert("InvokeInlineAgentRequest", &request);
+    }
+    if path.ends_with("/schema") && query.contains("format=bedrock") {
+        let schema = &body["schema"];
+        aws_conformance::Model::bedrock_agent().assert("FunctionSchema", schema);
+        aws_conformance::Model::bedrock_agent_runtime().assert("FunctionSchema", schema);
     }
 }
 
@@ -216,7 +240,7 @@ pub fn mcp_tool_json(id: &str, secret: &str) -> Value {
 pub fn agent_json(id: &str, tool_ids: &[&str]) -> Value {
     json!({
         "agentId": id,
-        "basePrompt": "You help with the weather.",
+        "basePrompt": "You help people with the weather: answer briefly and name the city.",
         "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
         "toolIds": tool_ids,
     })

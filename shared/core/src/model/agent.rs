@@ -1,10 +1,15 @@
 //! Agent definitions.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
+use super::bedrock::{
+    BedrockModelConfigurations, CustomOrchestration, GuardrailConfiguration, OrchestrationType,
+    PromptOverrideConfiguration, RerankingConfiguration, RetrievalFilter, SearchType,
+};
 use super::{AgentFramework, Lifecycle, RolloutPolicy, ServerFields, Tags, Unknown};
 use registry_access::AccessRule;
+
+use crate::release::ToolRef;
 
 /// How conversation history is relayed to a collaborator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -16,16 +21,17 @@ pub enum HistoryRelay {
     ToAgent,
 }
 
-/// How an agent works with its collaborators.
+/// Bedrock's `agentCollaboration`: how an agent works with its collaborators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AgentCollaboration {
-    /// The agent coordinates its collaborators.
+    /// The agent plans, hands work to collaborators and combines their answers.
+    #[serde(alias = "supervisor")]
     Supervisor,
-    /// Collaborators run one after another.
-    Sequential,
-    /// Collaborators run at the same time.
-    Parallel,
+    /// The agent routes each request to the one collaborator that fits.
+    SupervisorRouter,
+    /// No collaboration (an agent with collaborators cannot use it).
+    Disabled,
 }
 
 /// Another agent this agent can hand work to.
@@ -38,6 +44,11 @@ pub struct Collaborator {
     pub instruction: String,
     /// History relay mode.
     pub history_relay: HistoryRelay,
+    /// Alias ARN of the collaborator published as a persistent Bedrock agent: Bedrock
+    /// calls that alias instead of an inline copy (required for a collaborator's own
+    /// collaborators, which inline agents cannot nest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_alias_arn: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]
     #[schema(ignore)]
@@ -54,12 +65,18 @@ pub struct KnowledgeBase {
     pub description: String,
     /// Frameworks this knowledge base works with.
     pub supported_agent_frameworks: Vec<AgentFramework>,
-    /// Retrieval filter, passed through untouched.
+    /// Bedrock's retrieval filter on metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter: Option<Value>,
-    /// How many results retrieval returns.
+    pub filter: Option<RetrievalFilter>,
+    /// How many results retrieval returns (1 to 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_results: Option<u32>,
+    /// `HYBRID` or `SEMANTIC` search instead of the knowledge base's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub override_search_type: Option<SearchType>,
+    /// Reranking of the results by a Bedrock model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reranking_configuration: Option<RerankingConfiguration>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]
     #[schema(ignore)]
@@ -73,10 +90,14 @@ pub struct AgentDefinition {
     /// Agent id; generated (UUIDv7) when omitted on create.
     #[serde(default)]
     pub agent_id: String,
-    /// The agent's instruction (non-empty).
+    /// What the agent is for, for people (Bedrock's agent `description`; 1 to 200
+    /// characters; not part of an inline agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The agent's instruction: Bedrock's `instruction` (40 to 4,000 characters).
     #[serde(default)]
     pub base_prompt: String,
-    /// Bedrock foundation model id or ARN.
+    /// Bedrock foundation model id, inference profile or ARN (required on write).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foundation_model: Option<String>,
     /// Model used to verify answers.
@@ -106,6 +127,27 @@ pub struct AgentDefinition {
     /// Knowledge bases the agent can query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knowledge_bases: Option<Vec<KnowledgeBase>>,
+    /// Bedrock guardrail applied to the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guardrail_configuration: Option<GuardrailConfiguration>,
+    /// Seconds of inactivity before Bedrock ends a session (60 to 3,600).
+    #[serde(default, rename = "idleSessionTTLInSeconds", skip_serializing_if = "Option::is_none")]
+    pub idle_session_ttl_in_seconds: Option<u32>,
+    /// Overrides of Bedrock's prompt templates and inference settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_override_configuration: Option<PromptOverrideConfiguration>,
+    /// ARN of the KMS key that encrypts the agent's session data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer_encryption_key_arn: Option<String>,
+    /// `DEFAULT` or `CUSTOM_ORCHESTRATION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orchestration_type: Option<OrchestrationType>,
+    /// The orchestrating Lambda, with `orchestrationType: CUSTOM_ORCHESTRATION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_orchestration: Option<CustomOrchestration>,
+    /// Model performance settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bedrock_model_configurations: Option<BedrockModelConfigurations>,
     /// Lifecycle state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,
@@ -125,17 +167,48 @@ pub struct AgentDefinition {
 }
 
 impl AgentDefinition {
-    /// Tool ids this agent depends on: `toolIds` and `toolOverrides` targets, sorted,
-    /// without duplicates.
+    /// Every tool reference as written: `toolIds`, then `toolOverrides` targets.
+    fn all_references(&self) -> impl Iterator<Item = &String> {
+        let overrides = self.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref());
+        self.tool_ids.iter().chain(overrides.into_iter().flat_map(|o| o.values()))
+    }
+
+    /// Exact tool ids this agent depends on (`toolIds` and `toolOverrides` targets that
+    /// name one release), sorted, without duplicates: what the store keeps referential
+    /// integrity for. Ranges (`weather@^1`) are not among them: they are checked against
+    /// the live releases on write and chosen at resolution.
     pub fn references(&self) -> Vec<String> {
-        let mut refs = self.tool_ids.clone();
-        if let Some(overrides) =
-            self.rollout_policy.as_ref().and_then(|r| r.tool_overrides.as_ref())
-        {
-            refs.extend(overrides.values().cloned());
-        }
+        let mut refs: Vec<String> = self
+            .all_references()
+            .filter_map(|r| match ToolRef::parse(r) {
+                Ok(ToolRef::Exact(id)) => Some(id),
+                _ => None,
+            })
+            .collect();
         refs.sort();
         refs.dedup();
         refs
+    }
+
+    /// Names of the tools this agent names by range, sorted, without duplicates.
+    pub fn range_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .all_references()
+            .filter_map(|r| match ToolRef::parse(r) {
+                Ok(ToolRef::Range { name, .. }) => Some(name),
+                _ => None,
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Number of distinct tool references, exact or ranges (the write limit counts both).
+    pub fn reference_count(&self) -> usize {
+        let mut all: Vec<&String> = self.all_references().collect();
+        all.sort();
+        all.dedup();
+        all.len()
     }
 }

@@ -2,6 +2,7 @@
 //! so validation can reject them by path, map keys kept byte for byte.
 
 mod agent;
+mod bedrock;
 mod definition;
 mod lifecycle;
 mod meta;
@@ -9,6 +10,14 @@ mod rollout;
 mod tool;
 
 pub use agent::{AgentCollaboration, AgentDefinition, Collaborator, HistoryRelay, KnowledgeBase};
+pub use bedrock::{
+    BedrockModelConfigurations, BedrockRerankingConfiguration, CreationMode, CustomOrchestration,
+    FilterAttribute, GuardrailConfiguration, InferenceConfiguration, Latency,
+    OrchestrationExecutor, OrchestrationType, PerformanceConfiguration, PromptConfiguration,
+    PromptOverrideConfiguration, PromptState, PromptType, RerankingConfiguration, RerankingField,
+    RerankingMetadataConfiguration, RerankingModelConfiguration, RerankingType, RetrievalFilter,
+    SearchType, SelectionMode, SelectiveModeConfiguration,
+};
 pub use definition::{Definition, Kind};
 pub use lifecycle::{Lifecycle, LifecycleStatus};
 pub use meta::ServerFields;

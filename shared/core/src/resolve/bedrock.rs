@@ -3,9 +3,11 @@
 
 use registry_types::BedrockFunction;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use crate::model::{ExecutionType, HistoryRelay, KnowledgeBase, ToolDefinition};
+use crate::model::{
+    ExecutionType, HistoryRelay, KnowledgeBase, RerankingConfiguration, RetrievalFilter,
+    SearchType, ToolDefinition,
+};
 
 /// Bedrock's `customControl` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -77,9 +79,15 @@ pub struct VectorSearchConfiguration {
     /// How many results retrieval returns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_results: Option<u32>,
-    /// Retrieval filter, passed through untouched.
+    /// Retrieval filter on metadata.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub filter: Option<Value>,
+    pub filter: Option<RetrievalFilter>,
+    /// `HYBRID` or `SEMANTIC`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub override_search_type: Option<SearchType>,
+    /// Reranking of the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reranking_configuration: Option<RerankingConfiguration>,
 }
 
 /// Bedrock's `retrievalConfiguration`.
@@ -98,25 +106,28 @@ pub struct ResolvedKnowledgeBase {
     pub knowledge_base_id: String,
     /// What the knowledge base holds.
     pub description: String,
-    /// Present when the definition sets `filter` or `numberOfResults`.
+    /// Present when the definition sets any retrieval setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retrieval_configuration: Option<RetrievalConfiguration>,
 }
 
 impl From<&KnowledgeBase> for ResolvedKnowledgeBase {
     fn from(kb: &KnowledgeBase) -> Self {
-        let retrieval = (kb.filter.is_some() || kb.number_of_results.is_some()).then(|| {
-            RetrievalConfiguration {
-                vector_search_configuration: VectorSearchConfiguration {
-                    number_of_results: kb.number_of_results,
-                    filter: kb.filter.clone(),
-                },
-            }
-        });
+        let search = VectorSearchConfiguration {
+            number_of_results: kb.number_of_results,
+            filter: kb.filter.clone(),
+            override_search_type: kb.override_search_type,
+            reranking_configuration: kb.reranking_configuration.clone(),
+        };
+        let any = search.number_of_results.is_some()
+            || search.filter.is_some()
+            || search.override_search_type.is_some()
+            || search.reranking_configuration.is_some();
         Self {
             knowledge_base_id: kb.id.clone(),
             description: kb.description.clone(),
-            retrieval_configuration: retrieval,
+            retrieval_configuration: any
+                .then_some(RetrievalConfiguration { vector_search_configuration: search }),
         }
     }
 }
@@ -150,6 +161,9 @@ pub struct CollaboratorConfiguration {
     pub collaborator_instruction: String,
     /// History relay mode.
     pub relay_conversation_history: RelayConversationHistory,
+    /// The collaborator's published alias, when Bedrock calls it there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_alias_arn: Option<String>,
 }
 
 /// Bedrock's agent-name pattern `([0-9a-zA-Z][_-]?){1,100}` applied to an agent id:
@@ -178,9 +192,54 @@ pub fn agent_name(agent_id: &str) -> String {
     out
 }
 
+/// `name` made distinct from every name in `taken` by a numeric suffix (`-2`, `-3`, ...),
+/// cut so the result still has at most 100 alphanumerics; `name` itself when it is free.
+pub fn unique_name(name: &str, taken: &[&str]) -> String {
+    if !taken.contains(&name) {
+        return name.to_string();
+    }
+    (2..)
+        .map(|n: usize| {
+            let suffix = n.to_string();
+            let mut keep = 100 - suffix.len();
+            let mut out: String = name
+                .chars()
+                .take_while(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        if keep == 0 {
+                            return false;
+                        }
+                        keep -= 1;
+                    }
+                    true
+                })
+                .collect();
+            if !out.ends_with(['-', '_']) {
+                out.push('-');
+            }
+            out.push_str(&suffix);
+            out
+        })
+        .find(|candidate| !taken.contains(&candidate.as_str()))
+        .unwrap_or_else(|| name.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colliding_names_get_a_suffix_within_the_pattern() {
+        let pattern = regex::Regex::new("^([0-9a-zA-Z][_-]?){1,100}$").unwrap();
+        assert_eq!(agent_name("team.x"), agent_name("team-x"));
+        assert_eq!(unique_name("team-x", &[]), "team-x");
+        assert_eq!(unique_name("team-x", &["team-x"]), "team-x-2");
+        assert_eq!(unique_name("team-x", &["team-x", "team-x-2"]), "team-x-3");
+        let long = "a".repeat(100);
+        let named = unique_name(&long, &[long.as_str()]);
+        assert!(pattern.is_match(&named), "{named}");
+        assert_ne!(named, long);
+    }
 
     #[test]
     fn agent_names_follow_the_bedrock_pattern() {

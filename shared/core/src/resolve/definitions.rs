@@ -11,6 +11,14 @@ pub trait Definitions {
     fn agent(&self, id: &str) -> Option<&AgentDefinition>;
     /// The tool `id`.
     fn tool(&self, id: &str) -> Option<&ToolDefinition>;
+    /// Every live release of the tool `name` (ids `<name>@<version>`), in any order:
+    /// what a range in `toolIds` chooses from.
+    fn releases(&self, name: &str) -> Vec<&ToolDefinition>;
+}
+
+/// Whether `id` is a release of the tool `name`.
+pub(crate) fn is_release_of(id: &str, name: &str) -> bool {
+    id.strip_prefix(name).is_some_and(|rest| rest.starts_with('@'))
 }
 
 /// Definitions in two maps: what a fetcher fills in.
@@ -42,11 +50,21 @@ impl Definitions for DefinitionMap {
     fn tool(&self, id: &str) -> Option<&ToolDefinition> {
         self.tools.get(id)
     }
+
+    fn releases(&self, name: &str) -> Vec<&ToolDefinition> {
+        self.tools.values().filter(|t| is_release_of(&t.tool_id, name)).collect()
+    }
 }
 
-/// Tool ids to fetch for `agent`: `toolIds` plus `toolOverrides` targets.
+/// Tool ids to fetch for `agent`: the exact ids among `toolIds` and `toolOverrides`
+/// targets (ranges are fetched by name: [`tool_names_to_fetch`]).
 pub fn tools_to_fetch(agent: &AgentDefinition) -> Vec<String> {
     agent.references()
+}
+
+/// Tool names whose releases `agent`'s ranges choose from.
+pub fn tool_names_to_fetch(agent: &AgentDefinition) -> Vec<String> {
+    agent.range_names()
 }
 
 /// Collaborator agent ids of `agent`, in definition order.

@@ -13,7 +13,8 @@
 //! skipped with a warning and the original tool kept), then per tool: missing, disabled,
 //! retired or denied (rules evaluated with `request.toolId` set) tools are left out and
 //! named in the trace. Collaborators: cycle-safe (an agent already on the path is
-//! left out as `CYCLE`), at most [`MAX_COLLABORATOR_DEPTH`] levels deep.
+//! left out as `CYCLE`); inlined one level deep, as `InvokeInlineAgent` takes them, and
+//! below that only through their `agentAliasArn` ([`MAX_COLLABORATOR_DEPTH`]).
 //! Rules see `request.agentId` (the agent being checked) and `request.toolId` (the tool
 //! being checked, absent for agents) set by resolution, whatever the caller sent.
 
@@ -31,16 +32,16 @@ mod warning;
 pub use bedrock::{
     ActionGroup, ActionGroupExecutor, CollaboratorConfiguration, CustomControl, FunctionSchema,
     RelayConversationHistory, ResolvedKnowledgeBase, RetrievalConfiguration,
-    VectorSearchConfiguration, agent_name,
+    VectorSearchConfiguration, agent_name, unique_name,
 };
 pub use cache::{BoundedCache, DEFAULT_CAPACITY};
 pub use compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile_tool};
-pub use definitions::{DefinitionMap, Definitions, collaborators_to_fetch, tools_to_fetch};
-pub use error::ResolveError;
-pub use resolution::{Resolution, ResolvedAgent};
-pub use resolver::{
-    MAX_COLLABORATOR_DEPTH, MAX_RESOLVED_ACTION_GROUPS, MAX_RESOLVED_AGENTS, resolve,
+pub use definitions::{
+    DefinitionMap, Definitions, collaborators_to_fetch, tool_names_to_fetch, tools_to_fetch,
 };
+pub use error::ResolveError;
+pub use resolution::{BedrockAgent, InlineAgent, Resolution};
+pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve};
 pub use snapshot::{LiveSnapshot, Snapshot};
-pub use trace::{AgentOutcome, AgentTrace, OverrideTrace, ToolOutcome, ToolTrace};
+pub use trace::{AgentOutcome, AgentTrace, OverrideTrace, SkippedRelease, ToolOutcome, ToolTrace};
 pub use warning::{Warning, WarningCode};

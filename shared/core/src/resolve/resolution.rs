@@ -1,59 +1,92 @@
-//! The result of a resolution: an InvokeInlineAgent-ready configuration, warnings and
-//! the decision trace.
+//! The result of a resolution: the `InvokeInlineAgent` request (minus the per-call
+//! members), the registry's own fields beside it, warnings and the decision trace.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::AgentCollaboration;
+use crate::model::{
+    AgentCollaboration, BedrockModelConfigurations, CustomOrchestration, GuardrailConfiguration,
+    OrchestrationType, PromptOverrideConfiguration,
+};
 use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, ResolvedKnowledgeBase};
 use crate::resolve::trace::AgentTrace;
 use crate::resolve::warning::Warning;
 
-/// One agent as Bedrock InvokeInlineAgent takes it (the resolved agent, or a
-/// collaborator inside `collaborators`).
+/// One agent as Bedrock's `Collaborator` shape takes it: what an inline agent and each
+/// of its collaborators have in common.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ResolvedAgent {
-    /// The agent id.
-    pub agent_id: String,
+pub struct BedrockAgent {
     /// The agent id in Bedrock's name pattern (`agentName`, `collaboratorName`).
     pub agent_name: String,
-    /// The agent version resolved.
-    pub version: u64,
+    /// Bedrock foundation model.
+    pub foundation_model: String,
     /// The agent's `basePrompt`.
     pub instruction: String,
-    /// Bedrock foundation model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub foundation_model: Option<String>,
     /// One action group per tool the caller may use.
     #[schema(value_type = Vec<ActionGroup>)]
     pub action_groups: Vec<Arc<ActionGroup>>,
     /// Knowledge bases.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knowledge_bases: Vec<ResolvedKnowledgeBase>,
-    /// Collaborators the caller may use, resolved the same way (a collaborator shared
-    /// by several agents is resolved once and shared).
-    #[serde(default)]
-    #[schema(no_recursion, value_type = Vec<ResolvedAgent>)]
-    pub collaborators: Vec<Arc<ResolvedAgent>>,
-    /// One per entry of `collaborators`, same order.
-    #[serde(default)]
+    /// How each collaborator is used, one per collaborator the caller may use.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub collaborator_configurations: Vec<CollaboratorConfiguration>,
-    /// Collaboration mode, as defined on the agent.
+    /// Collaboration mode; set only when there are collaborator configurations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_collaboration: Option<AgentCollaboration>,
+    /// Bedrock guardrail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guardrail_configuration: Option<GuardrailConfiguration>,
+    /// Session idle time-out, in seconds.
+    #[serde(default, rename = "idleSessionTTLInSeconds", skip_serializing_if = "Option::is_none")]
+    pub idle_session_ttl_in_seconds: Option<u32>,
+    /// Prompt template overrides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_override_configuration: Option<PromptOverrideConfiguration>,
+    /// KMS key for session data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer_encryption_key_arn: Option<String>,
+}
+
+/// Bedrock's `InvokeInlineAgent` request without the per-call members (`sessionId`,
+/// `inputText`, `enableTrace`, `endSession`, `inlineSessionState`,
+/// `streamingConfigurations`, `promptCreationConfigurations`): a runtime adds those and
+/// sends it as it is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineAgent {
+    /// The agent itself.
+    #[serde(flatten)]
+    pub agent: BedrockAgent,
+    /// Collaborators inlined (one level, as inline agents take them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(value_type = Vec<BedrockAgent>)]
+    pub collaborators: Vec<Arc<BedrockAgent>>,
+    /// `DEFAULT` or `CUSTOM_ORCHESTRATION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orchestration_type: Option<OrchestrationType>,
+    /// The orchestrating Lambda.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_orchestration: Option<CustomOrchestration>,
+    /// Model performance settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bedrock_model_configurations: Option<BedrockModelConfigurations>,
 }
 
 /// What `resolve(agentId, context)` returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Resolution {
-    /// The configuration to hand to Bedrock.
-    #[serde(flatten)]
-    pub agent: ResolvedAgent,
-    /// Deprecations, skipped overrides, depth limits.
+    /// The `InvokeInlineAgent` request to hand to Bedrock, plus `sessionId` and `inputText`.
+    pub inline_agent: InlineAgent,
+    /// The agent resolved.
+    pub agent_id: String,
+    /// Its version (revision) resolved.
+    pub version: u64,
+    /// Deprecations, skipped overrides, collaborators left out.
     pub warnings: Vec<Warning>,
-    /// Every decision taken, with its reason.
+    /// Every decision taken, with its reason (collaborators' ids and versions too).
     pub trace: AgentTrace,
 }

@@ -1,39 +1,35 @@
 //! The resolution algorithm (SPEC sections 4 to 7), pure: for the agent, then each
-//! collaborator recursively: lifecycle, access rules, rollout, tool overrides, then each
-//! tool's lifecycle and access rules (with `request.toolId` set).
+//! collaborator: lifecycle, access rules, rollout, tool overrides, then each tool's
+//! lifecycle and access rules (with `request.toolId` set). The result has the shape of
+//! Bedrock's `InvokeInlineAgent`: collaborators are inlined one level deep.
+
+/// Why a collaborator's own collaborator without an alias is left out.
+const DEPTH_MESSAGE: &str = "inline agents nest one level of collaborators; give it an \
+                             `agentAliasArn` (a published alias) to use it at this depth";
 
 use std::sync::Arc;
 
 use registry_access::{PreparedContext, RequestContext};
 
-use crate::model::{AgentDefinition, Lifecycle, LifecycleStatus, ToolDefinition};
-use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, agent_name};
+use crate::model::{
+    AgentCollaboration, AgentDefinition, Lifecycle, LifecycleStatus, ToolDefinition,
+};
+use crate::release::{Release, ToolRef, choose_release};
+use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, agent_name, unique_name};
 use crate::resolve::compiled::RuleCache;
 use crate::resolve::definitions::Definitions;
 use crate::resolve::error::ResolveError;
-use crate::resolve::resolution::{Resolution, ResolvedAgent};
-use crate::resolve::trace::{AgentOutcome, AgentTrace, OverrideTrace, ToolOutcome, ToolTrace};
+use crate::resolve::resolution::{BedrockAgent, InlineAgent, Resolution};
+use crate::resolve::trace::{
+    AgentOutcome, AgentTrace, OverrideTrace, SkippedRelease, ToolOutcome, ToolTrace,
+};
 use crate::resolve::warning::{Warning, WarningCode};
 use crate::rollout;
 
-/// Collaborators are resolved this many levels below the agent; deeper ones are left
-/// out with a `DEPTH_LIMIT` warning.
-pub const MAX_COLLABORATOR_DEPTH: usize = 3;
-/// Most agents in one resolution, collaborators at every level counted each time they
-/// appear; collaborators past it are left out (`TOO_LARGE`).
-pub const MAX_RESOLVED_AGENTS: usize = 64;
-/// Most action groups in one resolution, counted like agents.
-pub const MAX_RESOLVED_ACTION_GROUPS: usize = 1_000;
-
-/// A collaborator resolved once in a resolution, reused wherever it appears.
-#[derive(Clone)]
-struct Resolved {
-    trace: AgentTrace,
-    agent: Option<Arc<ResolvedAgent>>,
-    /// Agents and action groups in its subtree, itself included.
-    agents: usize,
-    groups: usize,
-}
+/// Levels of collaborators below the agent whose definitions a resolution reads: the
+/// inlined collaborators (1) and their own collaborators (2), which inline agents can
+/// only call through an `agentAliasArn`; deeper ones are never read.
+pub const MAX_COLLABORATOR_DEPTH: usize = 2;
 
 /// Resolves `agent_id` for the caller in `ctx`, over definitions already fetched and
 /// compiled forms from `cache`. The agent being unavailable is an error; tools and
@@ -52,19 +48,10 @@ where
         .agent(agent_id)
         .ok_or_else(|| ResolveError::NotFound { agent_id: agent_id.to_owned() })?;
     let prepared = PreparedContext::new(ctx).map_err(ResolveError::InvalidContext)?;
-    let mut run = Run {
-        defs,
-        cache,
-        ctx,
-        prepared,
-        warnings: Vec::new(),
-        path: Vec::new(),
-        resolved: std::collections::HashMap::new(),
-    };
-    let (trace, resolved) = run.agent(agent, 0);
-    match resolved {
-        Some(agent) => Ok(Resolution { agent: agent.agent, warnings: run.warnings, trace }),
-        None => Err(match (trace.outcome, trace.access.clone()) {
+    let mut run = Run { defs, cache, ctx, prepared, warnings: Vec::new(), path: Vec::new() };
+    let mut trace = run.admit(agent);
+    if trace.outcome != AgentOutcome::Resolved {
+        return Err(match (trace.outcome, trace.access.clone()) {
             (AgentOutcome::Denied, Some(decision)) => {
                 ResolveError::Denied { decision, trace: Box::new(trace) }
             }
@@ -73,8 +60,23 @@ where
                 message: trace.message.unwrap_or_default(),
             },
             _ => ResolveError::NotAvailable { trace: Box::new(trace) },
-        }),
+        });
     }
+    let (agent_config, collaborators) = run.body(agent, 0, &mut trace);
+    let inline_agent = InlineAgent {
+        agent: agent_config,
+        collaborators,
+        orchestration_type: agent.orchestration_type,
+        custom_orchestration: agent.custom_orchestration.clone(),
+        bedrock_model_configurations: agent.bedrock_model_configurations.clone(),
+    };
+    Ok(Resolution {
+        inline_agent,
+        agent_id: agent.agent_id.clone(),
+        version: agent.server.version.unwrap_or(0),
+        warnings: run.warnings,
+        trace,
+    })
 }
 
 /// State of one resolution.
@@ -86,15 +88,6 @@ struct Run<'a, D: ?Sized, C: ?Sized> {
     warnings: Vec<Warning>,
     /// Agents being resolved, outermost first (cycle detection).
     path: Vec<&'a str>,
-    /// Collaborators resolved so far, by id: each is resolved once per resolution.
-    resolved: std::collections::HashMap<&'a str, Resolved>,
-}
-
-/// A resolved agent with the size of its subtree (itself included).
-struct Subtree {
-    agent: ResolvedAgent,
-    agents: usize,
-    groups: usize,
 }
 
 fn status(lifecycle: Option<&Lifecycle>) -> LifecycleStatus {
@@ -102,8 +95,9 @@ fn status(lifecycle: Option<&Lifecycle>) -> LifecycleStatus {
 }
 
 impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
-    /// One agent: its trace, and the configuration when the caller may use it.
-    fn agent(&mut self, agent: &'a AgentDefinition, depth: usize) -> (AgentTrace, Option<Subtree>) {
+    /// Whether the caller may use `agent` (lifecycle, access rules, rollout): its trace
+    /// so far, with the outcome `RESOLVED` when it may, else the reason it may not.
+    fn admit(&mut self, agent: &'a AgentDefinition) -> AgentTrace {
         let id = agent.agent_id.as_str();
         let mut trace = AgentTrace::new(id, AgentOutcome::Resolved);
         trace.version = agent.server.version;
@@ -111,7 +105,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         trace.lifecycle = Some(status);
         let excluded = |mut trace: AgentTrace, outcome| {
             trace.outcome = outcome;
-            (trace, None)
+            trace
         };
         match status {
             LifecycleStatus::Disabled => return excluded(trace, AgentOutcome::Disabled),
@@ -144,28 +138,42 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         if status == LifecycleStatus::Deprecated {
             self.deprecated(id, None, agent.lifecycle.as_ref());
         }
-        let action_groups = self.tools(agent, &mut trace);
-        self.path.push(id);
-        let own_groups = action_groups.len();
-        let (collaborators, collaborator_configurations, agents, groups) =
-            self.collaborators(agent, depth, own_groups, &mut trace);
-        self.path.pop();
-        let resolved = ResolvedAgent {
-            agent_id: id.to_owned(),
-            agent_name: agent_name(id),
-            version: agent.server.version.unwrap_or(0),
-            instruction: agent.base_prompt.clone(),
-            foundation_model: agent.foundation_model.clone(),
-            action_groups,
-            knowledge_bases: agent.knowledge_bases.iter().flatten().map(Into::into).collect(),
-            collaborators,
-            collaborator_configurations,
-            agent_collaboration: agent.agent_collaboration,
-        };
-        (trace, Some(Subtree { agent: resolved, agents, groups }))
+        trace
     }
 
-    /// The tool id to use for `listed`, after `toolOverrides`, and the id it replaces.
+    /// The Bedrock configuration of an admitted agent at `depth` (0: the agent asked
+    /// for, 1: an inlined collaborator), and the collaborators to inline (depth 0 only).
+    fn body(
+        &mut self,
+        agent: &'a AgentDefinition,
+        depth: usize,
+        trace: &mut AgentTrace,
+    ) -> (BedrockAgent, Vec<Arc<BedrockAgent>>) {
+        let action_groups = self.tools(agent, trace);
+        self.path.push(agent.agent_id.as_str());
+        let (inline, configurations) = self.collaborators(agent, depth, trace);
+        self.path.pop();
+        let agent_collaboration = (!configurations.is_empty())
+            .then(|| agent.agent_collaboration.unwrap_or(AgentCollaboration::Supervisor));
+        let config = BedrockAgent {
+            agent_name: agent_name(&agent.agent_id),
+            foundation_model: agent.foundation_model.clone().unwrap_or_default(),
+            instruction: agent.base_prompt.clone(),
+            action_groups,
+            knowledge_bases: agent.knowledge_bases.iter().flatten().map(Into::into).collect(),
+            collaborator_configurations: configurations,
+            agent_collaboration,
+            guardrail_configuration: agent.guardrail_configuration.clone(),
+            idle_session_ttl_in_seconds: agent.idle_session_ttl_in_seconds,
+            prompt_override_configuration: agent.prompt_override_configuration.clone(),
+            customer_encryption_key_arn: agent.customer_encryption_key_arn.clone(),
+        };
+        (config, inline)
+    }
+
+    /// The tool reference to use for `listed`, after `toolOverrides`, and the one it
+    /// replaces. A target is usable when it names a tool (or, for a range, a release)
+    /// that is not retired.
     fn override_of(
         &mut self,
         agent: &'a AgentDefinition,
@@ -177,9 +185,18 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         if to == listed {
             return (listed, None);
         }
-        let target = self.defs.tool(to);
+        let candidates: Vec<&ToolDefinition> = match ToolRef::parse(to) {
+            Ok(ToolRef::Exact(id)) => self.defs.tool(&id).into_iter().collect(),
+            Ok(ToolRef::Range { name, req }) => self
+                .defs
+                .releases(&name)
+                .into_iter()
+                .filter(|t| Release::parse(&t.tool_id).is_some_and(|r| req.matches(&r.version)))
+                .collect(),
+            Err(_) => Vec::new(),
+        };
         let usable =
-            target.is_some_and(|t| status(t.lifecycle.as_ref()) != LifecycleStatus::Retired);
+            candidates.iter().any(|t| status(t.lifecycle.as_ref()) != LifecycleStatus::Retired);
         trace.overrides.push(OverrideTrace {
             from: listed.to_owned(),
             to: to.to_owned(),
@@ -188,7 +205,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         if usable {
             return (to, Some(listed));
         }
-        let why = if target.is_some() { "is retired" } else { "does not exist" };
+        let why = if candidates.is_empty() { "does not exist" } else { "is retired" };
         self.warnings.push(Warning {
             code: WarningCode::OverrideSkipped,
             agent_id: agent.agent_id.clone(),
@@ -203,6 +220,29 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         (listed, None)
     }
 
+    /// The release a reference names: itself when exact; for a range, the one
+    /// [`choose_release`] picks among the live releases, recorded in `entry`.
+    fn release_for(&self, reference: &str, entry: &mut ToolTrace) -> Option<String> {
+        match ToolRef::parse(reference) {
+            Ok(ToolRef::Exact(id)) => Some(id),
+            Err(_) => Some(reference.to_owned()),
+            Ok(ToolRef::Range { name, req }) => {
+                let releases = self.defs.releases(&name);
+                let choice = choose_release(
+                    &req,
+                    releases.iter().map(|t| (t.tool_id.as_str(), status(t.lifecycle.as_ref()))),
+                );
+                entry.range = Some(reference.to_owned());
+                entry.skipped_releases = choice
+                    .skipped
+                    .into_iter()
+                    .map(|(tool_id, reason)| SkippedRelease { tool_id, reason })
+                    .collect();
+                choice.chosen
+            }
+        }
+    }
+
     /// The action groups of the tools the caller may use, in `toolIds` order.
     fn tools(
         &mut self,
@@ -210,12 +250,14 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         trace: &mut AgentTrace,
     ) -> Vec<Arc<ActionGroup>> {
         let mut groups: Vec<Arc<ActionGroup>> = Vec::with_capacity(agent.tool_ids.len());
-        let mut seen: Vec<&str> = Vec::with_capacity(agent.tool_ids.len());
+        let mut seen: Vec<String> = Vec::with_capacity(agent.tool_ids.len());
         trace.tools.reserve(agent.tool_ids.len());
         for listed in &agent.tool_ids {
-            let (id, replaces) = self.override_of(agent, listed, trace);
+            let (reference, replaces) = self.override_of(agent, listed, trace);
             let mut entry = ToolTrace {
-                tool_id: id.to_owned(),
+                tool_id: reference.to_owned(),
+                range: None,
+                skipped_releases: Vec::new(),
                 replaces: replaces.map(str::to_owned),
                 version: None,
                 action_group_name: None,
@@ -224,13 +266,20 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
                 access: None,
                 message: None,
             };
-            entry.outcome = if seen.contains(&id) {
-                ToolOutcome::Duplicate
-            } else {
-                seen.push(id);
-                match self.defs.tool(id) {
-                    None => ToolOutcome::NotFound,
-                    Some(tool) => self.tool(agent, tool, &mut entry, &mut groups),
+            entry.outcome = match self.release_for(reference, &mut entry) {
+                None => ToolOutcome::NoMatchingRelease,
+                Some(id) if seen.contains(&id) => {
+                    entry.tool_id = id;
+                    ToolOutcome::Duplicate
+                }
+                Some(id) => {
+                    entry.tool_id.clone_from(&id);
+                    let found = self.defs.tool(&id);
+                    seen.push(id);
+                    match found {
+                        None => ToolOutcome::NotFound,
+                        Some(tool) => self.tool(agent, tool, &mut entry, &mut groups),
+                    }
                 }
             };
             trace.tools.push(entry);
@@ -292,45 +341,18 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         ToolOutcome::Included
     }
 
-    /// The collaborators the caller may use, their Bedrock configurations, and the
-    /// size of the agent's subtree (itself with `own_groups` action groups included).
-    /// A collaborator met before in this resolution is reused, not resolved again; one
-    /// that would make the subtree larger than the bounds is left out (`TOO_LARGE`).
+    /// The collaborators of `agent` (at `depth`) the caller may use: those to inline
+    /// (only below the agent asked for) and a configuration for each, named uniquely
+    /// among its siblings. A collaborator with an `agentAliasArn` is called through
+    /// that alias; below depth 0, only such collaborators can be expressed.
     fn collaborators(
         &mut self,
         agent: &'a AgentDefinition,
         depth: usize,
-        own_groups: usize,
         trace: &mut AgentTrace,
-    ) -> (Vec<Arc<ResolvedAgent>>, Vec<CollaboratorConfiguration>, usize, usize) {
-        let (mut agents, mut configs) = (Vec::new(), Vec::new());
-        let (mut total_agents, mut total_groups) = (1, own_groups);
-        let Some(list) = agent.collaborators.as_deref().filter(|l| !l.is_empty()) else {
-            return (agents, configs, total_agents, total_groups);
-        };
-        if depth >= MAX_COLLABORATOR_DEPTH {
-            for c in list {
-                let mut t = AgentTrace::new(&c.agent_id, AgentOutcome::DepthLimit);
-                t.message = Some(format!(
-                    "collaborators are resolved at most {MAX_COLLABORATOR_DEPTH} levels deep"
-                ));
-                trace.collaborators.push(t);
-            }
-            self.warnings.push(Warning {
-                code: WarningCode::DepthLimit,
-                agent_id: agent.agent_id.clone(),
-                tool_id: None,
-                message: format!(
-                    "the collaborators of `{}` are left out: collaborators are resolved at most \
-                     {MAX_COLLABORATOR_DEPTH} levels deep",
-                    agent.agent_id
-                ),
-                deprecation_date: None,
-                migration_path: None,
-            });
-            return (agents, configs, total_agents, total_groups);
-        }
-        for c in list {
+    ) -> (Vec<Arc<BedrockAgent>>, Vec<CollaboratorConfiguration>) {
+        let (mut inline, mut configs) = (Vec::new(), Vec::<CollaboratorConfiguration>::new());
+        for c in agent.collaborators.iter().flatten() {
             let id = c.agent_id.as_str();
             if self.path.contains(&id) {
                 let mut t = AgentTrace::new(id, AgentOutcome::Cycle);
@@ -341,47 +363,16 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
                 trace.collaborators.push(t);
                 continue;
             }
-            let done = match self.resolved.get(id) {
-                Some(done) => done.clone(),
-                None => {
-                    let Some(definition) = self.defs.agent(id) else {
-                        trace.collaborators.push(AgentTrace::new(id, AgentOutcome::NotFound));
-                        continue;
-                    };
-                    let (t, sized) = self.agent(definition, depth + 1);
-                    let done = match sized {
-                        Some(s) => Resolved {
-                            trace: t,
-                            agent: Some(Arc::new(s.agent)),
-                            agents: s.agents,
-                            groups: s.groups,
-                        },
-                        None => Resolved { trace: t, agent: None, agents: 0, groups: 0 },
-                    };
-                    self.resolved.insert(id, done.clone());
-                    done
-                }
-            };
-            let Some(resolved) = done.agent else {
-                trace.collaborators.push(done.trace);
-                continue;
-            };
-            if total_agents + done.agents > MAX_RESOLVED_AGENTS
-                || total_groups + done.groups > MAX_RESOLVED_ACTION_GROUPS
-            {
-                let mut t = AgentTrace::new(id, AgentOutcome::TooLarge);
-                t.message = Some(format!(
-                    "left out: a resolution holds at most {MAX_RESOLVED_AGENTS} agents and \
-                     {MAX_RESOLVED_ACTION_GROUPS} action groups"
-                ));
+            if depth > 0 && c.agent_alias_arn.is_none() {
+                let mut t = AgentTrace::new(id, AgentOutcome::DepthLimit);
+                t.message = Some(DEPTH_MESSAGE.to_owned());
                 trace.collaborators.push(t);
                 self.warnings.push(Warning {
-                    code: WarningCode::TooLarge,
+                    code: WarningCode::DepthLimit,
                     agent_id: agent.agent_id.clone(),
                     tool_id: None,
                     message: format!(
-                        "collaborator `{id}` of `{}` is left out: a resolution holds at most \
-                         {MAX_RESOLVED_AGENTS} agents and {MAX_RESOLVED_ACTION_GROUPS} action groups",
+                        "collaborator `{id}` of `{}` is left out: {DEPTH_MESSAGE}",
                         agent.agent_id
                     ),
                     deprecation_date: None,
@@ -389,17 +380,36 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
                 });
                 continue;
             }
-            total_agents += done.agents;
-            total_groups += done.groups;
-            trace.collaborators.push(done.trace);
+            let Some(definition) = self.defs.agent(id) else {
+                trace.collaborators.push(AgentTrace::new(id, AgentOutcome::NotFound));
+                continue;
+            };
+            let mut t = self.admit(definition);
+            if t.outcome != AgentOutcome::Resolved {
+                trace.collaborators.push(t);
+                continue;
+            }
+            let taken: Vec<&str> = configs.iter().map(|c| c.collaborator_name.as_str()).collect();
+            let name = unique_name(&agent_name(id), &taken);
+            match &c.agent_alias_arn {
+                Some(arn) => {
+                    t.message = Some(format!("called through its alias {arn}"));
+                }
+                None => {
+                    let (mut config, _) = self.body(definition, depth + 1, &mut t);
+                    config.agent_name = name.clone();
+                    inline.push(Arc::new(config));
+                }
+            }
+            trace.collaborators.push(t);
             configs.push(CollaboratorConfiguration {
-                collaborator_name: resolved.agent_name.clone(),
+                collaborator_name: name,
                 collaborator_instruction: c.instruction.clone(),
                 relay_conversation_history: c.history_relay.into(),
+                agent_alias_arn: c.agent_alias_arn.clone(),
             });
-            agents.push(resolved);
         }
-        (agents, configs, total_agents, total_groups)
+        (inline, configs)
     }
 
     /// Records a deprecation warning for an agent, or for one of its tools.

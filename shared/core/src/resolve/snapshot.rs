@@ -28,6 +28,8 @@ type Compiled<T> = Result<Arc<T>, CompileError>;
 pub struct Snapshot {
     agents: HashMap<String, (AgentDefinition, Compiled<RuleSet>)>,
     tools: HashMap<String, (ToolDefinition, Compiled<CompiledTool>)>,
+    /// Release ids by tool name (the part before `@`).
+    releases: HashMap<String, Vec<String>>,
 }
 
 fn version_of(server: &crate::model::ServerFields) -> u64 {
@@ -72,8 +74,14 @@ impl Snapshot {
                 };
                 (t.tool_id.clone(), (t, compiled))
             })
-            .collect();
-        Self { agents, tools }
+            .collect::<HashMap<_, _>>();
+        let mut releases: HashMap<String, Vec<String>> = HashMap::new();
+        for id in tools.keys() {
+            if let Some((name, _)) = id.split_once('@') {
+                releases.entry(name.to_owned()).or_default().push(id.clone());
+            }
+        }
+        Self { agents, tools, releases }
     }
 
     /// Resolves `agent_id` for the caller in `ctx` (same semantics as the HTTP API).
@@ -103,6 +111,15 @@ impl Definitions for Snapshot {
 
     fn tool(&self, id: &str) -> Option<&ToolDefinition> {
         self.tools.get(id).map(|(t, _)| t)
+    }
+
+    fn releases(&self, name: &str) -> Vec<&ToolDefinition> {
+        self.releases
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.tools.get(id).map(|(t, _)| t))
+            .collect()
     }
 }
 

@@ -25,14 +25,11 @@ pub enum AgentOutcome {
     NotAvailable,
     /// Already being resolved higher up the collaborator chain: left out.
     Cycle,
-    /// Deeper than the collaborator depth limit: left out.
+    /// A collaborator's own collaborator with no `agentAliasArn`: inline agents nest one
+    /// level of collaborators, so it is left out.
     DepthLimit,
     /// Its stored access rules do not compile: left out (fail closed).
     InvalidRules,
-    /// Including it would make the resolution larger than its bound
-    /// ([`crate::resolve::MAX_RESOLVED_AGENTS`] agents,
-    /// [`crate::resolve::MAX_RESOLVED_ACTION_GROUPS`] action groups): left out.
-    TooLarge,
 }
 
 impl AgentOutcome {
@@ -48,7 +45,6 @@ impl AgentOutcome {
             Self::Cycle => "CYCLE",
             Self::DepthLimit => "DEPTH_LIMIT",
             Self::InvalidRules => "INVALID_RULES",
-            Self::TooLarge => "TOO_LARGE",
         }
     }
 }
@@ -73,6 +69,18 @@ pub enum ToolOutcome {
     Duplicate,
     /// Another included tool has the same action-group name: left out.
     DuplicateName,
+    /// A range that no live, usable release matches: left out (see `skippedReleases`).
+    NoMatchingRelease,
+}
+
+/// A release a range passed over, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SkippedRelease {
+    /// The release id.
+    pub tool_id: String,
+    /// Why it was not chosen.
+    pub reason: crate::release::SkipReason,
 }
 
 /// A `toolOverrides` entry that matched one of the agent's `toolIds`.
@@ -91,8 +99,17 @@ pub struct OverrideTrace {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolTrace {
-    /// The tool id (after overrides).
+    /// The tool id (after overrides; for a range, the release chosen, or the range
+    /// when none matched).
     pub tool_id: String,
+    /// The range as written in `toolIds` or `toolOverrides`, when the tool was named by
+    /// one (`weather@^1.2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<String>,
+    /// Releases of the range newer than the one chosen (all, when none was), newest
+    /// first, each with why it was passed over.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_releases: Vec<SkippedRelease>,
     /// The id it replaced through `toolOverrides`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,

@@ -10,12 +10,11 @@ pub enum WarningCode {
     Deprecated,
     /// A `toolOverrides` target is missing or retired; the original tool was kept.
     OverrideSkipped,
-    /// Collaborators nested deeper than the limit were left out.
+    /// A collaborator's own collaborators without an `agentAliasArn` were left out
+    /// (inline agents nest one level).
     DepthLimit,
     /// Two tools share an action-group name; the later one was left out.
     DuplicateActionGroup,
-    /// Collaborators past the resolution's size bound were left out.
-    TooLarge,
 }
 
 /// One warning, naming the agent and, for tool warnings, the tool.

@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 
+use super::bedrock;
 use super::common::{
     check_id, check_lambda_arn, check_lifecycle, check_rules, check_tags, check_test_type,
     check_text, check_unknown,
@@ -10,14 +11,13 @@ use super::rollout::check_rollout;
 use crate::violation::{Violations, pointer};
 use crate::{AgentDefinition, Collaborator, KnowledgeBase, Violation};
 
-/// Maximum length of an agent instruction, in characters.
-pub const MAX_PROMPT: usize = 100_000;
 /// Maximum number of distinct tools an agent references (`toolIds` and `toolOverrides`
 /// targets): keeps every create within one DynamoDB transaction (decision 7).
 pub const MAX_TOOLS: usize = 32;
 
 const FIELDS: &[&str] = &[
     "agentId",
+    "description",
     "basePrompt",
     "foundationModel",
     "verificationFoundationModel",
@@ -29,6 +29,13 @@ const FIELDS: &[&str] = &[
     "collaborators",
     "agentCollaboration",
     "knowledgeBases",
+    "guardrailConfiguration",
+    "idleSessionTTLInSeconds",
+    "promptOverrideConfiguration",
+    "customerEncryptionKeyArn",
+    "orchestrationType",
+    "customOrchestration",
+    "bedrockModelConfigurations",
     "lifecycle",
     "tags",
     "testType",
@@ -44,17 +51,12 @@ pub fn agent(def: &AgentDefinition) -> Result<(), Vec<Violation>> {
     let mut v = Violations::new();
     check_unknown(&mut v, "", &def.unknown, FIELDS);
     check_id(&mut v, "/agentId", &def.agent_id);
-    check_text(&mut v, "/basePrompt", &def.base_prompt, MAX_PROMPT);
-    for (field, model) in [
-        ("/foundationModel", &def.foundation_model),
-        ("/verificationFoundationModel", &def.verification_foundation_model),
-    ] {
-        if let Some(model) = model {
-            check_text(&mut v, field, model, 2_048);
-        }
+    bedrock::check_agent(&mut v, def);
+    if let Some(model) = &def.verification_foundation_model {
+        bedrock::check_model(&mut v, "/verificationFoundationModel", model);
     }
     check_tool_ids(&mut v, &def.tool_ids);
-    let references = def.references().len();
+    let references = def.reference_count();
     if references > MAX_TOOLS && def.tool_ids.len() <= MAX_TOOLS {
         v.push(
             "/rolloutPolicy/toolOverrides",
@@ -95,7 +97,7 @@ fn check_tool_ids(v: &mut Violations, ids: &[String]) {
     let mut seen = HashSet::new();
     for (i, id) in ids.iter().enumerate() {
         let path = pointer("/toolIds", i);
-        check_id(v, &path, id);
+        super::common::check_tool_ref(v, &path, id);
         if !seen.insert(id) {
             v.push(path, format!("duplicate tool id `{id}`"));
         }
@@ -118,7 +120,12 @@ fn check_collaborators(v: &mut Violations, agent_id: &str, collaborators: &[Coll
     let mut seen = HashSet::new();
     for (i, c) in collaborators.iter().enumerate() {
         let base = pointer("/collaborators", i);
-        check_unknown(v, &base, &c.unknown, &["agentId", "instruction", "historyRelay"]);
+        check_unknown(
+            v,
+            &base,
+            &c.unknown,
+            &["agentId", "instruction", "historyRelay", "agentAliasArn"],
+        );
         let id_path = pointer(&base, "agentId");
         check_id(v, &id_path, &c.agent_id);
         if c.agent_id == agent_id {
@@ -135,16 +142,18 @@ fn check_knowledge_base(v: &mut Violations, base: &str, kb: &KnowledgeBase) {
         v,
         base,
         &kb.unknown,
-        &["id", "description", "supportedAgentFrameworks", "filter", "numberOfResults"],
+        &[
+            "id",
+            "description",
+            "supportedAgentFrameworks",
+            "filter",
+            "numberOfResults",
+            "overrideSearchType",
+            "rerankingConfiguration",
+        ],
     );
-    check_text(v, &pointer(base, "id"), &kb.id, 128);
-    check_text(v, &pointer(base, "description"), &kb.description, 500);
+    bedrock::check_knowledge_base(v, base, kb);
     if kb.supported_agent_frameworks.is_empty() {
         v.push(pointer(base, "supportedAgentFrameworks"), "must list at least one framework");
-    }
-    if let Some(n) = kb.number_of_results
-        && !(1..=100).contains(&n)
-    {
-        v.push(pointer(base, "numberOfResults"), "must be between 1 and 100");
     }
 }

@@ -17,15 +17,18 @@ pub const MAX_TAG_KEY: usize = 128;
 pub const MAX_TAG_VALUE: usize = 256;
 
 static ID: LazyLock<Regex> = LazyLock::new(|| literal(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$"));
+/// AWS `LambdaResourceArn` (Bedrock Agent Runtime), ASCII digits only.
 static LAMBDA_ARN: LazyLock<Regex> = LazyLock::new(|| {
     literal(
-        r"^arn:aws[a-zA-Z-]*:lambda:[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d:\d{12}:function:[a-zA-Z0-9_-]{1,64}(:(\$LATEST|[a-zA-Z0-9_-]{1,128}))?$",
+        r"^arn:(aws[a-zA-Z-]*)?:lambda:[a-z]{2}(-gov)?-[a-z]+-[0-9]{1}:[0-9]{12}:function:[a-zA-Z0-9_.-]+(:(\$LATEST|[a-zA-Z0-9_-]+))?$",
     )
 });
+/// AWS `TagKey` / `TagValue` characters.
+static TAG: LazyLock<Regex> = LazyLock::new(|| literal(r"^[a-zA-Z0-9\s._:/=+@-]*$"));
 
 /// Compiles a pattern written in this file; a typo is caught by the unit tests below.
 #[allow(clippy::expect_used)]
-fn literal(pattern: &str) -> Regex {
+pub(super) fn literal(pattern: &str) -> Regex {
     Regex::new(pattern).expect("literal pattern compiles")
 }
 
@@ -50,10 +53,10 @@ pub fn check_id(v: &mut Violations, path: &str, id: &str) {
 
 /// Records a violation unless `arn` is a Lambda function ARN.
 pub fn check_lambda_arn(v: &mut Violations, path: &str, arn: &str) {
-    if !LAMBDA_ARN.is_match(arn) {
+    if arn.len() > 2_048 || !LAMBDA_ARN.is_match(arn) {
         v.push(
             path,
-            "must be a Lambda function ARN like arn:aws:lambda:us-east-1:123456789012:function:my-fn",
+            "must be a Lambda function ARN matching AWS `LambdaResourceArn`, like arn:aws:lambda:us-east-1:123456789012:function:my-fn",
         );
     }
 }
@@ -95,6 +98,22 @@ pub fn check_tags(v: &mut Violations, path: &str, tags: &Tags) {
         if value.chars().count() > MAX_TAG_VALUE {
             v.push(&at, format!("tag values must be at most {MAX_TAG_VALUE} characters"));
         }
+        if !TAG.is_match(key) || !TAG.is_match(value) {
+            v.push(
+                &at,
+                "tag keys and values may hold letters, digits, spaces and . _ : / = + @ - only (AWS `TagKey`, `TagValue`)",
+            );
+        }
+    }
+}
+
+/// Records a violation unless `reference` is a valid tool reference: an id, a release
+/// (`weather@1.2.0`) or a range (`weather@^1.2`, Cargo's requirement syntax).
+pub fn check_tool_ref(v: &mut Violations, path: &str, reference: &str) {
+    match crate::release::ToolRef::parse(reference) {
+        Err(e) => v.push(path, format!("`{reference}`: {e}")),
+        Ok(crate::release::ToolRef::Exact(id)) => check_id(v, path, &id),
+        Ok(crate::release::ToolRef::Range { name, .. }) => check_id(v, path, &name),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Validation of definitions on every write path; every violation is collected.
 
 mod agent;
+mod bedrock;
 mod common;
 mod rollout;
 mod tool;

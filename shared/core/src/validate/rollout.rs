@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::common::{check_id, check_unknown};
+use super::common::check_unknown;
 use crate::RolloutPolicy;
 use crate::violation::{Violations, pointer};
 
@@ -38,10 +38,12 @@ pub fn check_rollout(v: &mut Violations, base: &str, policy: &RolloutPolicy) {
     }
     for (old, new) in policy.tool_overrides.iter().flatten() {
         let path = pointer(&pointer(base, "toolOverrides"), old);
-        if !super::common::is_id(old) {
-            v.push(&path, format!("key `{old}` is not a valid tool id"));
+        let mut key = Violations::new();
+        super::common::check_tool_ref(&mut key, &path, old);
+        if !key.is_empty() {
+            v.push(&path, format!("key `{old}` is not a valid tool id or range"));
         }
-        check_id(v, &path, new);
+        super::common::check_tool_ref(v, &path, new);
         if old == new {
             v.push(&path, "a tool cannot override itself");
         }

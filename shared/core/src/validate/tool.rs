@@ -10,7 +10,7 @@ use crate::violation::Violations;
 use crate::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, Violation};
 
 /// Maximum description length, in characters.
-pub const MAX_DESCRIPTION: usize = 500;
+pub const MAX_DESCRIPTION: usize = 200;
 /// Maximum inline code size, in bytes.
 pub const MAX_CODE_BYTES: usize = 64 * 1024;
 /// Allowed execution timeout range, in seconds.
@@ -53,7 +53,17 @@ pub fn tool(def: &ToolDefinition) -> Result<(), Vec<Violation>> {
         );
     }
     check_text(&mut v, "/displayName", &def.display_name, 200);
-    check_text(&mut v, "/description", &def.description, MAX_DESCRIPTION);
+    if def.description.chars().count() > MAX_DESCRIPTION {
+        v.push(
+            "/description",
+            format!(
+                "must be at most {MAX_DESCRIPTION} characters: it is the action group's description (AWS `ResourceDescription`; got {})",
+                def.description.chars().count()
+            ),
+        );
+    } else {
+        check_text(&mut v, "/description", &def.description, MAX_DESCRIPTION);
+    }
     if let Some(t) = def.execution_timeout
         && !TIMEOUT_RANGE.contains(&t)
     {

@@ -25,7 +25,7 @@ pub fn tool_json(id: &str) -> Value {
 pub fn agent_json(id: &str, tool_ids: &[&str]) -> Value {
     json!({
         "agentId": id,
-        "basePrompt": "You help with the weather.",
+        "basePrompt": "You help people with the weather: answer briefly and name the city.",
         "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
         "toolIds": tool_ids,
     })
