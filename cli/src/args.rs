@@ -86,6 +86,9 @@ pub struct ServeArgs {
     /// http://127.0.0.1:9000.
     #[arg(long, env = "AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL")]
     pub lambda_invoke_endpoint_url: Option<String>,
+    /// Bedrock Agents API endpoint for publishing (AWS's own when unset).
+    #[arg(long, env = "AGENT_REGISTRY_BEDROCK_ENDPOINT_URL")]
+    pub bedrock_endpoint_url: Option<String>,
     /// Limits against slow, idle and greedy clients.
     #[command(flatten)]
     pub limits: LimitArgs,

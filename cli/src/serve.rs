@@ -32,6 +32,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let registry = registry.with_aws(registry_aws::Aws::new(registry_aws::Endpoints {
         lambda: args.lambda_endpoint_url.clone(),
         lambda_invoke: args.lambda_invoke_endpoint_url.clone(),
+        bedrock: args.bedrock_endpoint_url.clone(),
     }));
     if fresh && !args.no_example {
         example::load(&registry).await.context("cannot load the example definitions")?;

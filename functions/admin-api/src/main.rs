@@ -30,6 +30,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     let endpoints = registry_aws::Endpoints {
         lambda: endpoint("AGENT_REGISTRY_LAMBDA_ENDPOINT_URL"),
         lambda_invoke: endpoint("AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL"),
+        bedrock: endpoint("AGENT_REGISTRY_BEDROCK_ENDPOINT_URL"),
     };
     let registry = Registry::new(Arc::new(store)).with_aws(registry_aws::Aws::new(endpoints));
     lambda_http::run(app(registry, Arc::new(auth))).await

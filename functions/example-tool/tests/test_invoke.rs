@@ -113,8 +113,8 @@ fn call(function: &str, arguments: serde_json::Value) -> TestInvoke {
 async fn the_example_tool_answers_good_and_bad_calls_as_bedrock_would_see_them() {
     let emulator = Emulator::start();
     let aws = Aws::new(Endpoints {
-        lambda: None,
         lambda_invoke: Some(format!("http://127.0.0.1:{}", emulator.port)),
+        ..Endpoints::default()
     });
 
     let good = invoke(&aws, &call("convert", json!({"value": 5, "from": "km", "to": "mi"}))).await;

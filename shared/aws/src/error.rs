@@ -14,6 +14,9 @@ pub enum AwsError {
     /// AWS (or the local endpoint) refused or could not be reached.
     #[error("{0}")]
     Aws(String),
+    /// AWS refused because of the state of a resource (e.g. an agent in use).
+    #[error("{0}")]
+    Conflict(String),
     /// The function answered with something that is not an action-group response.
     #[error("the function's answer is not an action-group response: {0}")]
     BadResponse(String),

@@ -1,6 +1,7 @@
 //! Acting on AWS for the registry: verify that a tool's Lambda exists and may be invoked
 //! by Bedrock ([`Aws::verify_tool`]), and invoke it with the event Bedrock would send
-//! ([`Aws::test_invoke`]). Every client takes an endpoint URL, so all of it works against
+//! ([`Aws::test_invoke`]), and publish agents to Bedrock Agents ([`plan`], then
+//! [`Aws::apply_plan`]). Every client takes an endpoint URL, so all of it works against
 //! local servers (moto for the Lambda control API, `cargo lambda watch` for Invoke).
 
 mod arn;
@@ -9,6 +10,7 @@ mod event;
 mod invoke;
 pub mod plan;
 mod policy;
+mod publish;
 mod verify;
 
 pub use arn::LambdaArn;
@@ -16,6 +18,7 @@ pub use error::AwsError;
 pub use event::{TEST_AGENT_ID, function_event};
 pub use invoke::{InvokeReport, TestInvoke};
 pub use policy::{BEDROCK_PRINCIPAL, BedrockGrant, bedrock_grant};
+pub use publish::{ALIAS_NAME, Poll, Published, unpublishable};
 pub use verify::{Finding, FindingCode, Severity, Verification, VerifyOptions};
 
 /// Endpoint overrides of the AWS clients (`None`: AWS's own endpoints).
@@ -27,6 +30,8 @@ pub struct Endpoints {
     /// Lambda Invoke endpoint when it differs, e.g. `http://127.0.0.1:9000` for
     /// `cargo lambda watch`, which serves Invoke only.
     pub lambda_invoke: Option<String>,
+    /// Bedrock Agents API endpoint (publish, drift, unpublish).
+    pub bedrock: Option<String>,
 }
 
 /// The AWS clients the registry uses, built on first use (loading the SDK
@@ -37,12 +42,26 @@ pub struct Aws {
     endpoints: Endpoints,
     lambda: std::sync::Arc<tokio::sync::OnceCell<aws_sdk_lambda::Client>>,
     invoke: std::sync::Arc<tokio::sync::OnceCell<aws_sdk_lambda::Client>>,
+    bedrock: std::sync::Arc<tokio::sync::OnceCell<aws_sdk_bedrockagent::Client>>,
 }
 
 impl Aws {
     /// Clients for `endpoints`, with the usual credential chain.
     pub fn new(endpoints: Endpoints) -> Self {
-        Self { endpoints, lambda: Default::default(), invoke: Default::default() }
+        Self {
+            endpoints,
+            lambda: Default::default(),
+            invoke: Default::default(),
+            bedrock: Default::default(),
+        }
+    }
+
+    /// Clients around a ready Bedrock Agents client (tests give one whose responses
+    /// are stubbed).
+    pub fn with_bedrock(endpoints: Endpoints, client: aws_sdk_bedrockagent::Client) -> Self {
+        let aws = Self::new(endpoints);
+        let _ = aws.bedrock.set(client);
+        aws
     }
 
     /// The Lambda client of the control calls.
@@ -78,7 +97,7 @@ async fn lambda_client(url: Option<String>) -> aws_sdk_lambda::Client {
 /// Credentials for a local endpoint (which does not check signatures): the
 /// environment's when set, else a fixed local pair, so a machine without AWS
 /// credentials can test-invoke under `cargo lambda watch`.
-fn local_credentials() -> aws_config::meta::credentials::CredentialsProviderChain {
+pub(crate) fn local_credentials() -> aws_config::meta::credentials::CredentialsProviderChain {
     use aws_config::environment::EnvironmentVariableCredentialsProvider;
     aws_config::meta::credentials::CredentialsProviderChain::first_try(
         "environment",

@@ -16,6 +16,9 @@ fn json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// Bedrock's idle session timeout when none is set, in seconds.
+pub const DEFAULT_IDLE_TTL: u32 = 600;
+
 /// An agent's own settings as Bedrock's `CreateAgent`/`UpdateAgent` take them, by AWS
 /// member name (`instruction`, `foundationModel`, `guardrailConfiguration`, ...).
 pub type AgentSettings = BTreeMap<String, Value>;
@@ -164,13 +167,18 @@ impl Desired {
         set("instruction", Value::from(agent.instruction.clone()));
         set("foundationModel", Value::from(agent.foundation_model.clone()));
         set("description", description.map_or(Value::Null, Value::from));
-        set("idleSessionTTLInSeconds", json(&agent.idle_session_ttl_in_seconds));
+        // Bedrock reads back its defaults; naming them keeps a republish a no-op.
+        let or = |value: Value, default: Value| if value.is_null() { default } else { value };
+        set(
+            "idleSessionTTLInSeconds",
+            or(json(&agent.idle_session_ttl_in_seconds), Value::from(DEFAULT_IDLE_TTL)),
+        );
         set("guardrailConfiguration", json(&agent.guardrail_configuration));
         set("promptOverrideConfiguration", json(&agent.prompt_override_configuration));
         set("customerEncryptionKeyArn", json(&agent.customer_encryption_key_arn));
-        set("orchestrationType", json(&inline.orchestration_type));
+        set("orchestrationType", or(json(&inline.orchestration_type), Value::from("DEFAULT")));
         set("customOrchestration", json(&inline.custom_orchestration));
-        set("agentCollaboration", json(&agent.agent_collaboration));
+        set("agentCollaboration", or(json(&agent.agent_collaboration), Value::from("DISABLED")));
         let action_groups = agent
             .action_groups
             .iter()

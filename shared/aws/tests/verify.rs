@@ -72,7 +72,7 @@ fn tool(arn: &str) -> ToolDefinition {
 }
 
 fn aws() -> Aws {
-    Aws::new(Endpoints { lambda: Some(endpoint()), lambda_invoke: None })
+    Aws::new(Endpoints { lambda: Some(endpoint()), ..Endpoints::default() })
 }
 
 fn unique(prefix: &str) -> String {

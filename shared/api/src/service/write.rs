@@ -208,6 +208,8 @@ impl Registry {
                     created_at: head.server().created_at,
                     last_modified_by: Some(principal.name.clone()),
                     updated_at: Some(now),
+                    // Only publishing sets it; an edit keeps it (drift shows the change).
+                    publication: head.server().publication.clone(),
                 },
             ),
             None => (
@@ -219,6 +221,7 @@ impl Registry {
                     created_at: Some(now),
                     last_modified_by: Some(principal.name.clone()),
                     updated_at: Some(now),
+                    publication: None,
                 },
             ),
         };

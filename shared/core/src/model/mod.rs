@@ -20,7 +20,7 @@ pub use bedrock::{
 };
 pub use definition::{Definition, Kind};
 pub use lifecycle::{Lifecycle, LifecycleStatus};
-pub use meta::ServerFields;
+pub use meta::{Publication, ServerFields};
 pub use rollout::{RolloutPolicy, Stickiness};
 pub use tool::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, ToolTarget};
 
