@@ -129,6 +129,37 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
             output::one(&reply.body, remote.output);
         }
+        Operation::Publish { id, context, role_arn, dry_run } => {
+            agents_only(collection, "publish")?;
+            let mut body = serde_json::json!({"dryRun": dry_run});
+            if let Some(context) = context {
+                body["context"] =
+                    serde_json::from_str(&context).context("--context must be a JSON object")?;
+            }
+            if let Some(role) = role_arn {
+                body["roleArn"] = Value::from(role);
+            }
+            let path = format!("{}/publish", item_path(base, &id));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+        }
+        Operation::Publication { id } => {
+            agents_only(collection, "publication")?;
+            let path = format!("{}/publication", item_path(base, &id));
+            let reply = client.send(Method::GET, &path, None, None).await?;
+            output::one(&reply.body, remote.output);
+            if reply.body["inSync"] != Value::Bool(true) {
+                bail!("`{id}`: Bedrock differs from what publishing now would make (see `plan`)");
+            }
+        }
+        Operation::Unpublish { id } => {
+            agents_only(collection, "unpublish")?;
+            let path = format!("{}/publication", item_path(base, &id));
+            client.send(Method::DELETE, &path, None, None).await?;
+            if remote.output == OutputFormat::Table {
+                println!("{id}: unpublished");
+            }
+        }
     }
     Ok(())
 }
@@ -137,6 +168,13 @@ fn tools_only(collection: Collection, op: &str) -> Result<()> {
     match collection {
         Collection::Tools => Ok(()),
         Collection::Agents => bail!("`{op}` applies to tools: agent-registry tools {op} ..."),
+    }
+}
+
+fn agents_only(collection: Collection, op: &str) -> Result<()> {
+    match collection {
+        Collection::Agents => Ok(()),
+        Collection::Tools => bail!("`{op}` applies to agents: agent-registry agents {op} ..."),
     }
 }
 

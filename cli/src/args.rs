@@ -233,6 +233,31 @@ pub enum Operation {
         #[arg(long)]
         session_attributes: Option<String>,
     },
+    /// Agents only: publish the agent to Bedrock Agents as the resolution for one
+    /// audience (plan, then apply; `--dry-run` prints the plan only).
+    Publish {
+        /// Agent id.
+        id: String,
+        /// The audience: a request context as JSON; defaults to the current publication's.
+        #[arg(long)]
+        context: Option<String>,
+        /// The Bedrock service role ARN (needed when the Bedrock agent is created).
+        #[arg(long)]
+        role_arn: Option<String>,
+        /// Print the calls a publish would make, make none.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Agents only: whether Bedrock still holds what publishing now would make.
+    Publication {
+        /// Agent id.
+        id: String,
+    },
+    /// Agents only: delete the agent's Bedrock agent and clear its publication.
+    Unpublish {
+        /// Agent id.
+        id: String,
+    },
 }
 
 /// Roles a token can carry.

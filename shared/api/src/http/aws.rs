@@ -1,12 +1,15 @@
-//! Routes that act on AWS: `POST /tools/{id}/verify` and `POST /tools/{id}/test-invoke`.
+//! Routes that act on AWS: `POST /tools/{id}/verify`, `POST /tools/{id}/test-invoke`,
+//! `POST /agents/{id}/publish`, `GET` and `DELETE /agents/{id}/publication`.
 
 use axum::Json;
 use axum::extract::State;
 use registry_aws::{InvokeReport, TestInvoke, Verification, VerifyOptions};
 use serde::Deserialize;
 
+use crate::service::{Drift, PublishReport, PublishRequest};
+
 use crate::http::AppState;
-use crate::http::auth::Editor;
+use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::json::JsonBody;
 use crate::http::params::Id;
 use crate::http::problem::Problem;
@@ -65,4 +68,73 @@ pub async fn test_invoke(
     JsonBody(call): JsonBody<TestInvoke>,
 ) -> Result<Json<InvokeReport>, Problem> {
     Ok(Json(state.registry.test_invoke(&id, &call).await?))
+}
+
+/// Publishes the agent to Bedrock Agents as the resolution for one audience (the
+/// request context given, else the current publication's): plans the calls against
+/// what Bedrock holds, then (unless `dryRun`) makes them, prepares the agent and moves
+/// the `registry` alias to the new version. Publishing again with nothing changed
+/// makes no mutating call. Collaborators must be published first.
+#[utoipa::path(post, path = "/agents/{id}/publish", tag = "aws", request_body = PublishRequest,
+    params(("id" = String, Path, description = "Agent id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The plan (made, unless a dry run) and the publication", body = PublishReport),
+        (status = 400, description = "No audience on a first publish, audience refused, unpublished collaborator, setting a persistent agent cannot take, malformed JSON", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
+        (status = 412, description = "The agent changed while it was being published; publish again", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "`UPSTREAM_FAILED`: a Bedrock call failed; publishing again completes it", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn publish_agent(
+    State(state): State<AppState>,
+    Admin(caller): Admin,
+    Id(id): Id,
+    JsonBody(request): JsonBody<PublishRequest>,
+) -> Result<Json<PublishReport>, Problem> {
+    Ok(Json(state.registry.publish(&caller, &id, request).await?))
+}
+
+/// Drift check: whether Bedrock still holds what publishing the agent now would make,
+/// with the calls a publish would make.
+#[utoipa::path(get, path = "/agents/{id}/publication", tag = "aws",
+    params(("id" = String, Path, description = "Agent id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The publication, `inSync`, and the calls a publish would make", body = Drift),
+        (status = 400, description = "The agent is not published", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be read", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn agent_publication(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+) -> Result<Json<Drift>, Problem> {
+    Ok(Json(state.registry.publication(&id).await?))
+}
+
+/// Unpublishes the agent: deletes its Bedrock agent (with its aliases) and clears the
+/// record. Bedrock refuses while the agent is in use, e.g. as a collaborator.
+#[utoipa::path(delete, path = "/agents/{id}/publication", tag = "aws",
+    params(("id" = String, Path, description = "Agent id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Unpublished"),
+        (status = 400, description = "The agent is not published", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`PUBLISHED`: Bedrock refused, the agent is in use", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be reached", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn unpublish_agent(
+    State(state): State<AppState>,
+    Admin(caller): Admin,
+    Id(id): Id,
+) -> Result<axum::http::StatusCode, Problem> {
+    state.registry.unpublish(&caller, &id).await?;
+    Ok(axum::http::StatusCode::NO_CONTENT)
 }

@@ -41,6 +41,8 @@ pub enum Code {
     Conflict,
     /// A tool is still used by agents.
     InUse,
+    /// The agent is published to Bedrock; unpublish it first.
+    Published,
     /// The request URI is longer than the server accepts.
     UriTooLong,
     /// The request headers are larger than the server accepts.
@@ -74,6 +76,7 @@ impl Code {
             Self::PreconditionRequired => "urn:agent-registry:problem:precondition-required",
             Self::Conflict => "urn:agent-registry:problem:conflict",
             Self::InUse => "urn:agent-registry:problem:in-use",
+            Self::Published => "urn:agent-registry:problem:published",
             Self::UriTooLong => "urn:agent-registry:problem:uri-too-long",
             Self::HeadersTooLarge => "urn:agent-registry:problem:headers-too-large",
             Self::Overloaded => "urn:agent-registry:problem:overloaded",
@@ -223,6 +226,7 @@ impl From<ServiceError> for Problem {
                 tracing::error!(%reason, "internal error");
                 Self::internal()
             }
+            ServiceError::Published(_) => Self::new(StatusCode::CONFLICT, Code::Published, detail),
             ServiceError::Upstream(_) => {
                 Self::new(StatusCode::BAD_GATEWAY, Code::UpstreamFailed, detail)
             }

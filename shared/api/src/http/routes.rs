@@ -42,7 +42,9 @@ pub fn api() -> OpenApiRouter<AppState> {
     #[cfg(feature = "aws")]
     let router = router
         .routes(routes!(crate::http::aws::verify_tool))
-        .routes(routes!(crate::http::aws::test_invoke));
+        .routes(routes!(crate::http::aws::test_invoke))
+        .routes(routes!(crate::http::aws::publish_agent))
+        .routes(routes!(crate::http::aws::agent_publication, crate::http::aws::unpublish_agent));
     router
 }
 

@@ -1,8 +1,9 @@
 //! Operations that act on AWS: verify a tool's Lambda, test-invoke it.
 
-use registry_aws::{AwsError, InvokeReport, TestInvoke, Verification, VerifyOptions};
+use registry_aws::{InvokeReport, TestInvoke, Verification, VerifyOptions};
 use registry_core::ToolDefinition;
 
+use crate::service::publish::from_aws;
 use crate::service::{Registry, ServiceError};
 
 impl Registry {
@@ -14,7 +15,7 @@ impl Registry {
         options: &VerifyOptions,
     ) -> Result<Verification, ServiceError> {
         let tool: ToolDefinition = self.get(id).await?;
-        self.aws()?.verify_tool(&tool, options).await.map_err(from_aws)
+        self.aws_clients()?.verify_tool(&tool, options).await.map_err(from_aws)
     }
 
     /// Invokes the Lambda of tool `id` with the event Bedrock would send for `call`.
@@ -24,20 +25,13 @@ impl Registry {
         call: &TestInvoke,
     ) -> Result<InvokeReport, ServiceError> {
         let tool: ToolDefinition = self.get(id).await?;
-        self.aws()?.test_invoke(&tool, call).await.map_err(from_aws)
+        self.aws_clients()?.test_invoke(&tool, call).await.map_err(from_aws)
     }
 
-    fn aws(&self) -> Result<&registry_aws::Aws, ServiceError> {
+    /// The AWS clients, or why there are none.
+    pub(super) fn aws_clients(&self) -> Result<&registry_aws::Aws, ServiceError> {
         self.aws.as_ref().ok_or_else(|| {
             ServiceError::Upstream("this server has no AWS clients configured".into())
         })
-    }
-}
-
-fn from_aws(e: AwsError) -> ServiceError {
-    match e {
-        AwsError::Invalid(violations) => ServiceError::Invalid(violations),
-        AwsError::NotALambdaTool(message) => ServiceError::invalid("/executionType", message),
-        AwsError::Aws(_) | AwsError::BadResponse(_) => ServiceError::Upstream(e.to_string()),
     }
 }

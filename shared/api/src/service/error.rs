@@ -65,6 +65,10 @@ pub enum ServiceError {
     /// A failure that is not the caller's doing.
     #[error("internal error")]
     Internal(String),
+    /// The agent is published to Bedrock (delete refused until it is unpublished), or
+    /// Bedrock refused to remove it while in use.
+    #[error("{0}")]
+    Published(String),
     /// AWS, or the endpoint standing in for it, refused or failed a call.
     #[error("{0}")]
     Upstream(String),

@@ -9,6 +9,8 @@ mod evaluate;
 mod lifecycle;
 mod merge_patch;
 mod parse;
+#[cfg(feature = "aws")]
+mod publish;
 mod read;
 mod references;
 mod release_check;
@@ -26,6 +28,8 @@ pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
 pub use merge_patch::merge;
 pub use parse::{from_json, to_pointer};
+#[cfg(feature = "aws")]
+pub use publish::{Drift, PublishReport, PublishRequest};
 pub use release_check::Comparison;
 pub use resolve::ResolveFailure;
 pub use resource::Resource;

@@ -7,7 +7,7 @@
 //! `auth.tokenUrl` and `auth.clientId` are unchanged (see `ToolDefinition::inherit_secret`).
 
 use chrono::{SubsecRound, Utc};
-use registry_core::{ServerFields, Violation, pointer};
+use registry_core::{Kind, ServerFields, Violation, pointer};
 use registry_store::{Expected, StoreError};
 use serde_json::Value;
 
@@ -135,6 +135,16 @@ impl Registry {
     ) -> Result<(), ServiceError> {
         require(principal, Role::Admin, "delete definitions")?;
         let id = &R::canonical_id(id);
+        if R::KIND == Kind::Agent
+            && let Ok(Some(head)) = self.store().get(R::KIND, id).await
+            && let Some(p) = &head.server().publication
+        {
+            // Never orphan a Bedrock agent silently.
+            return Err(ServiceError::Published(format!(
+                "agent `{id}` is published to Bedrock as agent {} (alias {}); unpublish it                  first: DELETE /agents/{id}/publication",
+                p.bedrock_agent_id, p.alias_arn
+            )));
+        }
         self.store()
             .delete(R::KIND, id, expected)
             .await
@@ -244,7 +254,7 @@ impl Registry {
 }
 
 /// Fails unless the principal has at least `role`.
-fn require(principal: &Principal, role: Role, what: &str) -> Result<(), ServiceError> {
+pub(super) fn require(principal: &Principal, role: Role, what: &str) -> Result<(), ServiceError> {
     if principal.has(role) {
         Ok(())
     } else {

@@ -102,6 +102,14 @@ pub async fn start() -> Server {
 
 /// Starts a server with `limits` on a fresh data directory and a fresh store.
 pub async fn start_with(limits: ServerLimits) -> Server {
+    start_with_registry(limits, |registry| registry).await
+}
+
+/// Starts a server whose registry is `wrap`ped first (e.g. given AWS clients).
+pub async fn start_with_registry(
+    limits: ServerLimits,
+    wrap: impl FnOnce(Registry) -> Registry,
+) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let store = test_store(dir.path()).await;
     let (_, admin) = TokenFile::load_or_init(dir.path(), None).unwrap();
@@ -109,7 +117,7 @@ pub async fn start_with(limits: ServerLimits) -> Server {
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
-    let registry = Registry::new(store);
+    let registry = wrap(Registry::new(store));
     let app = router(AppState::new(registry.clone(), Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());

@@ -1,0 +1,144 @@
+#![cfg(feature = "aws")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Publishing over HTTP: plan and dry run, first publish, idempotent republish, the
+//! record on the agent, the drift check, delete refused while published, unpublish.
+//! Bedrock Agents is served in process (moto lacks most of its calls; see
+//! shared/aws/tests/support/fake_bedrock.rs); the router, store and SDK client are real.
+
+mod common;
+#[path = "../../aws/tests/support/fake_bedrock.rs"]
+mod fake_bedrock;
+
+use common::{Server, agent_json, start_with_registry, tool_json};
+use fake_bedrock::{AGENT_ID, Shared};
+use registry_api::http::ServerLimits;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const ROLE: &str = "arn:aws:iam::123456789012:role/agent";
+
+fn audience() -> Value {
+    json!({"user": {"userId": "u-1", "userType": "internal-user"}, "account": {"accountId": "acct-1"}})
+}
+
+async fn start(state: &Shared) -> Server {
+    let client = fake_bedrock::client(state);
+    start_with_registry(ServerLimits::default(), move |registry| {
+        registry
+            .with_aws(registry_aws::Aws::with_bedrock(registry_aws::Endpoints::default(), client))
+    })
+    .await
+}
+
+fn calls(reply: &Value) -> Vec<String> {
+    reply["plan"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["call"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn mutations(state: &Shared) -> usize {
+    state.lock().unwrap().mutations.len()
+}
+
+#[tokio::test]
+async fn publish_plans_applies_records_and_unpublishes() {
+    let state = Shared::default();
+    let s = start(&state).await;
+    assert_eq!(s.create_tool(&tool_json("weather-basic")).await.status, StatusCode::CREATED);
+    let agent = s.create_agent(&agent_json("weather-agent", &["weather-basic"])).await;
+    assert_eq!(agent.status, StatusCode::CREATED, "{}", agent.text);
+
+    // A first publish needs its audience; readers may not publish.
+    let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &json!({})).await;
+    r.assert_invalid_at("/context");
+    let r = s
+        .send(
+            s.req(Method::POST, "/agents/weather-agent/publish", &s.reader)
+                .json(&json!({"context": audience()})),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+
+    // Dry run: the plan, nothing made.
+    let body = json!({"context": audience(), "roleArn": ROLE, "dryRun": true});
+    let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &body).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(
+        calls(&r.body),
+        ["CreateAgent", "CreateAgentActionGroup", "PrepareAgent", "PublishAlias"]
+    );
+    assert_eq!(r.body["dryRun"], true);
+    assert_eq!(mutations(&state), 0, "a dry run makes no mutating call");
+
+    // Publish: made and recorded on the agent.
+    let body = json!({"context": audience(), "roleArn": ROLE});
+    let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &body).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(calls(&r.body).len(), 4);
+    let publication = r.body["publication"].clone();
+    assert_eq!(publication["bedrockAgentId"], AGENT_ID);
+    assert_eq!(publication["registryVersion"], 1);
+    assert_eq!(publication["agentVersion"], "1");
+    assert_eq!(publication["publishedBy"], "admin");
+    let got = s.get("/agents/weather-agent").await;
+    assert_eq!(got.body["publication"], publication, "GET shows the publication");
+    assert_eq!(got.body["version"], 2, "recording it is a change");
+    {
+        let st = state.lock().unwrap();
+        let group = st.groups.values().next().unwrap();
+        assert!(format!("{:?}", group.action_group_executor).contains("weather"), "{group:?}");
+    }
+
+    // Again, with the audience on record: no mutating call, no new version.
+    let before = mutations(&state);
+    let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert!(calls(&r.body).is_empty(), "{}", r.text);
+    assert_eq!(mutations(&state), before);
+    assert_eq!(s.get("/agents/weather-agent").await.body["version"], 2);
+
+    // Drift: in sync, then not once the agent changes.
+    let drift = s.get("/agents/weather-agent/publication").await;
+    assert_eq!(drift.status, StatusCode::OK, "{}", drift.text);
+    assert_eq!(drift.body["inSync"], true);
+    let patched = s
+        .send(
+            s.req(Method::PATCH, "/agents/weather-agent", &s.admin)
+                .header("if-match", "\"2\"")
+                .header("content-type", "application/merge-patch+json")
+                .body(json!({"basePrompt": "You help people with the weather: one sentence, always with the city."}).to_string()),
+        )
+        .await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    assert_eq!(patched.body["publication"], publication, "an edit keeps the record");
+    let drift = s.get("/agents/weather-agent/publication").await;
+    assert_eq!(drift.body["inSync"], false);
+    assert_eq!(calls(&drift.body), ["UpdateAgent", "PrepareAgent", "PublishAlias"]);
+
+    // Deleting a published agent would orphan the Bedrock agent: refused.
+    let r = s
+        .send(s.req(Method::DELETE, "/agents/weather-agent", &s.admin).header("if-match", "\"3\""))
+        .await;
+    r.assert_problem(409, "PUBLISHED");
+    assert!(r.body["detail"].as_str().unwrap().contains(AGENT_ID), "{}", r.text);
+
+    // Unpublish removes it from Bedrock and clears the record; then delete works.
+    let r = s.send(s.req(Method::DELETE, "/agents/weather-agent/publication", &s.admin)).await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+    assert!(state.lock().unwrap().agent.is_none());
+    let got = s.get("/agents/weather-agent").await;
+    assert!(got.body.get("publication").is_none(), "{}", got.text);
+    let r = s.get("/agents/weather-agent/publication").await;
+    r.assert_invalid_at("");
+    let version = got.body["version"].as_u64().unwrap();
+    let r = s
+        .send(
+            s.req(Method::DELETE, "/agents/weather-agent", &s.admin)
+                .header("if-match", format!("\"{version}\"")),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+}
