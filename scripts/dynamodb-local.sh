@@ -19,7 +19,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv-moto"
 MOTO_SPEC='moto[server,dynamodb]==5.2.5'
-STATE_DIR="${STATE_DIR:-${TMPDIR:-/tmp}/registry-dynamodb-local}"
+# One server per checkout: two clones on one machine never stop each other's.
+STATE_DIR="${STATE_DIR:-${TMPDIR:-/tmp}/registry-dynamodb-local-$(printf '%s' "$ROOT" | cksum | cut -d' ' -f1)}"
 
 # moto_server with every request serialized: moto's in-memory backend is not thread-safe
 # (a cancelled TransactWriteItems restores a table copy taken before it started, which

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::args::{Operation, OutputFormat, Remote};
+use crate::args::{ImportSource, Operation, OutputFormat, Remote};
 use crate::client::Client;
 use crate::output;
 
@@ -160,6 +160,20 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
                 println!("{id}: unpublished");
             }
         }
+    }
+    Ok(())
+}
+
+/// `agent-registry import bedrock`: the server reads the Bedrock agent.
+pub async fn import(source: ImportSource, remote: Remote) -> Result<()> {
+    let client = Client::new(&remote.url, remote.token.clone())?;
+    let ImportSource::Bedrock { agent_id, apply } = source;
+    let body = serde_json::json!({"agentId": agent_id, "apply": apply});
+    let reply = client.send(Method::POST, "/import/bedrock", Some(&body), None).await?;
+    output::one(&reply.body, remote.output);
+    let problems = reply.body["problems"].as_array().map_or(0, Vec::len);
+    if apply && problems > 0 {
+        bail!("nothing written: {problems} definition problem(s) (see `problems`)");
     }
     Ok(())
 }

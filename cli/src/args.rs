@@ -43,6 +43,30 @@ pub enum Command {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Import definitions from elsewhere into a running registry.
+    Import {
+        /// Where from.
+        #[command(subcommand)]
+        source: ImportSource,
+        /// Connection options.
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+/// Sources `import` reads.
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// A Bedrock agent, with its action groups, knowledge bases and collaborators
+    /// (read by the registry server with its Bedrock client).
+    Bedrock {
+        /// The Bedrock agent id.
+        #[arg(long)]
+        agent_id: String,
+        /// Write the definitions when all are valid (otherwise only print them).
+        #[arg(long)]
+        apply: bool,
+    },
 }
 
 /// Storage backends for `serve`.

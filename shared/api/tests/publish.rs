@@ -142,3 +142,50 @@ async fn publish_plans_applies_records_and_unpublishes() {
         .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
 }
+
+#[tokio::test]
+async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
+    let state = Shared::default();
+    let s = start(&state).await;
+    assert_eq!(s.create_tool(&tool_json("weather-basic")).await.status, StatusCode::CREATED);
+    let agent = s.create_agent(&agent_json("weather-agent", &["weather-basic"])).await;
+    assert_eq!(agent.status, StatusCode::CREATED, "{}", agent.text);
+    let body = json!({"context": audience(), "roleArn": ROLE});
+    let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &body).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+
+    // Read only: the definitions, nothing left out, nothing refused, nothing written.
+    let request = json!({"agentId": AGENT_ID});
+    let r = s.send(s.req(Method::POST, "/import/bedrock", &s.reader).json(&request)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["applied"], false);
+    assert_eq!(r.body["problems"], json!([]), "{}", r.text);
+    assert_eq!(r.body["unrepresented"], json!([]), "{}", r.text);
+    assert_eq!(r.body["agent"]["agentId"], "weather-agent");
+    let tool_id = r.body["tools"][0]["toolId"].as_str().unwrap().to_owned();
+    assert_eq!(r.body["agent"]["toolIds"], json!([tool_id]));
+    assert_eq!(s.get(&format!("/tools/{tool_id}")).await.status, StatusCode::NOT_FOUND);
+
+    // Writing needs the editor role; then the tools and the agent are stored.
+    let apply = json!({"agentId": AGENT_ID, "apply": true});
+    let r = s.send(s.req(Method::POST, "/import/bedrock", &s.reader).json(&apply)).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+    let r = s.send(s.req(Method::POST, "/import/bedrock", &s.editor).json(&apply)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["applied"], true);
+    let tool = s.get(&format!("/tools/{tool_id}")).await;
+    assert_eq!(tool.status, StatusCode::OK, "{}", tool.text);
+    assert_eq!(tool.body["lambdaArn"], tool_json("x")["lambdaArn"]);
+    let agent = s.get("/agents/weather-agent").await;
+    assert_eq!(agent.body["toolIds"], json!([tool_id]));
+
+    // An agent Bedrock does not have is a 400 at the id.
+    state.lock().unwrap().agent = None;
+    let r = s
+        .send(
+            s.req(Method::POST, "/import/bedrock", &s.reader)
+                .json(&json!({"agentId": "NOSUCHAGNT"})),
+        )
+        .await;
+    r.assert_invalid_at("/agentId");
+}

@@ -7,6 +7,7 @@
 mod arn;
 mod error;
 mod event;
+mod import;
 mod invoke;
 pub mod plan;
 mod policy;
@@ -16,6 +17,7 @@ mod verify;
 pub use arn::LambdaArn;
 pub use error::AwsError;
 pub use event::{TEST_AGENT_ID, function_event};
+pub use import::{IMPORTED_RELEASE, Imported, Unrepresented, registry_id};
 pub use invoke::{InvokeReport, TestInvoke};
 pub use policy::{BEDROCK_PRINCIPAL, BedrockGrant, bedrock_grant};
 pub use publish::{ALIAS_NAME, Poll, Published, unpublishable};

@@ -90,6 +90,15 @@ impl Default for Poll {
     }
 }
 
+/// An agent's draft as Bedrock returns it.
+pub(crate) struct RawAgent {
+    pub agent: aws_sdk_bedrockagent::types::Agent,
+    pub action_groups: Vec<aws_sdk_bedrockagent::types::AgentActionGroup>,
+    pub knowledge_bases: Vec<aws_sdk_bedrockagent::types::AgentKnowledgeBaseSummary>,
+    pub collaborators: Vec<aws_sdk_bedrockagent::types::AgentCollaboratorSummary>,
+    pub aliases: Vec<aws_sdk_bedrockagent::types::AgentAliasSummary>,
+}
+
 /// Where a publication lives in Bedrock.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -141,22 +150,63 @@ impl Aws {
 
     /// What Bedrock holds for agent `agent_id` (empty when it does not exist).
     pub async fn read_agent(&self, agent_id: &str) -> Result<Existing, AwsError> {
+        let Some(raw) = self.read_raw(agent_id).await? else { return Ok(Existing::default()) };
+        let mut existing = Existing {
+            prepared: raw.agent.agent_status == AgentStatus::Prepared,
+            agent: Some((raw.agent.agent_id.clone(), settings_of(&raw.agent))),
+            ..Existing::default()
+        };
+        for group in raw.action_groups {
+            let spec = ActionGroupSpec {
+                name: group.action_group_name.clone(),
+                description: group.description.clone().unwrap_or_default(),
+                executor: executor_json(group.action_group_executor.as_ref()),
+                function_schema: schema_json(group.function_schema.as_ref()),
+            };
+            existing.action_groups.insert(spec.name.clone(), (group.action_group_id, spec));
+        }
+        for kb in raw.knowledge_bases {
+            let spec = KnowledgeBaseSpec {
+                id: kb.knowledge_base_id.clone(),
+                description: kb.description.unwrap_or_default(),
+            };
+            existing.knowledge_bases.insert(kb.knowledge_base_id, spec);
+        }
+        for c in raw.collaborators {
+            let spec = CollaboratorSpec {
+                name: c.collaborator_name.clone(),
+                alias_arn: c.agent_descriptor.and_then(|d| d.alias_arn).unwrap_or_default(),
+                instruction: c.collaboration_instruction,
+                relay: c.relay_conversation_history.as_str().to_owned(),
+            };
+            existing.collaborators.insert(c.collaborator_name, (c.collaborator_id, spec));
+        }
+        existing.alias =
+            raw.aliases.into_iter().find(|a| a.agent_alias_name == ALIAS_NAME).map(|a| {
+                let version = a
+                    .routing_configuration
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find_map(|r| r.agent_version)
+                    .unwrap_or_default();
+                (a.agent_alias_id, version)
+            });
+        Ok(existing)
+    }
+
+    /// Everything Bedrock holds for agent `agent_id`'s draft, as the SDK returns it
+    /// (`None` when the agent does not exist).
+    pub(crate) async fn read_raw(&self, agent_id: &str) -> Result<Option<RawAgent>, AwsError> {
         let client = self.bedrock().await;
         let agent = match client.get_agent().agent_id(agent_id).send().await {
             Ok(out) => out.agent,
             Err(e) if e.as_service_error().is_some_and(|s| s.is_resource_not_found_exception()) => {
-                return Ok(Existing::default());
+                return Ok(None);
             }
             Err(e) => return Err(failed("GetAgent", e)),
         };
-        let Some(agent) = agent else { return Ok(Existing::default()) };
-        let mut existing = Existing {
-            prepared: agent.agent_status == AgentStatus::Prepared,
-            agent: Some((agent.agent_id.clone(), settings_of(&agent))),
-            ..Existing::default()
-        };
-
-        let groups = client
+        let Some(agent) = agent else { return Ok(None) };
+        let summaries = client
             .list_agent_action_groups()
             .agent_id(agent_id)
             .agent_version(DRAFT)
@@ -166,7 +216,8 @@ impl Aws {
             .collect::<Result<Vec<_>, _>>()
             .await
             .map_err(|e| failed("ListAgentActionGroups", e))?;
-        for summary in groups {
+        let mut action_groups = Vec::new();
+        for summary in summaries {
             let out = client
                 .get_agent_action_group()
                 .agent_id(agent_id)
@@ -175,17 +226,9 @@ impl Aws {
                 .send()
                 .await
                 .map_err(|e| failed("GetAgentActionGroup", e))?;
-            let Some(group) = out.agent_action_group else { continue };
-            let spec = ActionGroupSpec {
-                name: group.action_group_name.clone(),
-                description: group.description.clone().unwrap_or_default(),
-                executor: executor_json(group.action_group_executor.as_ref()),
-                function_schema: schema_json(group.function_schema.as_ref()),
-            };
-            existing.action_groups.insert(spec.name.clone(), (group.action_group_id, spec));
+            action_groups.extend(out.agent_action_group);
         }
-
-        let bases = client
+        let knowledge_bases = client
             .list_agent_knowledge_bases()
             .agent_id(agent_id)
             .agent_version(DRAFT)
@@ -195,14 +238,6 @@ impl Aws {
             .collect::<Result<Vec<_>, _>>()
             .await
             .map_err(|e| failed("ListAgentKnowledgeBases", e))?;
-        for kb in bases {
-            let spec = KnowledgeBaseSpec {
-                id: kb.knowledge_base_id.clone(),
-                description: kb.description.unwrap_or_default(),
-            };
-            existing.knowledge_bases.insert(kb.knowledge_base_id, spec);
-        }
-
         let collaborators = client
             .list_agent_collaborators()
             .agent_id(agent_id)
@@ -213,16 +248,6 @@ impl Aws {
             .collect::<Result<Vec<_>, _>>()
             .await
             .map_err(|e| failed("ListAgentCollaborators", e))?;
-        for c in collaborators {
-            let spec = CollaboratorSpec {
-                name: c.collaborator_name.clone(),
-                alias_arn: c.agent_descriptor.and_then(|d| d.alias_arn).unwrap_or_default(),
-                instruction: c.collaboration_instruction,
-                relay: c.relay_conversation_history.as_str().to_owned(),
-            };
-            existing.collaborators.insert(c.collaborator_name, (c.collaborator_id, spec));
-        }
-
         let aliases = client
             .list_agent_aliases()
             .agent_id(agent_id)
@@ -232,16 +257,7 @@ impl Aws {
             .collect::<Result<Vec<_>, _>>()
             .await
             .map_err(|e| failed("ListAgentAliases", e))?;
-        existing.alias = aliases.into_iter().find(|a| a.agent_alias_name == ALIAS_NAME).map(|a| {
-            let version = a
-                .routing_configuration
-                .unwrap_or_default()
-                .into_iter()
-                .find_map(|r| r.agent_version)
-                .unwrap_or_default();
-            (a.agent_alias_id, version)
-        });
-        Ok(existing)
+        Ok(Some(RawAgent { agent, action_groups, knowledge_bases, collaborators, aliases }))
     }
 
     /// Makes `calls` (planned from `desired` against `existing`) and returns where the
@@ -570,7 +586,7 @@ impl Aws {
 }
 
 /// An agent's publishable settings as the plan compares them.
-fn settings_of(agent: &aws_sdk_bedrockagent::types::Agent) -> AgentSettings {
+pub(crate) fn settings_of(agent: &aws_sdk_bedrockagent::types::Agent) -> AgentSettings {
     let mut settings = AgentSettings::new();
     let mut set = |key: &str, value: Option<Value>| {
         if let Some(value) = value {
@@ -621,7 +637,7 @@ fn executor(value: &Value) -> Option<ActionGroupExecutor> {
 }
 
 /// The registry's `functionSchema` JSON for the SDK's.
-fn schema_json(schema: Option<&FunctionSchema>) -> Value {
+pub(crate) fn schema_json(schema: Option<&FunctionSchema>) -> Value {
     let Some(FunctionSchema::Functions(functions)) = schema else { return Value::Null };
     let functions: Vec<Value> = functions
         .iter()

@@ -205,3 +205,45 @@ async fn settings_a_persistent_agent_cannot_take_yet_are_refused_before_any_call
     assert_eq!(violations[0].path, "/inlineAgent/promptOverrideConfiguration");
     assert!(state.lock().unwrap().mutations.is_empty());
 }
+
+#[tokio::test]
+async fn an_imported_agent_is_what_was_published_and_names_what_it_left_out() {
+    let state = Shared::default();
+    let aws = aws(&state);
+    publish(&aws, &desired()).await.unwrap();
+
+    let imported = aws.import_agent(AGENT_ID).await.unwrap();
+    let agent = &imported.agent;
+    assert_eq!(agent["agentId"], "weather-agent");
+    assert_eq!(agent["basePrompt"], desired().settings["instruction"]);
+    assert_eq!(agent["foundationModel"], "anthropic.claude-3-haiku-20240307-v1:0");
+    assert_eq!(agent["idleSessionTTLInSeconds"], 600);
+    assert_eq!(agent["toolIds"], json!(["weather_basic@1.0.0"]));
+    assert_eq!(
+        agent["knowledgeBases"],
+        json!([{"id": "KB12345678", "description": "Climate notes"}])
+    );
+
+    assert_eq!(imported.tools.len(), 1);
+    let tool = &imported.tools[0];
+    assert_eq!(tool["toolId"], "weather_basic@1.0.0");
+    assert_eq!(tool["lambdaArn"], "arn:aws:lambda:us-east-1:123456789012:function:weather-basic");
+    assert_eq!(tool["functionSchema"], schema("current")["functions"]);
+
+    assert_eq!(imported.unrepresented.len(), 1, "{:?}", imported.unrepresented);
+    assert_eq!(imported.unrepresented[0].path, "/actionGroups/browser");
+    assert!(imported.unrepresented[0].reason.contains("return-of-control"));
+
+    // An id Bedrock does not have is a precise refusal.
+    state.lock().unwrap().agent = None;
+    let err = aws.import_agent("NOSUCHAGNT").await.unwrap_err();
+    let AwsError::Invalid(violations) = err else { panic!("{err}") };
+    assert_eq!(violations[0].path, "/agentId");
+}
+
+#[test]
+fn bedrock_names_become_registry_ids() {
+    assert_eq!(registry_aws::registry_id("Weather Agent (EU)"), "weather-agent-eu");
+    assert_eq!(registry_aws::registry_id("team.x"), "team-x");
+    assert_eq!(registry_aws::registry_id("--a__b--"), "a-b");
+}

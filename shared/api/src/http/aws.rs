@@ -6,7 +6,7 @@ use axum::extract::State;
 use registry_aws::{InvokeReport, TestInvoke, Verification, VerifyOptions};
 use serde::Deserialize;
 
-use crate::service::{Drift, PublishReport, PublishRequest};
+use crate::service::{Drift, ImportReport, ImportRequest, PublishReport, PublishRequest};
 
 use crate::http::AppState;
 use crate::http::auth::{Admin, Editor, Reader};
@@ -137,4 +137,24 @@ pub async fn unpublish_agent(
 ) -> Result<axum::http::StatusCode, Problem> {
     state.registry.unpublish(&caller, &id).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
+}
+
+/// Reads a Bedrock agent (settings, action groups, knowledge bases, collaborators) into
+/// registry definitions, reporting what could not be represented and what a write would
+/// refuse; with `apply`, writes them (tools first) when nothing is refused.
+#[utoipa::path(post, path = "/import/bedrock", tag = "aws", request_body = ImportRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The definitions, `unrepresented`, `problems`, and whether they were written", body = ImportReport),
+        (status = 400, description = "No such Bedrock agent, unknown field or malformed JSON; a write refused", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "`apply` without the editor role", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be read", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn import_bedrock(
+    State(state): State<AppState>,
+    Reader(caller): Reader,
+    JsonBody(request): JsonBody<ImportRequest>,
+) -> Result<Json<ImportReport>, Problem> {
+    Ok(Json(state.registry.import_bedrock(&caller, &request).await?))
 }

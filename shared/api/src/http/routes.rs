@@ -44,6 +44,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::http::aws::verify_tool))
         .routes(routes!(crate::http::aws::test_invoke))
         .routes(routes!(crate::http::aws::publish_agent))
+        .routes(routes!(crate::http::aws::import_bedrock))
         .routes(routes!(crate::http::aws::agent_publication, crate::http::aws::unpublish_agent));
     router
 }

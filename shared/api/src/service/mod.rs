@@ -6,6 +6,8 @@
 mod aws;
 mod error;
 mod evaluate;
+#[cfg(feature = "aws")]
+mod import;
 mod lifecycle;
 mod merge_patch;
 mod parse;
@@ -26,6 +28,8 @@ use registry_store::Store;
 
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
+#[cfg(feature = "aws")]
+pub use import::{ImportReport, ImportRequest};
 pub use merge_patch::merge;
 pub use parse::{from_json, to_pointer};
 #[cfg(feature = "aws")]
