@@ -88,7 +88,7 @@ async fn publish_plans_applies_records_and_unpublishes() {
     assert_eq!(got.body["version"], 2, "recording it is a change");
     {
         let st = state.lock().unwrap();
-        let group = st.groups.values().next().unwrap();
+        let group = st.only().groups.values().next().unwrap();
         assert!(format!("{:?}", group.action_group_executor).contains("weather"), "{group:?}");
     }
 
@@ -128,7 +128,7 @@ async fn publish_plans_applies_records_and_unpublishes() {
     // Unpublish removes it from Bedrock and clears the record; then delete works.
     let r = s.send(s.req(Method::DELETE, "/agents/weather-agent/publication", &s.admin)).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
-    assert!(state.lock().unwrap().agent.is_none());
+    assert!(state.lock().unwrap().agents.is_empty());
     let got = s.get("/agents/weather-agent").await;
     assert!(got.body.get("publication").is_none(), "{}", got.text);
     let r = s.get("/agents/weather-agent/publication").await;
@@ -180,7 +180,7 @@ async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
     assert_eq!(agent.body["toolIds"], json!([tool_id]));
 
     // An agent Bedrock does not have is a 400 at the id.
-    state.lock().unwrap().agent = None;
+    state.lock().unwrap().agents.clear();
     let r = s
         .send(
             s.req(Method::POST, "/import/bedrock", &s.reader)
@@ -188,4 +188,59 @@ async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
         )
         .await;
     r.assert_invalid_at("/agentId");
+}
+
+#[tokio::test]
+async fn collaborators_are_published_first_and_associated_by_their_alias() {
+    let state = Shared::default();
+    let s = start(&state).await;
+    assert_eq!(s.create_tool(&tool_json("weather-basic")).await.status, StatusCode::CREATED);
+    let forecaster = s.create_agent(&agent_json("forecaster", &["weather-basic"])).await;
+    assert_eq!(forecaster.status, StatusCode::CREATED, "{}", forecaster.text);
+    let mut supervisor = agent_json("weather-desk", &[]);
+    supervisor["agentCollaboration"] = json!("SUPERVISOR");
+    supervisor["collaborators"] = json!([{
+        "agentId": "forecaster",
+        "instruction": "Ask the forecaster about tomorrow's weather.",
+        "historyRelay": "TO_COLLABORATOR",
+    }]);
+    let r = s.create_agent(&supervisor).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+
+    // Dry run: the collaborator's plan first, the supervisor's with it; nothing made.
+    let body = json!({"context": audience(), "roleArn": ROLE, "dryRun": true});
+    let r = s.admin_json(Method::POST, "/agents/weather-desk/publish", &body).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(
+        calls(&r.body["collaborators"][0]),
+        ["CreateAgent", "CreateAgentActionGroup", "PrepareAgent", "PublishAlias"]
+    );
+    assert!(calls(&r.body).contains(&"AssociateAgentCollaborator".to_owned()), "{}", r.text);
+    assert_eq!(mutations(&state), 0);
+
+    // Publish: the forecaster first, then the desk, associated through its alias.
+    let body = json!({"context": audience(), "roleArn": ROLE});
+    let r = s.admin_json(Method::POST, "/agents/weather-desk/publish", &body).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let forecaster_alias =
+        r.body["collaborators"][0]["publication"]["aliasArn"].as_str().unwrap().to_owned();
+    assert_eq!(s.get("/agents/forecaster").await.body["publication"]["aliasArn"], forecaster_alias);
+    let desk_id = r.body["publication"]["bedrockAgentId"].as_str().unwrap().to_owned();
+    {
+        let st = state.lock().unwrap();
+        assert_eq!(st.agents.len(), 2);
+        let associated: Vec<_> = st.agents[&desk_id].collaborators.values().collect();
+        assert_eq!(associated.len(), 1);
+        assert_eq!(
+            associated[0].agent_descriptor.as_ref().unwrap().alias_arn.as_deref(),
+            Some(forecaster_alias.as_str())
+        );
+    }
+
+    // Again: both published, nothing to do.
+    let before = mutations(&state);
+    let r = s.admin_json(Method::POST, "/agents/weather-desk/publish", &json!({})).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert!(calls(&r.body).is_empty() && r.body["collaborators"] == json!([]), "{}", r.text);
+    assert_eq!(mutations(&state), before);
 }

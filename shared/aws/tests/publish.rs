@@ -107,10 +107,11 @@ async fn a_first_publish_creates_everything_and_a_second_changes_nothing() {
     assert!(published.alias_arn.ends_with(&format!("/{AGENT_ID}/{}", published.alias_id)));
     {
         let st = state.lock().unwrap();
-        let agent = st.agent.as_ref().unwrap();
+        let held = st.only();
+        let agent = &held.agent;
         assert_eq!(agent.instruction.as_deref(), desired.settings["instruction"].as_str());
         assert_eq!(agent.idle_session_ttl_in_seconds, 600);
-        let executors: BTreeMap<String, String> = st
+        let executors: BTreeMap<String, String> = held
             .groups
             .values()
             .map(|g| {
@@ -122,7 +123,7 @@ async fn a_first_publish_creates_everything_and_a_second_changes_nothing() {
             .collect();
         assert!(executors["weather_basic"].contains("function:weather-basic"), "{executors:?}");
         assert!(executors["browser"].contains("ReturnControl"), "{executors:?}");
-        assert_eq!(st.knowledge_bases["KB12345678"], "Climate notes");
+        assert_eq!(held.knowledge_bases["KB12345678"], "Climate notes");
     }
 
     // Read back, Bedrock matches: no mutating call, the same publication.
@@ -161,7 +162,7 @@ async fn a_change_updates_in_place_and_moves_the_alias_to_a_new_version() {
     );
     assert_eq!(second.alias_id, first.alias_id, "the alias moves, it is not replaced");
     assert_eq!(second.agent_version, "2");
-    assert_eq!(state.lock().unwrap().groups.len(), 1);
+    assert_eq!(state.lock().unwrap().only().groups.len(), 1);
     assert!(publish(&aws, &desired).await.unwrap().0.is_empty(), "converged");
 }
 
@@ -174,7 +175,7 @@ async fn a_publish_that_fails_part_way_is_completed_by_the_next() {
 
     let err = publish(&aws, &desired).await.unwrap_err();
     assert!(err.to_string().contains("CreateAgentActionGroup"), "{err}");
-    assert!(state.lock().unwrap().alias.is_none(), "nothing published yet");
+    assert!(state.lock().unwrap().only().alias.is_none(), "nothing published yet");
 
     let (calls, published) = publish(&aws, &desired).await.unwrap();
     assert_eq!(
@@ -235,7 +236,7 @@ async fn an_imported_agent_is_what_was_published_and_names_what_it_left_out() {
     assert!(imported.unrepresented[0].reason.contains("return-of-control"));
 
     // An id Bedrock does not have is a precise refusal.
-    state.lock().unwrap().agent = None;
+    state.lock().unwrap().agents.clear();
     let err = aws.import_agent("NOSUCHAGNT").await.unwrap_err();
     let AwsError::Invalid(violations) = err else { panic!("{err}") };
     assert_eq!(violations[0].path, "/agentId");

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use chrono::{SubsecRound, Utc};
 use registry_aws::plan::{Call, Desired, Existing, plan};
 use registry_aws::{AwsError, Poll, unpublishable};
-use registry_core::resolve::{AgentOutcome, Resolution, ResolveError};
+use registry_core::resolve::{AgentOutcome, CollaboratorConfiguration, Resolution, ResolveError};
 use registry_core::{AgentDefinition, Definition, Kind, Publication, RequestContext, Violation};
 use registry_store::Expected;
 use serde::{Deserialize, Serialize};
@@ -47,6 +47,10 @@ pub struct PublishReport {
     /// The resolution's warnings (deprecations, collaborators left out...).
     #[schema(value_type = Vec<Object>)]
     pub warnings: Vec<registry_core::resolve::Warning>,
+    /// Collaborators that were not published yet, published first (planned first, on
+    /// a dry run) for the same audience, in dependency order.
+    #[schema(value_type = Vec<Object>)]
+    pub collaborators: Vec<PublishReport>,
 }
 
 /// Whether Bedrock still holds what the registry would publish now.
@@ -65,7 +69,8 @@ pub struct Drift {
 }
 
 impl Registry {
-    /// Publishes agent `id` for the request's audience (admin).
+    /// Publishes agent `id` for the request's audience (admin), its unpublished
+    /// collaborators first.
     pub async fn publish(
         &self,
         principal: &Principal,
@@ -73,68 +78,103 @@ impl Registry {
         request: PublishRequest,
     ) -> Result<PublishReport, ServiceError> {
         require(principal, Role::Admin, "publish agents")?;
-        let head = self.agent_head(id).await?;
-        let current = head.server.publication.clone();
-        let context = match (&request.context, &current) {
-            (Some(context), _) => context.clone(),
-            (None, Some(p)) => serde_json::from_value(p.context.clone())
-                .map_err(|e| ServiceError::Internal(format!("stored publication context: {e}")))?,
-            (None, None) => {
-                return Err(ServiceError::invalid(
-                    "/context",
-                    "a first publish needs the audience: the request context to resolve for",
-                ));
-            }
-        };
-        let (desired, resolution) = self.desired(&head, &context).await?;
-        let aws = self.aws_clients()?;
-        let existing = match &current {
-            Some(p) => aws.read_agent(&p.bedrock_agent_id).await.map_err(from_aws)?,
-            None => Existing::default(),
-        };
-        let calls = plan(&desired, &existing);
-        let warnings = resolution.warnings.clone();
-        if request.dry_run {
-            return Ok(PublishReport {
-                dry_run: true,
-                plan: calls,
-                publication: current,
-                warnings,
-            });
-        }
-        let published = aws
-            .apply_plan(&desired, &existing, &calls, request.role_arn.as_deref(), Poll::default())
-            .await
-            .map_err(from_aws)?;
-        let context = serde_json::to_value(&context)
-            .map_err(|e| ServiceError::Internal(format!("context: {e}")))?;
-        // Nothing made and the same audience: the record stands (its registry version
-        // is the version whose content was published; recording made a new version
-        // with the same content).
-        let unchanged = current.as_ref().is_some_and(|p| {
-            calls.is_empty()
-                && p.bedrock_agent_id == published.agent_id
-                && p.agent_version == published.agent_version
-                && p.context == context
-        });
-        let publication = if unchanged {
-            current
-        } else {
-            let record = Publication {
-                bedrock_agent_id: published.agent_id,
-                bedrock_agent_arn: published.agent_arn,
-                alias_id: published.alias_id,
-                alias_arn: published.alias_arn,
-                agent_version: published.agent_version,
-                registry_version: resolution.version,
-                context,
-                published_at: Utc::now().trunc_subsecs(3),
-                published_by: principal.name.clone(),
+        self.publish_at(principal, id, request, 0).await
+    }
+
+    /// [`Registry::publish`] of a collaborator `depth` levels below the agent asked for.
+    fn publish_at<'a>(
+        &'a self,
+        principal: &'a Principal,
+        id: &'a str,
+        request: PublishRequest,
+        depth: usize,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<PublishReport, ServiceError>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            let head = self.agent_head(id).await?;
+            let current = head.server.publication.clone();
+            let context = match (&request.context, &current) {
+                (Some(context), _) => context.clone(),
+                (None, Some(p)) => serde_json::from_value(p.context.clone()).map_err(|e| {
+                    ServiceError::Internal(format!("stored publication context: {e}"))
+                })?,
+                (None, None) => {
+                    return Err(ServiceError::invalid(
+                        "/context",
+                        "a first publish needs the audience: the request context to resolve for",
+                    ));
+                }
             };
-            self.record(principal, head, Some(record.clone())).await?;
-            Some(record)
-        };
-        Ok(PublishReport { dry_run: false, plan: calls, publication, warnings })
+            let resolution = self.resolve_for(&head, &context).await?;
+            let mut collaborators = Vec::new();
+            for collaborator in self.unpublished_collaborators(&resolution).await? {
+                if depth >= MAX_PUBLISH_DEPTH {
+                    return Err(ServiceError::invalid(
+                        format!("/collaborators/{collaborator}"),
+                        format!("collaborators nest deeper than {MAX_PUBLISH_DEPTH} levels"),
+                    ));
+                }
+                let request = PublishRequest { context: Some(context.clone()), ..request.clone() };
+                collaborators
+                    .push(self.publish_at(principal, &collaborator, request, depth + 1).await?);
+            }
+            let desired = self.desired(&head, &resolution, request.dry_run).await?;
+            let aws = self.aws_clients()?;
+            let existing = match &current {
+                Some(p) => aws.read_agent(&p.bedrock_agent_id).await.map_err(from_aws)?,
+                None => Existing::default(),
+            };
+            let calls = plan(&desired, &existing);
+            let warnings = resolution.warnings.clone();
+            if request.dry_run {
+                return Ok(PublishReport {
+                    dry_run: true,
+                    plan: calls,
+                    publication: current,
+                    warnings,
+                    collaborators,
+                });
+            }
+            let published = aws
+                .apply_plan(
+                    &desired,
+                    &existing,
+                    &calls,
+                    request.role_arn.as_deref(),
+                    Poll::default(),
+                )
+                .await
+                .map_err(from_aws)?;
+            let context = serde_json::to_value(&context)
+                .map_err(|e| ServiceError::Internal(format!("context: {e}")))?;
+            // Nothing made and the same audience: the record stands (its registry version
+            // is the version whose content was published; recording made a new version
+            // with the same content).
+            let unchanged = current.as_ref().is_some_and(|p| {
+                calls.is_empty()
+                    && p.bedrock_agent_id == published.agent_id
+                    && p.agent_version == published.agent_version
+                    && p.context == context
+            });
+            let publication = if unchanged {
+                current
+            } else {
+                let record = Publication {
+                    bedrock_agent_id: published.agent_id,
+                    bedrock_agent_arn: published.agent_arn,
+                    alias_id: published.alias_id,
+                    alias_arn: published.alias_arn,
+                    agent_version: published.agent_version,
+                    registry_version: resolution.version,
+                    context,
+                    published_at: Utc::now().trunc_subsecs(3),
+                    published_by: principal.name.clone(),
+                };
+                self.record(principal, head, Some(record.clone())).await?;
+                Some(record)
+            };
+            Ok(PublishReport { dry_run: false, plan: calls, publication, warnings, collaborators })
+        })
     }
 
     /// Compares agent `id`'s publication with what a publish would make now.
@@ -143,7 +183,8 @@ impl Registry {
         let publication = published(&head)?.clone();
         let context: RequestContext = serde_json::from_value(publication.context.clone())
             .map_err(|e| ServiceError::Internal(format!("stored publication context: {e}")))?;
-        let (desired, resolution) = self.desired(&head, &context).await?;
+        let resolution = self.resolve_for(&head, &context).await?;
+        let desired = self.desired(&head, &resolution, false).await?;
         let existing = self
             .aws_clients()?
             .read_agent(&publication.bedrock_agent_id)
@@ -177,25 +218,50 @@ impl Registry {
         }
     }
 
-    /// What a publication of `head` for `context` should leave in Bedrock: its
-    /// resolution, with collaborators by the aliases of their own publications.
-    async fn desired(
+    /// The resolution of `head` for `context`; a refusal is the audience's problem.
+    async fn resolve_for(
         &self,
         head: &AgentDefinition,
         context: &RequestContext,
-    ) -> Result<(Desired, Resolution), ServiceError> {
-        let resolution = self.resolve(&head.agent_id, context).await.map_err(|e| match e {
+    ) -> Result<Resolution, ServiceError> {
+        self.resolve(&head.agent_id, context).await.map_err(|e| match e {
             ResolveFailure::Service(e) => e,
             ResolveFailure::Refused(refused) => {
                 ServiceError::invalid("/context", refused_message(&refused))
             }
-        })?;
+        })
+    }
+
+    /// The registry agents among `resolution`'s collaborators that are called through
+    /// their own publication and have none yet.
+    async fn unpublished_collaborators(
+        &self,
+        resolution: &Resolution,
+    ) -> Result<Vec<String>, ServiceError> {
+        let mut pending = Vec::new();
+        for (trace, config) in collaborators(resolution) {
+            if config.agent_alias_arn.is_none()
+                && self.agent_head(&trace.agent_id).await?.server.publication.is_none()
+            {
+                pending.push(trace.agent_id.clone());
+            }
+        }
+        Ok(pending)
+    }
+
+    /// What a publication of `head` resolved as `resolution` should leave in Bedrock:
+    /// collaborators by the aliases of their own publications. An unpublished one is
+    /// refused, or on a dry run (`planned`) named by a placeholder, its publication
+    /// being planned first.
+    async fn desired(
+        &self,
+        head: &AgentDefinition,
+        resolution: &Resolution,
+        planned: bool,
+    ) -> Result<Desired, ServiceError> {
         let mut aliases = BTreeMap::new();
         let mut violations = Vec::new();
-        let resolved =
-            resolution.trace.collaborators.iter().filter(|t| t.outcome == AgentOutcome::Resolved);
-        let configs = &resolution.inline_agent.agent.collaborator_configurations;
-        for (trace, config) in resolved.zip(configs) {
+        for (trace, config) in collaborators(resolution) {
             if config.agent_alias_arn.is_some() {
                 continue;
             }
@@ -203,6 +269,10 @@ impl Registry {
             match &collaborator.server.publication {
                 Some(p) => {
                     aliases.insert(config.collaborator_name.clone(), p.alias_arn.clone());
+                }
+                None if planned => {
+                    let placeholder = format!("(alias of `{}`, published first)", trace.agent_id);
+                    aliases.insert(config.collaborator_name.clone(), placeholder);
                 }
                 None => violations.push(Violation {
                     path: format!("/collaborators/{}", trace.agent_id),
@@ -214,13 +284,9 @@ impl Registry {
                 }),
             }
         }
-        let desired = Desired::from_resolution(&resolution, head.description.as_deref(), &aliases);
+        let desired = Desired::from_resolution(resolution, head.description.as_deref(), &aliases);
         violations.extend(unpublishable(&desired));
-        if violations.is_empty() {
-            Ok((desired, resolution))
-        } else {
-            Err(ServiceError::Invalid(violations))
-        }
+        if violations.is_empty() { Ok(desired) } else { Err(ServiceError::Invalid(violations)) }
     }
 
     /// Stores `head` with `publication` as its record: a new version, same content.
@@ -242,6 +308,18 @@ impl Registry {
             .map(|_| ())
             .map_err(|e| ServiceError::from_store(Kind::Agent, &id, e))
     }
+}
+
+/// How deep collaborators are published before their supervisor.
+const MAX_PUBLISH_DEPTH: usize = registry_core::resolve::MAX_COLLABORATOR_DEPTH + 1;
+
+/// The resolved collaborators of `resolution` with their configurations, in order.
+fn collaborators(
+    resolution: &Resolution,
+) -> impl Iterator<Item = (&registry_core::resolve::AgentTrace, &CollaboratorConfiguration)> {
+    let resolved =
+        resolution.trace.collaborators.iter().filter(|t| t.outcome == AgentOutcome::Resolved);
+    resolved.zip(&resolution.inline_agent.agent.collaborator_configurations)
 }
 
 /// The record of a published agent, or why there is none.

@@ -13,6 +13,7 @@ use aws_sdk_bedrockagent::operation::create_agent_action_group::CreateAgentActio
 use aws_sdk_bedrockagent::operation::delete_agent::{DeleteAgentError, DeleteAgentOutput};
 use aws_sdk_bedrockagent::operation::get_agent::GetAgentError;
 use aws_sdk_bedrockagent::operation::{
+    associate_agent_collaborator::AssociateAgentCollaboratorOutput,
     associate_agent_knowledge_base::AssociateAgentKnowledgeBaseOutput,
     create_agent::CreateAgentOutput, create_agent_action_group::CreateAgentActionGroupOutput,
     create_agent_alias::CreateAgentAliasOutput,
@@ -29,19 +30,30 @@ use aws_sdk_bedrockagent::primitives::DateTime;
 use aws_sdk_bedrockagent::types::error::{ResourceNotFoundException, ThrottlingException};
 use aws_sdk_bedrockagent::types::{
     ActionGroupState, ActionGroupSummary, Agent, AgentActionGroup, AgentAlias,
-    AgentAliasRoutingConfigurationListItem, AgentAliasStatus, AgentAliasSummary,
-    AgentKnowledgeBase, AgentKnowledgeBaseSummary, AgentStatus, KnowledgeBaseState,
+    AgentAliasRoutingConfigurationListItem, AgentAliasStatus, AgentAliasSummary, AgentCollaborator,
+    AgentCollaboratorSummary, AgentKnowledgeBase, AgentKnowledgeBaseSummary, AgentStatus,
+    KnowledgeBaseState,
 };
 use aws_smithy_mocks::{MockResponse, MockResponseInterceptor, Rule, RuleMode, mock};
+
+/// One agent the in-process Bedrock holds, with its draft's parts.
+pub struct Held {
+    pub agent: Agent,
+    /// Action groups by id.
+    pub groups: BTreeMap<String, AgentActionGroup>,
+    /// Knowledge-base descriptions by id.
+    pub knowledge_bases: BTreeMap<String, String>,
+    /// Collaborators by id.
+    pub collaborators: BTreeMap<String, AgentCollaboratorSummary>,
+    pub alias: Option<AgentAlias>,
+    versions: u32,
+}
 
 /// What the in-process Bedrock holds.
 #[derive(Default)]
 pub struct State {
-    pub agent: Option<Agent>,
-    pub groups: BTreeMap<String, AgentActionGroup>,
-    pub knowledge_bases: BTreeMap<String, String>,
-    pub alias: Option<AgentAlias>,
-    versions: u32,
+    /// Agents by id.
+    pub agents: BTreeMap<String, Held>,
     next_id: u32,
     /// Mutating calls made, by operation name.
     pub mutations: Vec<&'static str>,
@@ -51,6 +63,7 @@ pub struct State {
 
 pub type Shared = Arc<Mutex<State>>;
 
+/// The id of the first agent created.
 pub const AGENT_ID: &str = "AGENT00001";
 
 fn now() -> DateTime {
@@ -63,79 +76,97 @@ impl State {
         format!("{prefix}{:05}", self.next_id)
     }
 
-    fn changed(&mut self, call: &'static str) {
+    /// The agent `id`'s draft, changed by `call` (so no longer prepared).
+    fn change(&mut self, id: &str, call: &'static str) -> &mut Held {
         self.mutations.push(call);
-        if let Some(agent) = self.agent.as_mut() {
-            agent.agent_status = AgentStatus::NotPrepared;
-        }
+        let held = self.agents.get_mut(id).unwrap();
+        held.agent.agent_status = AgentStatus::NotPrepared;
+        held
+    }
+
+    /// The one agent held (tests that publish a single agent).
+    pub fn only(&self) -> &Held {
+        assert_eq!(self.agents.len(), 1, "exactly one agent");
+        self.agents.values().next().unwrap()
     }
 }
 
-fn agent(name: &str, status: AgentStatus) -> aws_sdk_bedrockagent::types::builders::AgentBuilder {
+fn not_found() -> ResourceNotFoundException {
+    ResourceNotFoundException::builder().message("no such agent").build()
+}
+
+fn agent(id: &str, name: &str) -> aws_sdk_bedrockagent::types::builders::AgentBuilder {
     Agent::builder()
-        .agent_id(AGENT_ID)
+        .agent_id(id)
         .agent_name(name)
-        .agent_arn(format!("arn:aws:bedrock:us-east-1:123456789012:agent/{AGENT_ID}"))
+        .agent_arn(format!("arn:aws:bedrock:us-east-1:123456789012:agent/{id}"))
         .agent_version("DRAFT")
-        .agent_status(status)
+        .agent_status(AgentStatus::NotPrepared)
         .idle_session_ttl_in_seconds(600)
         .agent_resource_role_arn("arn:aws:iam::123456789012:role/agent")
         .created_at(now())
         .updated_at(now())
 }
 
+/// Sets the settings a CreateAgent or UpdateAgent input carries.
+macro_rules! settings {
+    ($builder:expr, $input:expr) => {
+        $builder
+            .set_instruction($input.instruction().map(str::to_owned))
+            .set_foundation_model($input.foundation_model().map(str::to_owned))
+            .set_description($input.description().map(str::to_owned))
+            .idle_session_ttl_in_seconds($input.idle_session_ttl_in_seconds().unwrap_or(600))
+            .set_orchestration_type($input.orchestration_type().cloned())
+            .set_agent_collaboration($input.agent_collaboration().cloned())
+            .build()
+            .unwrap()
+    };
+}
+
 /// The rules of the in-process Bedrock, all over `state`.
 fn rules(state: &Shared) -> Vec<Rule> {
     let s = state.clone();
-    let get_agent = mock!(Client::get_agent).then_compute_response(move |_| {
-        match s.lock().unwrap().agent.clone() {
-            Some(agent) => MockResponse::Output(GetAgentOutput::builder().agent(agent).build()),
-            None => MockResponse::Error(GetAgentError::ResourceNotFoundException(
-                ResourceNotFoundException::builder().message("no such agent").build(),
-            )),
+    let get_agent = mock!(Client::get_agent).then_compute_response(move |input| {
+        match s.lock().unwrap().agents.get(input.agent_id().unwrap()) {
+            Some(held) => {
+                MockResponse::Output(GetAgentOutput::builder().agent(held.agent.clone()).build())
+            }
+            None => MockResponse::Error(GetAgentError::ResourceNotFoundException(not_found())),
         }
     });
     let s = state.clone();
     let create_agent = mock!(Client::create_agent).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
-        st.changed("CreateAgent");
-        let created = agent(input.agent_name().unwrap(), AgentStatus::NotPrepared)
-            .set_instruction(input.instruction().map(str::to_owned))
-            .set_foundation_model(input.foundation_model().map(str::to_owned))
-            .set_description(input.description().map(str::to_owned))
-            .idle_session_ttl_in_seconds(input.idle_session_ttl_in_seconds().unwrap_or(600))
-            .set_orchestration_type(input.orchestration_type().cloned())
-            .set_agent_collaboration(input.agent_collaboration().cloned())
-            .build()
-            .unwrap();
-        st.agent = Some(created.clone());
+        st.mutations.push("CreateAgent");
+        let id = st.id("AGENT");
+        let created = settings!(agent(&id, input.agent_name().unwrap()), input);
+        let held = Held {
+            agent: created.clone(),
+            groups: BTreeMap::new(),
+            knowledge_bases: BTreeMap::new(),
+            collaborators: BTreeMap::new(),
+            alias: None,
+            versions: 0,
+        };
+        st.agents.insert(id, held);
         CreateAgentOutput::builder().agent(created).build()
     });
     let s = state.clone();
     let update_agent = mock!(Client::update_agent).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
-        st.changed("UpdateAgent");
-        let updated = agent(input.agent_name().unwrap(), AgentStatus::NotPrepared)
-            .set_instruction(input.instruction().map(str::to_owned))
-            .set_foundation_model(input.foundation_model().map(str::to_owned))
-            .set_description(input.description().map(str::to_owned))
-            .idle_session_ttl_in_seconds(input.idle_session_ttl_in_seconds().unwrap_or(600))
-            .set_orchestration_type(input.orchestration_type().cloned())
-            .set_agent_collaboration(input.agent_collaboration().cloned())
-            .build()
-            .unwrap();
-        st.agent = Some(updated.clone());
+        let id = input.agent_id().unwrap();
+        let updated = settings!(agent(id, input.agent_name().unwrap()), input);
+        st.change(id, "UpdateAgent").agent = updated.clone();
         UpdateAgentOutput::builder().agent(updated).build()
     });
     let s = state.clone();
-    let prepare = mock!(Client::prepare_agent).then_compute_output(move |_| {
+    let prepare = mock!(Client::prepare_agent).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
         st.mutations.push("PrepareAgent");
-        if let Some(agent) = st.agent.as_mut() {
-            agent.agent_status = AgentStatus::Prepared;
-        }
+        let id = input.agent_id().unwrap();
+        st.agents.get_mut(id).unwrap().agent.agent_status = AgentStatus::Prepared;
         PrepareAgentOutput::builder()
-            .agent_id(AGENT_ID)
+            .agent_id(id)
             .agent_status(AgentStatus::Preparing)
             .agent_version("DRAFT")
             .prepared_at(now())
@@ -143,9 +174,9 @@ fn rules(state: &Shared) -> Vec<Rule> {
             .unwrap()
     });
     let s = state.clone();
-    let list_groups = mock!(Client::list_agent_action_groups).then_compute_output(move |_| {
+    let list_groups = mock!(Client::list_agent_action_groups).then_compute_output(move |input| {
         let st = s.lock().unwrap();
-        let summaries = st
+        let summaries = st.agents[input.agent_id().unwrap()]
             .groups
             .values()
             .map(|g| {
@@ -166,7 +197,8 @@ fn rules(state: &Shared) -> Vec<Rule> {
     let s = state.clone();
     let get_group = mock!(Client::get_agent_action_group).then_compute_output(move |input| {
         let st = s.lock().unwrap();
-        let group = st.groups.get(input.action_group_id().unwrap()).cloned().unwrap();
+        let held = &st.agents[input.agent_id().unwrap()];
+        let group = held.groups.get(input.action_group_id().unwrap()).cloned().unwrap();
         GetAgentActionGroupOutput::builder().agent_action_group(group).build()
     });
     let s = state.clone();
@@ -178,10 +210,10 @@ fn rules(state: &Shared) -> Vec<Rule> {
                     ThrottlingException::builder().message("slow down").build(),
                 ));
             }
-            st.changed("CreateAgentActionGroup");
             let id = st.id("AG");
+            let agent_id = input.agent_id().unwrap();
             let group = AgentActionGroup::builder()
-                .agent_id(AGENT_ID)
+                .agent_id(agent_id)
                 .agent_version("DRAFT")
                 .action_group_id(&id)
                 .action_group_name(input.action_group_name().unwrap())
@@ -193,7 +225,7 @@ fn rules(state: &Shared) -> Vec<Rule> {
                 .updated_at(now())
                 .build()
                 .unwrap();
-            st.groups.insert(id, group.clone());
+            st.change(agent_id, "CreateAgentActionGroup").groups.insert(id, group.clone());
             MockResponse::Output(
                 CreateAgentActionGroupOutput::builder().agent_action_group(group).build(),
             )
@@ -201,26 +233,24 @@ fn rules(state: &Shared) -> Vec<Rule> {
     let s = state.clone();
     let update_group = mock!(Client::update_agent_action_group).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
-        st.changed("UpdateAgentActionGroup");
-        let id = input.action_group_id().unwrap().to_owned();
-        let mut group = st.groups.get(&id).cloned().unwrap();
+        let held = st.change(input.agent_id().unwrap(), "UpdateAgentActionGroup");
+        let group = held.groups.get_mut(input.action_group_id().unwrap()).unwrap();
         group.description = input.description().map(str::to_owned);
         group.action_group_executor = input.action_group_executor().cloned();
         group.function_schema = input.function_schema().cloned();
-        st.groups.insert(id, group.clone());
-        UpdateAgentActionGroupOutput::builder().agent_action_group(group).build()
+        UpdateAgentActionGroupOutput::builder().agent_action_group(group.clone()).build()
     });
     let s = state.clone();
     let delete_group = mock!(Client::delete_agent_action_group).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
-        st.changed("DeleteAgentActionGroup");
-        st.groups.remove(input.action_group_id().unwrap());
+        let held = st.change(input.agent_id().unwrap(), "DeleteAgentActionGroup");
+        held.groups.remove(input.action_group_id().unwrap());
         DeleteAgentActionGroupOutput::builder().build()
     });
     let s = state.clone();
-    let list_kbs = mock!(Client::list_agent_knowledge_bases).then_compute_output(move |_| {
+    let list_kbs = mock!(Client::list_agent_knowledge_bases).then_compute_output(move |input| {
         let st = s.lock().unwrap();
-        let summaries = st
+        let summaries = st.agents[input.agent_id().unwrap()]
             .knowledge_bases
             .iter()
             .map(|(id, description)| {
@@ -242,12 +272,13 @@ fn rules(state: &Shared) -> Vec<Rule> {
     let associate_kb =
         mock!(Client::associate_agent_knowledge_base).then_compute_output(move |input| {
             let mut st = s.lock().unwrap();
-            st.changed("AssociateAgentKnowledgeBase");
+            let agent_id = input.agent_id().unwrap();
             let (id, description) =
                 (input.knowledge_base_id().unwrap(), input.description().unwrap());
-            st.knowledge_bases.insert(id.to_owned(), description.to_owned());
+            let held = st.change(agent_id, "AssociateAgentKnowledgeBase");
+            held.knowledge_bases.insert(id.to_owned(), description.to_owned());
             let kb = AgentKnowledgeBase::builder()
-                .agent_id(AGENT_ID)
+                .agent_id(agent_id)
                 .agent_version("DRAFT")
                 .knowledge_base_id(id)
                 .description(description)
@@ -258,16 +289,58 @@ fn rules(state: &Shared) -> Vec<Rule> {
                 .unwrap();
             AssociateAgentKnowledgeBaseOutput::builder().agent_knowledge_base(kb).build()
         });
-    let list_collaborators = mock!(Client::list_agent_collaborators).then_compute_output(|_| {
-        ListAgentCollaboratorsOutput::builder()
-            .set_agent_collaborator_summaries(Some(Vec::new()))
-            .build()
-            .unwrap()
-    });
     let s = state.clone();
-    let list_aliases = mock!(Client::list_agent_aliases).then_compute_output(move |_| {
+    let list_collaborators =
+        mock!(Client::list_agent_collaborators).then_compute_output(move |input| {
+            let st = s.lock().unwrap();
+            let summaries =
+                st.agents[input.agent_id().unwrap()].collaborators.values().cloned().collect();
+            ListAgentCollaboratorsOutput::builder()
+                .set_agent_collaborator_summaries(Some(summaries))
+                .build()
+                .unwrap()
+        });
+    let s = state.clone();
+    let associate_collaborator =
+        mock!(Client::associate_agent_collaborator).then_compute_output(move |input| {
+            let mut st = s.lock().unwrap();
+            let id = st.id("COLLAB");
+            let agent_id = input.agent_id().unwrap();
+            let descriptor = input.agent_descriptor().cloned().unwrap();
+            let relay = input.relay_conversation_history().cloned().unwrap();
+            let summary = AgentCollaboratorSummary::builder()
+                .agent_id(agent_id)
+                .agent_version("DRAFT")
+                .collaborator_id(&id)
+                .agent_descriptor(descriptor.clone())
+                .collaboration_instruction(input.collaboration_instruction().unwrap())
+                .relay_conversation_history(relay.clone())
+                .collaborator_name(input.collaborator_name().unwrap())
+                .created_at(now())
+                .last_updated_at(now())
+                .build()
+                .unwrap();
+            st.change(agent_id, "AssociateAgentCollaborator")
+                .collaborators
+                .insert(id.clone(), summary);
+            let collaborator = AgentCollaborator::builder()
+                .agent_id(agent_id)
+                .agent_version("DRAFT")
+                .collaborator_id(id)
+                .agent_descriptor(descriptor)
+                .collaboration_instruction(input.collaboration_instruction().unwrap())
+                .relay_conversation_history(relay)
+                .collaborator_name(input.collaborator_name().unwrap())
+                .created_at(now())
+                .last_updated_at(now())
+                .build()
+                .unwrap();
+            AssociateAgentCollaboratorOutput::builder().agent_collaborator(collaborator).build()
+        });
+    let s = state.clone();
+    let list_aliases = mock!(Client::list_agent_aliases).then_compute_output(move |input| {
         let st = s.lock().unwrap();
-        let summaries = st
+        let summaries = st.agents[input.agent_id().unwrap()]
             .alias
             .iter()
             .map(|a| {
@@ -291,42 +364,46 @@ fn rules(state: &Shared) -> Vec<Rule> {
     let create_alias = mock!(Client::create_agent_alias).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
         st.mutations.push("CreateAgentAlias");
-        st.versions += 1;
         let id = st.id("ALIAS");
-        let alias = alias(&id, input.agent_alias_name().unwrap(), st.versions);
-        st.alias = Some(alias.clone());
+        let agent_id = input.agent_id().unwrap();
+        let held = st.agents.get_mut(agent_id).unwrap();
+        held.versions += 1;
+        let alias = alias(agent_id, &id, input.agent_alias_name().unwrap(), held.versions);
+        held.alias = Some(alias.clone());
         CreateAgentAliasOutput::builder().agent_alias(alias).build()
     });
     let s = state.clone();
     let update_alias = mock!(Client::update_agent_alias).then_compute_output(move |input| {
         let mut st = s.lock().unwrap();
         st.mutations.push("UpdateAgentAlias");
-        st.versions += 1;
-        let alias =
-            alias(input.agent_alias_id().unwrap(), input.agent_alias_name().unwrap(), st.versions);
-        st.alias = Some(alias.clone());
+        let agent_id = input.agent_id().unwrap();
+        let held = st.agents.get_mut(agent_id).unwrap();
+        held.versions += 1;
+        let alias = alias(
+            agent_id,
+            input.agent_alias_id().unwrap(),
+            input.agent_alias_name().unwrap(),
+            held.versions,
+        );
+        held.alias = Some(alias.clone());
         UpdateAgentAliasOutput::builder().agent_alias(alias).build()
     });
     let s = state.clone();
-    let get_alias = mock!(Client::get_agent_alias).then_compute_output(move |_| {
-        let alias = s.lock().unwrap().alias.clone().unwrap();
+    let get_alias = mock!(Client::get_agent_alias).then_compute_output(move |input| {
+        let alias = s.lock().unwrap().agents[input.agent_id().unwrap()].alias.clone().unwrap();
         GetAgentAliasOutput::builder().agent_alias(alias).build()
     });
     let s = state.clone();
-    let delete_agent = mock!(Client::delete_agent).then_compute_response(move |_| {
+    let delete_agent = mock!(Client::delete_agent).then_compute_response(move |input| {
         let mut st = s.lock().unwrap();
-        if st.agent.take().is_none() {
-            return MockResponse::Error(DeleteAgentError::ResourceNotFoundException(
-                ResourceNotFoundException::builder().message("no such agent").build(),
-            ));
+        let id = input.agent_id().unwrap();
+        if st.agents.remove(id).is_none() {
+            return MockResponse::Error(DeleteAgentError::ResourceNotFoundException(not_found()));
         }
         st.mutations.push("DeleteAgent");
-        st.groups.clear();
-        st.knowledge_bases.clear();
-        st.alias = None;
         MockResponse::Output(
             DeleteAgentOutput::builder()
-                .agent_id(AGENT_ID)
+                .agent_id(id)
                 .agent_status(AgentStatus::Deleting)
                 .build()
                 .unwrap(),
@@ -346,6 +423,7 @@ fn rules(state: &Shared) -> Vec<Rule> {
         list_kbs,
         associate_kb,
         list_collaborators,
+        associate_collaborator,
         list_aliases,
         create_alias,
         update_alias,
@@ -353,13 +431,13 @@ fn rules(state: &Shared) -> Vec<Rule> {
     ]
 }
 
-fn alias(id: &str, name: &str, version: u32) -> AgentAlias {
+fn alias(agent_id: &str, id: &str, name: &str, version: u32) -> AgentAlias {
     AgentAlias::builder()
-        .agent_id(AGENT_ID)
+        .agent_id(agent_id)
         .agent_alias_id(id)
         .agent_alias_name(name)
         .agent_alias_arn(format!(
-            "arn:aws:bedrock:us-east-1:123456789012:agent-alias/{AGENT_ID}/{id}"
+            "arn:aws:bedrock:us-east-1:123456789012:agent-alias/{agent_id}/{id}"
         ))
         .routing_configuration(
             AgentAliasRoutingConfigurationListItem::builder()
