@@ -141,13 +141,13 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             }
             let path = format!("{}/publish", item_path(base, &id));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
-            output::one(&reply.body, remote.output);
+            output::publication(&reply.body, remote.output);
         }
         Operation::Publication { id } => {
             agents_only(collection, "publication")?;
             let path = format!("{}/publication", item_path(base, &id));
             let reply = client.send(Method::GET, &path, None, None).await?;
-            output::one(&reply.body, remote.output);
+            output::publication(&reply.body, remote.output);
             if reply.body["inSync"] != Value::Bool(true) {
                 bail!("`{id}`: Bedrock differs from what publishing now would make (see `plan`)");
             }

@@ -80,3 +80,50 @@ fn text(v: &Value) -> String {
 fn status(v: &Value) -> String {
     v["lifecycle"]["status"].as_str().unwrap_or("active").to_owned()
 }
+
+/// A publish report or drift check: JSON as is, or one line per planned call (the
+/// collaborators' publishes first) and the publication.
+pub fn publication(report: &Value, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        one(report, format);
+        return;
+    }
+    print_plan(report, "");
+    if let Some(p) = report.get("publication").filter(|p| p.is_object()) {
+        println!(
+            "published: Bedrock agent {} version {}, alias {}",
+            text(&p["bedrockAgentId"]),
+            text(&p["agentVersion"]),
+            text(&p["aliasArn"])
+        );
+    }
+    if let Some(in_sync) = report.get("inSync") {
+        println!("in sync: {in_sync}");
+    }
+}
+
+/// The planned calls of `report`, its collaborators' first, indented by `indent`.
+fn print_plan(report: &Value, indent: &str) {
+    for collaborator in report["collaborators"].as_array().into_iter().flatten() {
+        print_plan(collaborator, &format!("{indent}  "));
+    }
+    let calls = report["plan"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let verb = if report["dryRun"] == Value::Bool(true) { "would make" } else { "made" };
+    if calls.is_empty() {
+        println!("{indent}no calls: Bedrock already matches");
+    }
+    for (i, call) in calls.iter().enumerate() {
+        let subject = ["agentName", "name", "id"]
+            .iter()
+            .find_map(|key| call.get(*key).or_else(|| call.get("spec").and_then(|s| s.get(*key))))
+            .map(text)
+            .unwrap_or_default();
+        let changes = call["changes"]
+            .as_object()
+            .map(|c| c.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default();
+        let line =
+            format!("{indent}{verb} {:>2}. {} {subject}{changes}", i + 1, text(&call["call"]));
+        println!("{}", line.trim_end());
+    }
+}

@@ -177,6 +177,37 @@ async fn first_run_prints_a_token_and_serves_the_example() {
     conform(&internal);
 }
 
+#[tokio::test]
+async fn publish_dry_run_of_the_example_prints_the_plan_and_calls_nothing() {
+    // No Bedrock endpoint is reachable from the test (AWS's own is out of the network):
+    // a dry run of a first publish plans from the resolution alone.
+    let s = serve(None, &["--bedrock-endpoint-url", "http://127.0.0.1:9"]);
+    s.healthy().await;
+    let context = r#"{"user": {"userId": "u-1", "userType": "internal-user"}}"#;
+    let role = "arn:aws:iam::123456789012:role/weather-agent";
+    let args = [
+        "agents",
+        "publish",
+        "weather-agent",
+        "--dry-run",
+        "--context",
+        context,
+        "--role-arn",
+        role,
+    ];
+    let (ok, out, err) = s.cli(&args);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first().copied(), Some("would make  1. CreateAgent weather-agent"), "{out}");
+    assert_eq!(lines.iter().filter(|l| l.contains("CreateAgentActionGroup")).count(), 3, "{out}");
+    assert!(lines.last().unwrap().ends_with("PublishAlias"), "{out}");
+
+    // Without an audience on record the first publish is refused, precisely.
+    let (ok, _, err) = s.cli(&["agents", "publish", "weather-agent", "--dry-run"]);
+    assert!(!ok);
+    assert!(err.contains("/context"), "{err}");
+}
+
 /// The resolution's `inlineAgent`, with the two per-call members a runtime adds, is an
 /// `InvokeInlineAgentRequest` in AWS's own model.
 fn conform(resolution: &serde_json::Value) {

@@ -95,7 +95,7 @@ pub struct Existing {
 
 /// One Bedrock Agents call of a plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "call", rename_all = "PascalCase")]
+#[serde(tag = "call", rename_all = "PascalCase", rename_all_fields = "camelCase")]
 pub enum Call {
     /// `CreateAgent`.
     CreateAgent {
