@@ -164,3 +164,31 @@ impl ListParams {
 fn violation(path: &str, message: &str) -> registry_core::Violation {
     registry_core::Violation { path: path.to_owned(), message: message.to_owned() }
 }
+
+/// `?verify=true` on a tool write: check the tool's Lambda with AWS before storing it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VerifyOnWrite(pub bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for VerifyOnWrite {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        let ListParams(pairs) = ListParams::from_request_parts(parts, state).await?;
+        let mut verify = false;
+        for (_, value) in pairs.iter().filter(|(name, _)| name == "verify") {
+            verify = match value.as_str() {
+                "true" => true,
+                "false" => false,
+                other => {
+                    return Err(Problem::bad_request(
+                        "",
+                        format!(
+                            "query parameter `verify` must be `true` or `false`, not `{other}`"
+                        ),
+                    ));
+                }
+            };
+        }
+        Ok(Self(verify))
+    }
+}

@@ -9,7 +9,7 @@ use crate::http::AppState;
 use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::etag::IfMatch;
 use crate::http::json::JsonBody;
-use crate::http::params::{Id, IdVersion, ListParams, ListParamsDoc, PageParamsDoc};
+use crate::http::params::{Id, IdVersion, ListParams, ListParamsDoc, PageParamsDoc, VerifyOnWrite};
 use crate::http::problem::Problem;
 use crate::http::resource::{self, PageBody};
 
@@ -32,6 +32,7 @@ pub async fn list_tools(
 
 /// Create a tool (its id is generated when omitted).
 #[utoipa::path(post, path = "/tools", tag = "tools", request_body = ToolDefinition,
+    params(("verify" = Option<bool>, Query, description = "Check the tool's Lambda with AWS first (as `POST /tools/{id}/verify`); a failing check is a 400 and nothing is written")),
     security(("bearer" = [])),
     responses(
         (status = 201, description = "Created", body = ToolDefinition,
@@ -47,8 +48,10 @@ pub async fn list_tools(
 pub async fn create_tool(
     State(state): State<AppState>,
     Editor(principal): Editor,
+    VerifyOnWrite(verify): VerifyOnWrite,
     JsonBody(definition): JsonBody<ToolDefinition>,
 ) -> Result<Response, Problem> {
+    verify_first(&state, verify, &definition).await?;
     resource::create(&state, &principal, definition).await
 }
 
@@ -72,7 +75,8 @@ pub async fn get_tool(
 /// Create or replace a tool (idempotent; `If-Match` optional).
 #[utoipa::path(put, path = "/tools/{id}", tag = "tools", request_body = ToolDefinition,
     params(("id" = String, Path, description = "Tool id"),
-        ("If-Match" = Option<String>, Header, description = "Expected version, `\"<version>\"`")),
+        ("If-Match" = Option<String>, Header, description = "Expected version, `\"<version>\"`"),
+        ("verify" = Option<bool>, Query, description = "Check the tool's Lambda with AWS first; a failing check is a 400 and nothing is written")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Replaced, or unchanged (same version)", body = ToolDefinition, headers(("ETag" = String))),
@@ -91,8 +95,10 @@ pub async fn put_tool(
     Editor(principal): Editor,
     Id(id): Id,
     if_match: IfMatch,
+    VerifyOnWrite(verify): VerifyOnWrite,
     JsonBody(definition): JsonBody<ToolDefinition>,
 ) -> Result<Response, Problem> {
+    verify_first(&state, verify, &definition).await?;
     resource::put(&state, &principal, &id, if_match, definition).await
 }
 
@@ -186,4 +192,28 @@ pub async fn tool_version(
     IdVersion(id, v): IdVersion,
 ) -> Result<Response, Problem> {
     resource::version::<ToolDefinition>(&state, &id, v).await
+}
+
+/// With `?verify=true`, refuses a tool whose Lambda fails verification before anything
+/// is written.
+async fn verify_first(
+    state: &AppState,
+    verify: bool,
+    definition: &ToolDefinition,
+) -> Result<(), Problem> {
+    if !verify {
+        return Ok(());
+    }
+    #[cfg(feature = "aws")]
+    {
+        Ok(state.registry.verify_before_write(definition).await?)
+    }
+    #[cfg(not(feature = "aws"))]
+    {
+        let _ = (state, definition);
+        Err(Problem::bad_request(
+            "",
+            "this server is built without AWS support: `verify=true` is not available",
+        ))
+    }
 }

@@ -1,7 +1,7 @@
 //! Operations that act on AWS: verify a tool's Lambda, test-invoke it.
 
-use registry_aws::{InvokeReport, TestInvoke, Verification, VerifyOptions};
-use registry_core::ToolDefinition;
+use registry_aws::{InvokeReport, Severity, TestInvoke, Verification, VerifyOptions};
+use registry_core::{ToolDefinition, Violation};
 
 use crate::service::publish::from_aws;
 use crate::service::{Registry, ServiceError};
@@ -26,6 +26,37 @@ impl Registry {
     ) -> Result<InvokeReport, ServiceError> {
         let tool: ToolDefinition = self.get(id).await?;
         self.aws_clients()?.test_invoke(&tool, call).await.map_err(from_aws)
+    }
+
+    /// Refuses `tool` when its Lambda fails verification (`?verify=true` on a write):
+    /// each error finding is a violation at `/lambdaArn`, with its remedy.
+    pub async fn verify_before_write(&self, tool: &ToolDefinition) -> Result<(), ServiceError> {
+        let verification = self.verify_definition(tool).await?;
+        if verification.ok {
+            return Ok(());
+        }
+        let violations = verification
+            .findings
+            .into_iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| {
+                let code = serde_json::to_value(f.code)
+                    .ok()
+                    .and_then(|c| c.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let message = match f.remedy {
+                    Some(remedy) => format!("{code}: {} Fix: {remedy}", f.message),
+                    None => format!("{code}: {}", f.message),
+                };
+                Violation { path: "/lambdaArn".into(), message }
+            })
+            .collect();
+        Err(ServiceError::Invalid(violations))
+    }
+
+    /// Verifies `tool` as given (stored or not).
+    async fn verify_definition(&self, tool: &ToolDefinition) -> Result<Verification, ServiceError> {
+        self.aws_clients()?.verify_tool(tool, &VerifyOptions::default()).await.map_err(from_aws)
     }
 
     /// The AWS clients, or why there are none.
