@@ -29,11 +29,14 @@ async fn a_tool_whose_lambda_fails_verification_is_not_written() {
     let r = s.send(s.req(Method::POST, "/tools?verify=true", &s.editor).json(&tool)).await;
     r.assert_invalid_at("/lambdaArn");
     assert!(r.text.contains("FUNCTION_NOT_FOUND"), "{}", r.text);
-    let r = s.send(s.req(Method::PUT, "/tools/weather-basic?verify=true", &s.editor).json(&tool)).await;
+    let r =
+        s.send(s.req(Method::PUT, "/tools/weather-basic?verify=true", &s.editor).json(&tool)).await;
     r.assert_invalid_at("/lambdaArn");
     assert_eq!(s.get("/tools/weather-basic").await.status, StatusCode::NOT_FOUND);
 
-    let r = s.send(s.req(Method::PUT, "/tools/weather-basic?verify=maybe", &s.editor).json(&tool)).await;
+    let r = s
+        .send(s.req(Method::PUT, "/tools/weather-basic?verify=maybe", &s.editor).json(&tool))
+        .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
     assert!(r.text.contains("verify"), "{}", r.text);
 

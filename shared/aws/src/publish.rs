@@ -55,6 +55,19 @@ macro_rules! with_settings {
     }};
 }
 
+/// Every item of a paginated List call, or the call's failure.
+macro_rules! all_items {
+    ($request:expr, $call:literal) => {
+        $request
+            .into_paginator()
+            .items()
+            .send()
+            .collect::<Result<Vec<_>, _>>()
+            .await
+            .map_err(|e| failed($call, e))?
+    };
+}
+
 /// The name of the alias a publication creates and moves to each new version.
 pub const ALIAS_NAME: &str = "registry";
 
@@ -97,6 +110,28 @@ pub(crate) struct RawAgent {
     pub knowledge_bases: Vec<aws_sdk_bedrockagent::types::AgentKnowledgeBaseSummary>,
     pub collaborators: Vec<aws_sdk_bedrockagent::types::AgentCollaboratorSummary>,
     pub aliases: Vec<aws_sdk_bedrockagent::types::AgentAliasSummary>,
+}
+
+impl Poll {
+    /// Calls `read` until it gives a value, at most `attempts` times `interval` apart;
+    /// `waiting` says what did not happen when it never does.
+    async fn until<T, Fut>(self, waiting: &str, read: impl Fn() -> Fut) -> Result<T, AwsError>
+    where
+        Fut: Future<Output = Result<Option<T>, AwsError>>,
+    {
+        for attempt in 0..self.attempts.max(1) {
+            if let Some(value) = read().await? {
+                return Ok(value);
+            }
+            if attempt + 1 < self.attempts {
+                tokio::time::sleep(self.interval).await;
+            }
+        }
+        Err(AwsError::Aws(format!(
+            "{waiting} after {} reads; publish again to complete it",
+            self.attempts
+        )))
+    }
 }
 
 /// Where a publication lives in Bedrock.
@@ -206,16 +241,10 @@ impl Aws {
             Err(e) => return Err(failed("GetAgent", e)),
         };
         let Some(agent) = agent else { return Ok(None) };
-        let summaries = client
-            .list_agent_action_groups()
-            .agent_id(agent_id)
-            .agent_version(DRAFT)
-            .into_paginator()
-            .items()
-            .send()
-            .collect::<Result<Vec<_>, _>>()
-            .await
-            .map_err(|e| failed("ListAgentActionGroups", e))?;
+        let summaries = all_items!(
+            client.list_agent_action_groups().agent_id(agent_id).agent_version(DRAFT),
+            "ListAgentActionGroups"
+        );
         let mut action_groups = Vec::new();
         for summary in summaries {
             let out = client
@@ -228,35 +257,16 @@ impl Aws {
                 .map_err(|e| failed("GetAgentActionGroup", e))?;
             action_groups.extend(out.agent_action_group);
         }
-        let knowledge_bases = client
-            .list_agent_knowledge_bases()
-            .agent_id(agent_id)
-            .agent_version(DRAFT)
-            .into_paginator()
-            .items()
-            .send()
-            .collect::<Result<Vec<_>, _>>()
-            .await
-            .map_err(|e| failed("ListAgentKnowledgeBases", e))?;
-        let collaborators = client
-            .list_agent_collaborators()
-            .agent_id(agent_id)
-            .agent_version(DRAFT)
-            .into_paginator()
-            .items()
-            .send()
-            .collect::<Result<Vec<_>, _>>()
-            .await
-            .map_err(|e| failed("ListAgentCollaborators", e))?;
-        let aliases = client
-            .list_agent_aliases()
-            .agent_id(agent_id)
-            .into_paginator()
-            .items()
-            .send()
-            .collect::<Result<Vec<_>, _>>()
-            .await
-            .map_err(|e| failed("ListAgentAliases", e))?;
+        let knowledge_bases = all_items!(
+            client.list_agent_knowledge_bases().agent_id(agent_id).agent_version(DRAFT),
+            "ListAgentKnowledgeBases"
+        );
+        let collaborators = all_items!(
+            client.list_agent_collaborators().agent_id(agent_id).agent_version(DRAFT),
+            "ListAgentCollaborators"
+        );
+        let aliases =
+            all_items!(client.list_agent_aliases().agent_id(agent_id), "ListAgentAliases");
         Ok(Some(RawAgent { agent, action_groups, knowledge_bases, collaborators, aliases }))
     }
 
@@ -303,14 +313,7 @@ impl Aws {
                 }
                 Call::UpdateAgent { .. } => {
                     let id = need(&agent_id)?;
-                    let current = client
-                        .get_agent()
-                        .agent_id(id)
-                        .send()
-                        .await
-                        .map_err(|e| failed("GetAgent", e))?
-                        .agent
-                        .ok_or_else(|| missing("GetAgent"))?;
+                    let current = self.agent(id).await?;
                     let role = role_arn.unwrap_or(&current.agent_resource_role_arn);
                     with_settings!(
                         client
@@ -498,53 +501,41 @@ impl Aws {
         poll: Poll,
     ) -> Result<Published, AwsError> {
         let client = self.bedrock().await;
-        for attempt in 0..poll.attempts.max(1) {
-            let alias = client
-                .get_agent_alias()
-                .agent_id(agent_id)
-                .agent_alias_id(alias_id)
-                .send()
-                .await
-                .map_err(|e| failed("GetAgentAlias", e))?
-                .agent_alias
-                .ok_or_else(|| missing("GetAgentAlias"))?;
-            if alias.agent_alias_status == AgentAliasStatus::Prepared {
-                let agent = client
-                    .get_agent()
+        let waiting = format!("alias {alias_id} of agent {agent_id} was not PREPARED");
+        let alias = poll
+            .until(&waiting, || async move {
+                let alias = client
+                    .get_agent_alias()
                     .agent_id(agent_id)
+                    .agent_alias_id(alias_id)
                     .send()
                     .await
-                    .map_err(|e| failed("GetAgent", e))?
-                    .agent
-                    .ok_or_else(|| missing("GetAgent"))?;
-                let agent_version = alias
-                    .routing_configuration
-                    .into_iter()
-                    .find_map(|r| r.agent_version)
-                    .unwrap_or_default();
-                return Ok(Published {
-                    agent_id: agent.agent_id,
-                    agent_arn: agent.agent_arn,
-                    alias_id: alias.agent_alias_id,
-                    alias_arn: alias.agent_alias_arn,
-                    agent_version,
-                });
-            }
-            if alias.agent_alias_status == AgentAliasStatus::Failed {
-                return Err(AwsError::Aws(format!(
-                    "alias {alias_id} of agent {agent_id} failed: {}",
-                    alias.failure_reasons.unwrap_or_default().join("; ")
-                )));
-            }
-            if attempt + 1 < poll.attempts {
-                tokio::time::sleep(poll.interval).await;
-            }
-        }
-        Err(AwsError::Aws(format!(
-            "alias {alias_id} of agent {agent_id} was not PREPARED after {} reads; publish again \
-             to complete it",
-            poll.attempts
-        )))
+                    .map_err(|e| failed("GetAgentAlias", e))?
+                    .agent_alias
+                    .ok_or_else(|| missing("GetAgentAlias"))?;
+                match alias.agent_alias_status {
+                    AgentAliasStatus::Prepared => Ok(Some(alias)),
+                    AgentAliasStatus::Failed => Err(AwsError::Aws(format!(
+                        "alias {alias_id} of agent {agent_id} failed: {}",
+                        alias.failure_reasons.unwrap_or_default().join("; ")
+                    ))),
+                    _ => Ok(None),
+                }
+            })
+            .await?;
+        let agent = self.agent(agent_id).await?;
+        let agent_version = alias
+            .routing_configuration
+            .into_iter()
+            .find_map(|r| r.agent_version)
+            .unwrap_or_default();
+        Ok(Published {
+            agent_id: agent.agent_id,
+            agent_arn: agent.agent_arn,
+            alias_id: alias.agent_alias_id,
+            alias_arn: alias.agent_alias_arn,
+            agent_version,
+        })
     }
 
     /// Reads agent `agent_id` until its status satisfies `done` (bounded by `poll`).
@@ -554,18 +545,12 @@ impl Aws {
         poll: Poll,
         done: impl Fn(&AgentStatus) -> bool,
     ) -> Result<(), AwsError> {
-        let client = self.bedrock().await;
-        for attempt in 0..poll.attempts.max(1) {
-            let agent = client
-                .get_agent()
-                .agent_id(agent_id)
-                .send()
-                .await
-                .map_err(|e| failed("GetAgent", e))?
-                .agent
-                .ok_or_else(|| missing("GetAgent"))?;
+        let waiting = format!("agent {agent_id} did not reach the expected status");
+        let done = &done;
+        poll.until(&waiting, || async move {
+            let agent = self.agent(agent_id).await?;
             if done(&agent.agent_status) {
-                return Ok(());
+                return Ok(Some(()));
             }
             if agent.agent_status == AgentStatus::Failed {
                 return Err(AwsError::Aws(format!(
@@ -573,15 +558,22 @@ impl Aws {
                     agent.failure_reasons.unwrap_or_default().join("; ")
                 )));
             }
-            if attempt + 1 < poll.attempts {
-                tokio::time::sleep(poll.interval).await;
-            }
-        }
-        Err(AwsError::Aws(format!(
-            "agent {agent_id} did not reach the expected status after {} reads; publish again \
-             to complete it",
-            poll.attempts
-        )))
+            Ok(None)
+        })
+        .await
+    }
+
+    /// Bedrock agent `agent_id` (GetAgent).
+    async fn agent(&self, agent_id: &str) -> Result<aws_sdk_bedrockagent::types::Agent, AwsError> {
+        self.bedrock()
+            .await
+            .get_agent()
+            .agent_id(agent_id)
+            .send()
+            .await
+            .map_err(|e| failed("GetAgent", e))?
+            .agent
+            .ok_or_else(|| missing("GetAgent"))
     }
 }
 

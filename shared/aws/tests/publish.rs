@@ -248,3 +248,19 @@ fn bedrock_names_become_registry_ids() {
     assert_eq!(registry_aws::registry_id("team.x"), "team-x");
     assert_eq!(registry_aws::registry_id("--a__b--"), "a-b");
 }
+
+#[tokio::test]
+async fn a_preparation_that_never_ends_is_waited_for_boundedly_and_completed_later() {
+    let state = Shared::default();
+    let aws = aws(&state);
+    let desired = desired();
+    state.lock().unwrap().stall_prepare = true;
+    let err = publish(&aws, &desired).await.unwrap_err();
+    assert!(err.to_string().contains("after 3 reads; publish again"), "{err}");
+    assert!(state.lock().unwrap().only().alias.is_none());
+
+    state.lock().unwrap().stall_prepare = false;
+    let (calls, published) = publish(&aws, &desired).await.unwrap();
+    assert_eq!(names(&calls), ["PrepareAgent", "PublishAlias"], "only what was missing");
+    assert_eq!(published.agent_version, "1");
+}

@@ -59,6 +59,8 @@ pub struct State {
     pub mutations: Vec<&'static str>,
     /// Fail the next CreateAgentActionGroup (a throttle part-way through a publish).
     pub fail_next_group: bool,
+    /// PrepareAgent leaves agents `PREPARING` (a preparation that never ends).
+    pub stall_prepare: bool,
 }
 
 pub type Shared = Arc<Mutex<State>>;
@@ -164,7 +166,8 @@ fn rules(state: &Shared) -> Vec<Rule> {
         let mut st = s.lock().unwrap();
         st.mutations.push("PrepareAgent");
         let id = input.agent_id().unwrap();
-        st.agents.get_mut(id).unwrap().agent.agent_status = AgentStatus::Prepared;
+        let status = if st.stall_prepare { AgentStatus::Preparing } else { AgentStatus::Prepared };
+        st.agents.get_mut(id).unwrap().agent.agent_status = status;
         PrepareAgentOutput::builder()
             .agent_id(id)
             .agent_status(AgentStatus::Preparing)
