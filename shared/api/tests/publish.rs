@@ -154,9 +154,13 @@ async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
     let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &body).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
 
-    // Read only: the definitions, nothing left out, nothing refused, nothing written.
+    // Readers may not use the server's AWS credentials to browse Bedrock.
     let request = json!({"agentId": AGENT_ID});
     let r = s.send(s.req(Method::POST, "/import/bedrock", &s.reader).json(&request)).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN);
+
+    // Read only: the definitions, nothing left out, nothing refused, nothing written.
+    let r = s.send(s.req(Method::POST, "/import/bedrock", &s.editor).json(&request)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["applied"], false);
     assert_eq!(r.body["problems"], json!([]), "{}", r.text);
@@ -166,10 +170,8 @@ async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
     assert_eq!(r.body["agent"]["toolIds"], json!([tool_id]));
     assert_eq!(s.get(&format!("/tools/{tool_id}")).await.status, StatusCode::NOT_FOUND);
 
-    // Writing needs the editor role; then the tools and the agent are stored.
+    // Applied: the tools and the agent are stored.
     let apply = json!({"agentId": AGENT_ID, "apply": true});
-    let r = s.send(s.req(Method::POST, "/import/bedrock", &s.reader).json(&apply)).await;
-    assert_eq!(r.status, StatusCode::FORBIDDEN);
     let r = s.send(s.req(Method::POST, "/import/bedrock", &s.editor).json(&apply)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.body["applied"], true);
@@ -183,7 +185,7 @@ async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
     state.lock().unwrap().agents.clear();
     let r = s
         .send(
-            s.req(Method::POST, "/import/bedrock", &s.reader)
+            s.req(Method::POST, "/import/bedrock", &s.editor)
                 .json(&json!({"agentId": "NOSUCHAGNT"})),
         )
         .await;

@@ -148,12 +148,12 @@ pub async fn unpublish_agent(
         (status = 200, description = "The definitions, `unrepresented`, `problems`, and whether they were written", body = ImportReport),
         (status = 400, description = "No such Bedrock agent, unknown field or malformed JSON; a write refused", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "`apply` without the editor role", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not an editor", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be read", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn import_bedrock(
     State(state): State<AppState>,
-    Reader(caller): Reader,
+    Editor(caller): Editor,
     JsonBody(request): JsonBody<ImportRequest>,
 ) -> Result<Json<ImportReport>, Problem> {
     Ok(Json(state.registry.import_bedrock(&caller, &request).await?))

@@ -37,16 +37,16 @@ pub struct ImportReport {
 }
 
 impl Registry {
-    /// Reads Bedrock agent `request.agent_id` into registry definitions (editor to
-    /// write them).
+    /// Reads Bedrock agent `request.agent_id` into registry definitions, and writes them
+    /// when asked (editor).
     pub async fn import_bedrock(
         &self,
         principal: &Principal,
         request: &ImportRequest,
     ) -> Result<ImportReport, ServiceError> {
-        if request.apply {
-            require(principal, Role::Editor, "import definitions")?;
-        }
+        // Reading goes through the server's own AWS credentials: editors only, like
+        // verify and test-invoke, so a reader cannot browse the account's agents.
+        require(principal, Role::Editor, "import from Bedrock")?;
         let imported =
             self.aws_clients()?.import_agent(&request.agent_id).await.map_err(from_aws)?;
         let mut problems = Vec::new();
