@@ -17,8 +17,11 @@ SHARED="${BENCH_SHARED_DIR:-../shared/bench}"
 
 echo "== machine: $(nproc) cores, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 echo "== criterion"
-cargo bench -q -p registry-access -p registry-core -p bedrock-action-group -- "${CRIT[@]}" 2>&1 \
-  | grep -E '^[^ ].*time:|^ +time:' || true
+# Only the criterion targets: the libraries' own test harnesses refuse criterion's flags.
+cargo bench -q -p registry-access -p registry-core -p bedrock-action-group \
+  --bench access --bench resolve --bench convert -- "${CRIT[@]}" >"$TARGET/bench-criterion.log" 2>&1 \
+  || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion failed" >&2; exit 1; }
+grep -E '^[^ ].*time:|^ +time:' "$TARGET/bench-criterion.log" || true
 
 echo "== JavaScript baseline"
 JS_DIR="$(mktemp -d)"
