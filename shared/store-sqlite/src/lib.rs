@@ -2,6 +2,7 @@
 
 mod connections;
 mod cursor;
+mod decoded;
 mod document;
 mod error;
 mod private_files;
@@ -20,11 +21,16 @@ use registry_store::{Expected, ListQuery, Page, Store, StoreError};
 
 pub use schema::SCHEMA_VERSION;
 
-/// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Blocking
-/// SQLite work runs on tokio's blocking pool.
+/// Batches of at most this many ids are read on the calling task; larger ones on the
+/// blocking pool.
+const INLINE_BATCH: usize = 32;
+
+/// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Point reads
+/// run on the calling task; lists, histories and writes on tokio's blocking pool.
 #[derive(Clone)]
 pub struct SqliteStore {
     db: Arc<Connections>,
+    decoded: Arc<decoded::Decoded>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -38,7 +44,8 @@ impl SqliteStore {
     /// the schema on first run and migrating an older schema. Blocks briefly; call it at
     /// startup.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        Ok(Self { db: Arc::new(Connections::open(path.as_ref())?) })
+        let db = Arc::new(Connections::open(path.as_ref())?);
+        Ok(Self { db, decoded: Arc::default() })
     }
 
     async fn read<T: Send + 'static>(
@@ -49,6 +56,17 @@ impl SqliteStore {
         tokio::task::spawn_blocking(move || db.read(f))
             .await
             .map_err(|e| StoreError::Backend(format!("sqlite task failed: {e}")))?
+    }
+
+    /// Runs a point read (a few primary-key lookups) on the calling task: from the page
+    /// cache it takes microseconds, less than handing it to the blocking pool and back,
+    /// which dominated a `GET` under load (two thread wake-ups per request). Readers
+    /// never wait for the writer in WAL mode.
+    fn read_inline<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.db.read(f)
     }
 
     async fn write<T: Send + 'static>(
@@ -65,8 +83,7 @@ impl SqliteStore {
 #[async_trait]
 impl Store for SqliteStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError> {
-        let id = id.to_owned();
-        self.read(move |conn| read::get(conn, kind, &id)).await
+        self.read_inline(|conn| read::get(conn, &self.decoded, kind, id))
     }
 
     async fn get_many(
@@ -74,8 +91,11 @@ impl Store for SqliteStore {
         kind: Kind,
         ids: &[String],
     ) -> Result<Vec<Option<Definition>>, StoreError> {
-        let ids = ids.to_vec();
-        self.read(move |conn| read::get_many(conn, kind, &ids)).await
+        if ids.len() <= INLINE_BATCH {
+            return self.read_inline(|conn| read::get_many(conn, &self.decoded, kind, ids));
+        }
+        let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
+        self.read(move |conn| read::get_many(conn, &decoded, kind, &ids)).await
     }
 
     async fn put(
@@ -92,8 +112,8 @@ impl Store for SqliteStore {
     }
 
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
-        let query = query.clone();
-        self.read(move |conn| read::list(conn, kind, &query)).await
+        let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
+        self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
     }
 
     async fn versions(
@@ -112,8 +132,7 @@ impl Store for SqliteStore {
         id: &str,
         version: u64,
     ) -> Result<Option<Definition>, StoreError> {
-        let id = id.to_owned();
-        self.read(move |conn| read::version(conn, kind, &id, version)).await
+        self.read_inline(|conn| read::version(conn, kind, id, version))
     }
 
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {

@@ -6,30 +6,63 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::document::from_document;
 use crate::cursor;
+use crate::decoded::Decoded;
 use registry_store::{ListQuery, Page, StoreError};
+
+/// A head row: the decoded definition when `decoded` had its version, else the
+/// document to decode.
+enum Row {
+    Hit(Box<Definition>),
+    Miss(u64, String),
+}
+
+/// Reads a head row's version, then its document only when `decoded` lacks it.
+fn row(decoded: &Decoded, kind: Kind, id: &str, row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    let version = row.get::<_, i64>(0)?.unsigned_abs();
+    Ok(match decoded.get(kind, id, version) {
+        Some(definition) => Row::Hit(Box::new(definition)),
+        None => Row::Miss(version, row.get(1)?),
+    })
+}
+
+/// The definition of a head row, decoding (and remembering) it on a miss.
+fn definition(decoded: &Decoded, kind: Kind, id: &str, row: Row) -> Result<Definition, StoreError> {
+    match row {
+        Row::Hit(definition) => Ok(*definition),
+        Row::Miss(version, document) => {
+            let definition = from_document(kind, &document)?;
+            decoded.put(kind, id, version, &definition);
+            Ok(definition)
+        }
+    }
+}
 
 /// The live head of a definition.
 pub(crate) fn get(
     conn: &Connection,
+    decoded: &Decoded,
     kind: Kind,
     id: &str,
 ) -> Result<Option<Definition>, StoreError> {
-    let document: Option<String> = conn
-        .prepare_cached("SELECT document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0")
+    let found = conn
+        .prepare_cached(
+            "SELECT version, document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0",
+        )
         .db()?
-        .query_row(params![kind.as_str(), id], |row| row.get(0))
+        .query_row(params![kind.as_str(), id], |r| row(decoded, kind, id, r))
         .optional()
         .db()?;
-    document.map(|d| from_document(kind, &d)).transpose()
+    found.map(|r| definition(decoded, kind, id, r)).transpose()
 }
 
 /// Live heads of many definitions, in the order asked.
 pub(crate) fn get_many(
     conn: &Connection,
+    decoded: &Decoded,
     kind: Kind,
     ids: &[String],
 ) -> Result<Vec<Option<Definition>>, StoreError> {
-    ids.iter().map(|id| get(conn, kind, id)).collect()
+    ids.iter().map(|id| get(conn, decoded, kind, id)).collect()
 }
 
 /// One page of live heads ordered by id (byte order), all filters combined with AND.
@@ -37,6 +70,7 @@ pub(crate) fn get_many(
 /// (`A` follows `@`), which are exactly those starting with `<name>@`.
 pub(crate) fn list(
     conn: &Connection,
+    decoded: &Decoded,
     kind: Kind,
     query: &ListQuery,
 ) -> Result<Page<Definition>, StoreError> {
@@ -46,7 +80,7 @@ pub(crate) fn list(
     let tag = filter.tag.as_ref();
     let mut stmt = conn
         .prepare_cached(
-            "SELECT h.id, h.document FROM heads h
+            "SELECT h.version, h.document, h.id FROM heads h
          WHERE h.kind = ?1 AND h.deleted = 0
            AND (?2 IS NULL OR h.id > ?2)
            AND (?3 IS NULL OR h.status = ?3)
@@ -74,15 +108,19 @@ pub(crate) fn list(
                 i64::from(limit) + 1,
                 filter.name,
             ],
-            |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)),
+            |r| {
+                let id = r.get::<_, String>(2)?;
+                let found = row(decoded, kind, &id, r)?;
+                Ok((id, found))
+            },
         )
         .db()?;
     let rows = rows.collect::<Result<Vec<_>, _>>().db()?;
     let more = rows.len() > limit as usize;
     let mut items = Vec::with_capacity(rows.len().min(limit as usize));
     let mut last_id = None;
-    for (id, document) in rows.into_iter().take(limit as usize) {
-        items.push(from_document(kind, &document)?);
+    for (id, found) in rows.into_iter().take(limit as usize) {
+        items.push(definition(decoded, kind, &id, found)?);
         last_id = Some(id);
     }
     let next_cursor = match (more, last_id) {

@@ -116,3 +116,40 @@ async fn a_database_locked_by_another_process_is_unavailable() {
     other.execute_batch("ROLLBACK").unwrap();
     store.put(tool("t1"), Expected::Absent).await.unwrap();
 }
+
+/// Decoded definitions are cached by (id, version): another handle on the same file
+/// (another process) changing, deleting and recreating a definition is seen at once.
+#[tokio::test]
+async fn the_decoded_cache_follows_writes_made_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let writer = SqliteStore::open(&path).unwrap();
+    let reader = SqliteStore::open(&path).unwrap();
+    let with_description = |text: &str| {
+        let mut t = tool("t1");
+        if let registry_core::Definition::Tool(tool) = &mut t {
+            tool.description = text.to_owned();
+        }
+        t
+    };
+    writer.put(with_description("first"), Expected::Absent).await.unwrap();
+    let description = |d: Option<registry_core::Definition>| match d {
+        Some(registry_core::Definition::Tool(t)) => Some((t.description, t.server.version)),
+        _ => None,
+    };
+    for _ in 0..2 {
+        let got = reader.get(Kind::Tool, "t1").await.unwrap();
+        assert_eq!(description(got), Some(("first".to_owned(), Some(1))));
+    }
+    writer.put(with_description("second"), Expected::Version(1)).await.unwrap();
+    let got = reader.get(Kind::Tool, "t1").await.unwrap();
+    assert_eq!(description(got), Some(("second".to_owned(), Some(2))));
+    let listed = reader.list(Kind::Tool, &registry_store::ListQuery::default()).await.unwrap();
+    assert_eq!(description(listed.items.into_iter().next()), Some(("second".to_owned(), Some(2))));
+
+    writer.delete(Kind::Tool, "t1", 2).await.unwrap();
+    assert!(reader.get(Kind::Tool, "t1").await.unwrap().is_none());
+    writer.put(with_description("third"), Expected::Absent).await.unwrap();
+    let got = reader.get_many(Kind::Tool, &["t1".to_owned()]).await.unwrap();
+    assert_eq!(description(got.into_iter().next().flatten()), Some(("third".to_owned(), Some(4))));
+}
