@@ -62,7 +62,14 @@ pub(crate) fn get_many(
     kind: Kind,
     ids: &[String],
 ) -> Result<Vec<Option<Definition>>, StoreError> {
-    ids.iter().map(|id| get(conn, decoded, kind, id)).collect()
+    if ids.len() < 2 {
+        return ids.iter().map(|id| get(conn, decoded, kind, id)).collect();
+    }
+    // One read transaction for the batch: one snapshot, one round of file locks.
+    let tx = conn.unchecked_transaction().db()?;
+    let found = ids.iter().map(|id| get(&tx, decoded, kind, id)).collect();
+    tx.finish().db()?;
+    found
 }
 
 /// One page of live heads ordered by id (byte order), all filters combined with AND.
