@@ -99,7 +99,8 @@ impl ToolRef {
             if !version.build.is_empty() {
                 return Err("build metadata (`+...`) is not part of a release id".into());
             }
-            return Ok(Self::Exact(format!("{name}@{version}")));
+            // semver parses only the canonical text, which is what it prints back.
+            return Ok(Self::Exact(text.to_owned()));
         }
         match semver::VersionReq::parse(rest) {
             Ok(req) if !name.is_empty() => Ok(Self::Range { name: name.to_owned(), req }),
@@ -241,6 +242,16 @@ mod tests {
             ToolRef::Exact("weather@1.2.0".into())
         );
         assert_eq!(ToolRef::parse("legacy").unwrap(), ToolRef::Exact("legacy".into()));
+        // An exact id is kept as written: semver parses only text it prints back alike.
+        for version in ["0.0.1", "1.2.3-alpha.1", "10.20.30-rc.10", "1.0.0-a-b.c.0"] {
+            let printed = semver::Version::parse(version).unwrap().to_string();
+            assert_eq!(printed, version);
+            let id = format!("t@{version}");
+            assert_eq!(ToolRef::parse(&id).unwrap(), ToolRef::Exact(id.clone()));
+        }
+        for version in ["01.0.0", "1.0.0-01", " 1.0.0", "1.0"] {
+            assert!(semver::Version::parse(version).is_err(), "{version}");
+        }
         for range in ["1", "1.2", "^1.2", "~1.4", ">=1.2, <2", "=1.2.0", "*", "^2.0.0-beta"] {
             req(range);
         }
