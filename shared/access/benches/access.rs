@@ -68,15 +68,22 @@ fn bench(c: &mut Criterion) {
     });
     // A decision from the request body: parse the context, prepare it, evaluate.
     let body = serde_json::to_vec(&ctx).unwrap();
+    c.bench_function("context/prepare-from-json", |b| {
+        b.iter(|| PreparedContext::from_json(black_box(&body)).unwrap())
+    });
     for (name, condition) in &cases {
         let set = RuleSet::compile(&rules(condition)).unwrap();
         c.bench_function(&format!("decision-from-json/{name}"), |b| {
-            b.iter(|| {
-                let ctx: RequestContext = serde_json::from_slice(black_box(&body)).unwrap();
-                set.evaluate(&PreparedContext::new(&ctx).unwrap())
-            })
+            b.iter(|| set.evaluate(&PreparedContext::from_json(black_box(&body)).unwrap()))
         });
     }
+    // The same through the typed body (`serde_json` into `RequestContext`, then prepare).
+    c.bench_function("context/parse-typed-then-prepare", |b| {
+        b.iter(|| {
+            let ctx: RequestContext = serde_json::from_slice(black_box(&body)).unwrap();
+            PreparedContext::new(&ctx).map(|_| ()).unwrap()
+        })
+    });
     adversarial(c);
     let mut per_tool = PreparedContext::new(&ctx).unwrap();
     c.bench_function("context/set_tool_id", |b| {

@@ -41,3 +41,14 @@ impl std::fmt::Display for ContextError {
         write!(f, "{}: {}", self.path, self.message)
     }
 }
+
+/// Why the JSON text of a request context could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextJsonError {
+    /// Not a request context (the parser's message, with line and column).
+    #[error("invalid request context: {0}")]
+    Json(serde_json::Error),
+    /// A request context that breaks the context limits: every violation.
+    #[error("request context over its limits: {} problem(s)", .0.len())]
+    Limits(Vec<ContextError>),
+}

@@ -66,7 +66,7 @@ pub(crate) fn interpret(condition: &Condition, ctx: &Context<'_, '_>) -> RuleRes
 /// The state of one decision: the step budget left, and the interpreter's context,
 /// built only if a condition needs the interpreter.
 struct Run<'a> {
-    ctx: &'a PreparedContext,
+    ctx: &'a PreparedContext<'a>,
     steps: u64,
     /// Bytes of values the interpreter may still produce (`charged.rs`).
     bytes: u64,
@@ -75,7 +75,7 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(ctx: &'a PreparedContext) -> Self {
+    fn new(ctx: &'a PreparedContext<'a>) -> Self {
         Self { ctx, steps: DECISION_STEP_BUDGET, bytes: DECISION_BYTE_BUDGET, cel: None }
     }
 
@@ -128,13 +128,13 @@ fn decide(
 
 impl RuleSet {
     /// Decides access for `ctx`: first match by `order`, default deny, fail-closed.
-    pub fn evaluate(&self, ctx: &PreparedContext) -> Decision {
+    pub fn evaluate(&self, ctx: &PreparedContext<'_>) -> Decision {
         self.evaluate_inner(ctx, None)
     }
 
     /// Like [`RuleSet::evaluate`], and also evaluates every rule after the deciding
     /// one (same budget) to report each rule's result.
-    pub fn explain(&self, ctx: &PreparedContext) -> (Decision, Vec<RuleOutcome>) {
+    pub fn explain(&self, ctx: &PreparedContext<'_>) -> (Decision, Vec<RuleOutcome>) {
         let mut outcomes = Vec::with_capacity(self.rules.len());
         let decision = self.evaluate_inner(ctx, Some(&mut outcomes));
         (decision, outcomes)
@@ -142,7 +142,7 @@ impl RuleSet {
 
     fn evaluate_inner(
         &self,
-        ctx: &PreparedContext,
+        ctx: &PreparedContext<'_>,
         mut outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
         if self.rules.is_empty() {

@@ -6,10 +6,11 @@
 //! left to right, arguments of a method call before its target, `&&` / `||` with
 //! CEL's commutative error handling (`false && error` is `false`, `true || error` is
 //! `true`, anything else with an error is an error), `exists` / `all` deferring an
-//! element's error until an element decides. Values stay the prepared `cel` values,
-//! borrowed; strings, ints and bools are compared here as `cel` compares them, and
-//! every other operation is `cel`'s own (`Val::equals`, `Comparer::compare`,
-//! `Container::contains`).
+//! element's error until an element decides. Context values are the prepared
+//! [`Value`]s and literals the `cel` values lowering built, both borrowed; strings,
+//! ints and bools are compared here as `cel` compares them, and every other
+//! operation is `cel`'s own (`Val::equals`, `Comparer::compare`,
+//! `Container::contains`) on the `cel` form of the value.
 //!
 //! Two ways to fail: [`Fail::Error`] where the interpreter certainly fails, and
 //! [`Fail::Bail`] where this evaluator does not follow (a value shape it does not
@@ -17,9 +18,9 @@
 //! budget as it was, which gives the exact error message; only `Error` takes part in
 //! `&&`, `||` and loops, `Bail` always goes straight up.
 //!
-//! Values are thin references (`&Box<dyn Val>`, `&String`), so that a result fits
-//! in two registers: recursion returning a 32-byte value through memory cost more
-//! than the rest of an evaluation.
+//! Values are thin references (`&Box<dyn Val>`, `&Value`, `&String`), so that a
+//! result fits in two registers: recursion returning a 32-byte value through memory
+//! cost more than the rest of an evaluation.
 
 // `&Box<dyn Val>` is a thin pointer, `&dyn Val` a fat one: see above
 #![allow(clippy::borrowed_box)]
@@ -27,11 +28,13 @@
 use crate::lower::MAX_VARS;
 use crate::node::{CmpOp, Loop, Node, Path, RequestField, Root, StrFn};
 use crate::prepared::{Boxed, PreparedContext};
+use crate::value::Value;
 use cel::common::types::{
     CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
     CelUInt,
 };
 use cel::common::value::Val;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// Why the fast path gave no value.
@@ -48,16 +51,18 @@ pub(crate) enum Fail {
 #[derive(Debug, Clone, Copy)]
 #[repr(u64)]
 pub(crate) enum V<'a> {
-    /// A value of the prepared context or a literal.
+    /// A literal (or list literal) built at compile time.
     Ref(&'a Boxed),
+    /// A value of the prepared context.
+    Val(&'a Value<'a>),
     /// A `bool` result.
     Bool(Flag),
     /// An `int` (literal or `size`).
     Int(i64),
-    /// A string literal, or `request.toolId` / `agentId`.
+    /// A string literal.
     Str(&'a String),
     /// A map key, when a loop iterates over a map.
-    Key(&'a CelMapKey<'static>),
+    Key(&'a Cow<'a, str>),
 }
 
 /// A `bool` stored in a full word: a byte-wide payload, copied on as a word, stalls
@@ -81,13 +86,25 @@ type R<'a> = Result<V<'a>, Fail>;
 type T = Result<bool, Fail>;
 
 /// Calls `f` with `v` as a `cel` value (scalars are built on the stack).
+/// Context lists and maps are converted (rare: only where `cel`'s own equality or
+/// membership is asked of them).
 pub(crate) fn with_val<T>(v: V<'_>, f: impl FnOnce(&dyn Val) -> T) -> T {
     match v {
         V::Ref(r) => f(r.as_ref()),
         V::Bool(b) => f(&CelBool::from(b.get())),
         V::Int(i) => f(&CelInt::from(i)),
         V::Str(s) => f(&CelString::from(s.as_str())),
-        V::Key(k) => f(k.inner()),
+        V::Key(k) => f(&CelString::from(k.as_ref())),
+        V::Val(v) => match v {
+            Value::Null => f(&CelNull),
+            Value::Bool(b) => f(&CelBool::from(*b)),
+            Value::Int(i) => f(&CelInt::from(*i)),
+            Value::UInt(u) => f(&CelUInt::from(*u)),
+            Value::Double(d) => f(&CelDouble::from(*d)),
+            Value::Str(s) => f(&CelString::from(s.as_ref())),
+            Value::Time(t) => f(&CelTimestamp::from(*t)),
+            Value::List(_) | Value::Map(_) => f(v.to_cel().as_ref()),
+        },
     }
 }
 
@@ -96,8 +113,8 @@ fn as_bool(v: V<'_>) -> Option<bool> {
     match v {
         V::Bool(b) => Some(b.get()),
         V::Ref(r) => r.downcast_ref::<CelBool>().map(|b| *b.inner()),
-        V::Key(CelMapKey::Bool(b)) => Some(*b.inner()),
-        V::Int(_) | V::Str(_) | V::Key(_) => None,
+        V::Val(Value::Bool(b)) => Some(*b),
+        V::Val(_) | V::Int(_) | V::Str(_) | V::Key(_) => None,
     }
 }
 
@@ -105,9 +122,10 @@ fn as_bool(v: V<'_>) -> Option<bool> {
 fn as_str(v: V<'_>) -> Option<&str> {
     match v {
         V::Str(s) => Some(s),
+        V::Val(Value::Str(s)) => Some(s),
+        V::Key(k) => Some(k),
         V::Ref(r) => r.downcast_ref::<CelString>().map(CelString::inner),
-        V::Key(CelMapKey::String(s)) => Some(s.inner()),
-        V::Bool(_) | V::Int(_) | V::Key(_) => None,
+        V::Val(_) | V::Bool(_) | V::Int(_) => None,
     }
 }
 
@@ -115,46 +133,48 @@ fn as_str(v: V<'_>) -> Option<&str> {
 fn as_int(v: V<'_>) -> Option<i64> {
     match v {
         V::Int(i) => Some(i),
+        V::Val(Value::Int(i)) => Some(*i),
         V::Ref(r) => r.downcast_ref::<CelInt>().map(|i| *i.inner()),
-        V::Key(CelMapKey::Int(i)) => Some(*i.inner()),
-        V::Bool(_) | V::Str(_) | V::Key(_) => None,
+        V::Val(_) | V::Bool(_) | V::Str(_) | V::Key(_) => None,
     }
 }
 
-/// The entry of `map` under the string `key`. Small maps are scanned: comparing a few
-/// short strings is cheaper than hashing one.
-fn entry<'m>(map: &'m CelMap<'static>, key: &CelMapKey<'static>) -> Option<&'m Boxed> {
-    let entries = map.inner();
+/// The entry of a context map under `key` (context maps hold at most 64 entries:
+/// scanned, as comparing a few short strings is cheaper than hashing one).
+fn entry<'m>(map: &'m Value<'m>, key: &str) -> Option<&'m Value<'m>> {
+    map.get(key)
+}
+
+/// The string of a field name.
+fn key_str<'k>(key: &'k CelMapKey<'static>) -> Option<&'k str> {
     match key {
-        CelMapKey::String(wanted) if entries.len() <= 8 => {
-            let wanted = wanted.inner();
-            entries.iter().find_map(|(k, v)| match k {
-                CelMapKey::String(k) if k.inner() == wanted => Some(v),
-                _ => None,
-            })
-        }
-        _ => entries.get(key),
+        CelMapKey::String(s) => Some(s.inner()),
+        _ => None,
     }
 }
 
 /// What `v.field` / `v[key]` with a string key finds: `Ok(None)` when `v` is a map
 /// without it (the interpreter's "no such key"), [`Fail::Error`] when `v` cannot be
 /// indexed by a string (every value of the subset that is not a map).
-fn field<'a>(v: V<'a>, key: &CelMapKey<'static>) -> Result<Option<&'a Boxed>, Fail> {
-    let V::Ref(r) = v else { return Err(Fail::Error) };
-    match r.downcast_ref::<CelMap>() {
-        Some(map) => Ok(entry(map, key)),
-        None if r.downcast_ref::<CelList>().is_some() || r.as_indexer().is_none() => {
+fn field<'a>(v: V<'a>, key: &CelMapKey<'static>) -> Result<Option<V<'a>>, Fail> {
+    match v {
+        V::Val(map @ Value::Map(_)) => {
+            let Some(key) = key_str(key) else { return Err(Fail::Bail) };
+            Ok(entry(map, key).map(V::Val))
+        }
+        V::Val(_) => Err(Fail::Error),
+        V::Ref(r) if r.downcast_ref::<CelList>().is_some() || r.as_indexer().is_none() => {
             Err(Fail::Error)
         }
         // some other indexable value: not followed
-        None => Err(Fail::Bail),
+        V::Ref(_) => Err(Fail::Bail),
+        V::Bool(_) | V::Int(_) | V::Str(_) | V::Key(_) => Err(Fail::Error),
     }
 }
 
 /// One evaluation: the context, the budget left and the comprehension variables.
 pub(crate) struct Eval<'a> {
-    ctx: &'a PreparedContext,
+    ctx: &'a PreparedContext<'a>,
     /// Steps left in the decision's budget.
     pub steps: u64,
     vars: [V<'a>; MAX_VARS],
@@ -162,7 +182,7 @@ pub(crate) struct Eval<'a> {
 
 impl<'a> Eval<'a> {
     /// An evaluation against `ctx` with `steps` left in the budget.
-    pub(crate) fn new(ctx: &'a PreparedContext, steps: u64) -> Self {
+    pub(crate) fn new(ctx: &'a PreparedContext<'a>, steps: u64) -> Self {
         Self { ctx, steps, vars: [V::Int(0); MAX_VARS] }
     }
 
@@ -222,7 +242,7 @@ impl<'a> Eval<'a> {
 
     fn select(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> R<'a> {
         let v = self.eval(operand)?;
-        field(v, key)?.map(V::Ref).ok_or(Fail::Error)
+        field(v, key)?.ok_or(Fail::Error)
     }
 
     fn has(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> T {
@@ -235,8 +255,7 @@ impl<'a> Eval<'a> {
             RequestField::ToolId => self.ctx.tool_id().is_some(),
             RequestField::AgentId => self.ctx.agent_id().is_some(),
             RequestField::Other(key) => {
-                let request = self.ctx.root(Root::Request);
-                request.downcast_ref::<CelMap>().is_some_and(|m| entry(m, key).is_some())
+                key_str(key).is_some_and(|key| entry(self.ctx.root(Root::Request), key).is_some())
             }
         }
     }
@@ -246,6 +265,25 @@ impl<'a> Eval<'a> {
     fn index(&mut self, operand: &'a Node, index: &'a Node) -> R<'a> {
         let v = self.eval(operand)?;
         let i = self.eval(index)?;
+        match v {
+            V::Val(Value::List(items)) => {
+                if let Some(at) = as_int(i) {
+                    let at = usize::try_from(at).map_err(|_| Fail::Error)?;
+                    return items.get(at).map(V::Val).ok_or(Fail::Error);
+                }
+                return Err(if as_str(i).is_some() || as_bool(i).is_some() {
+                    Fail::Error
+                } else {
+                    Fail::Bail
+                });
+            }
+            V::Val(map @ Value::Map(_)) => {
+                let Some(s) = as_str(i) else { return Err(Fail::Bail) };
+                return entry(map, s).map(V::Val).ok_or(Fail::Error);
+            }
+            V::Ref(_) => {}
+            _ => return Err(Fail::Error),
+        }
         let V::Ref(r) = v else { return Err(Fail::Error) };
         if let Some(list) = r.downcast_ref::<CelList>() {
             if let Some(at) = as_int(i) {
@@ -303,7 +341,27 @@ impl<'a> Eval<'a> {
 
     fn in_value(&mut self, needle: &'a Node, haystack: &'a Node) -> T {
         let v = self.eval(needle)?;
-        let V::Ref(h) = self.eval(haystack)? else { return Err(Fail::Error) };
+        let h = self.eval(haystack)?;
+        match (h, as_str(v)) {
+            // a string in a list of strings, or a string key of a map
+            (V::Val(Value::List(items)), Some(s))
+                if items.iter().all(|i| matches!(i, Value::Str(_))) =>
+            {
+                return Ok(items.iter().any(|i| matches!(i, Value::Str(e) if e == s)));
+            }
+            (V::Val(Value::Map(entries)), Some(s)) => {
+                return Ok(entries.iter().any(|(k, _)| k == s));
+            }
+            (V::Val(Value::List(_) | Value::Map(_)), _) => {
+                return with_val(h, |h| {
+                    let container = h.as_container().ok_or(Fail::Error)?;
+                    with_val(v, |v| container.contains(v)).map_err(|_| Fail::Error)
+                });
+            }
+            (V::Ref(_), _) => {}
+            _ => return Err(Fail::Error),
+        }
+        let V::Ref(h) = h else { return Err(Fail::Error) };
         let container = h.as_container().ok_or(Fail::Error)?;
         with_val(v, |v| container.contains(v)).map_err(|_| Fail::Error)
     }
@@ -355,18 +413,18 @@ impl<'a> Eval<'a> {
     fn path(&self, path: &Path) -> R<'a> {
         let ctx = self.ctx;
         match path {
-            Path::Slot(at) => ctx.slot(*at).map(V::Ref).ok_or(Fail::Error),
-            Path::ToolId => ctx.tool_id().map(V::Str).ok_or(Fail::Error),
-            Path::AgentId => ctx.agent_id().map(V::Str).ok_or(Fail::Error),
-            Path::Root(root) => Ok(V::Ref(ctx.root(*root))),
+            Path::Slot(at) => ctx.slot(*at).map(V::Val).ok_or(Fail::Error),
+            Path::ToolId => ctx.tool_id().map(V::Val).ok_or(Fail::Error),
+            Path::AgentId => ctx.agent_id().map(V::Val).ok_or(Fail::Error),
+            Path::Root(root) => Ok(V::Val(ctx.root(*root))),
             Path::Walk(root, keys) => {
                 // the resolver fails on anything but a map holding the key, as here
                 let mut current = ctx.root(*root);
                 for key in keys.iter() {
-                    let map = current.downcast_ref::<CelMap>().ok_or(Fail::Error)?;
-                    current = entry(map, key).ok_or(Fail::Error)?;
+                    let key = key_str(key).ok_or(Fail::Error)?;
+                    current = entry(current, key).ok_or(Fail::Error)?;
                 }
-                Ok(V::Ref(current))
+                Ok(V::Val(current))
             }
         }
     }
@@ -400,8 +458,12 @@ impl<'a> Eval<'a> {
         let size = match range {
             V::Ref(r) => r.as_sizer().map_or(0, |s| *s.size().inner()),
             V::Str(s) => i64::try_from(s.chars().count()).unwrap_or(i64::MAX),
-            V::Key(k) => k.inner().as_sizer().map_or(0, |s| *s.size().inner()),
-            V::Bool(_) | V::Int(_) => 0,
+            V::Key(s) | V::Val(Value::Str(s)) => {
+                i64::try_from(s.chars().count()).unwrap_or(i64::MAX)
+            }
+            V::Val(Value::List(items)) => i64::try_from(items.len()).unwrap_or(i64::MAX),
+            V::Val(Value::Map(entries)) => i64::try_from(entries.len()).unwrap_or(i64::MAX),
+            V::Val(_) | V::Bool(_) | V::Int(_) => 0,
         };
         let cost = u64::try_from(size).unwrap_or(0).saturating_mul(l.weight).max(1);
         if cost > self.steps {
@@ -409,15 +471,20 @@ impl<'a> Eval<'a> {
             return Err(Fail::Error);
         }
         self.steps -= cost;
+        match range {
+            V::Val(Value::List(items)) => return self.iterate(l, items.iter().map(V::Val)),
+            // a map iterates over its keys
+            V::Val(Value::Map(entries)) => {
+                return self.iterate(l, entries.iter().map(|(k, _)| V::Key(k)));
+            }
+            _ => {}
+        }
         let V::Ref(range) = range else {
             // strings, bools and ints are not iterable
             return Err(Fail::Error);
         };
         if let Some(list) = range.downcast_ref::<CelList>() {
             self.iterate(l, list.inner().iter().map(V::Ref))
-        } else if let Some(map) = range.downcast_ref::<CelMap>() {
-            // a map iterates over its keys, in the map's own order, as in the interpreter
-            self.iterate(l, map.inner().keys().map(V::Key))
         } else if range.as_iterable().is_none() {
             Err(Fail::Error)
         } else {
@@ -482,8 +549,10 @@ fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
 fn size(v: V<'_>) -> R<'_> {
     let n = match v {
         V::Str(s) => s.chars().count(),
-        V::Key(CelMapKey::String(s)) => s.inner().chars().count(),
-        V::Key(_) => return Err(Fail::Error),
+        V::Key(s) | V::Val(Value::Str(s)) => s.chars().count(),
+        V::Val(Value::List(items)) => items.len(),
+        V::Val(Value::Map(entries)) => entries.len(),
+        V::Val(_) => return Err(Fail::Error),
         V::Ref(r) => {
             if let Some(s) = r.downcast_ref::<CelString>() {
                 s.inner().chars().count()

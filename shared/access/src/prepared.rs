@@ -1,37 +1,40 @@
-//! A request context turned into CEL values once per decision (or per resolution),
-//! then reused for every rule and, with [`PreparedContext::set_tool_id`], every tool.
+//! A request context made ready for evaluation once per decision (or per
+//! resolution), then reused for every rule and, with [`PreparedContext::set_tool_id`],
+//! every tool.
 //!
-//! Conditions reach it through a `cel` variable resolver: compiled conditions refer to
-//! field paths as single identifiers (`"user.userType"`, see `flatten`), resolved here
-//! by walking the prepared values without allocating.
+//! Preparing checks the context limits and arranges the values as the fast path
+//! reads them ([`Value`]), borrowing every string from the context it came from: no
+//! `cel` value is built. Those are built once, on first need, when a condition falls
+//! back to the interpreter, which reaches them through a `cel` variable resolver:
+//! compiled conditions refer to field paths as single identifiers (`"user.userType"`,
+//! see `flatten`).
 
 use crate::context::RequestContext;
-use crate::error::ContextError;
-use crate::limits::{
-    MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
-};
+use crate::context_json::{Doc, Text};
+use crate::error::{ContextError, ContextJsonError};
+use crate::limits_check::check;
 use crate::node::Root;
-use cel::common::types::{
-    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
-    CelUInt,
-};
+use crate::value::Value;
+use cel::common::types::{CelMap, CelMapKey, CelString};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 pub(crate) type Boxed = Box<dyn Val + 'static>;
 
-/// The CEL values of one request context.
-pub struct PreparedContext {
-    user: Boxed,
-    custom_data: Boxed,
-    account: Boxed,
-    /// `request` without `agentId` and `toolId`, which change per agent and per tool.
-    request: Boxed,
-    agent_id: Option<String>,
-    tool_id: Option<String>,
-    /// The typed fields again, one slot each (see [`SLOTS`]), resolved without hashing.
-    slots: [Option<Boxed>; SLOTS.len()],
+/// A request context ready for evaluation, borrowing its strings from the context it
+/// was prepared from.
+pub struct PreparedContext<'a> {
+    /// `user`, `account`, `request` (`region`, `time`) and `customData` as maps.
+    roots: [Value<'a>; 4],
+    agent_id: Option<Value<'a>>,
+    tool_id: Option<Value<'a>>,
+    /// Where each of [`SLOTS`] sits in its root map ([`ABSENT`] when not present).
+    slots: [u8; SLOTS.len()],
+    /// The interpreter's values, built on first need.
+    cel: OnceLock<CelValues>,
 }
 
 /// Flattened paths resolved from a slot instead of a map walk.
@@ -47,186 +50,183 @@ pub(crate) const SLOTS: [&str; 9] = [
     "request.time",
 ];
 
-impl std::fmt::Debug for PreparedContext {
+/// The root of each of [`SLOTS`].
+const SLOT_ROOTS: [Root; SLOTS.len()] = [
+    Root::User,
+    Root::User,
+    Root::User,
+    Root::User,
+    Root::Account,
+    Root::Account,
+    Root::Account,
+    Root::Request,
+    Root::Request,
+];
+
+/// The field name of each of [`SLOTS`] in its root map.
+const SLOT_FIELDS: [&str; SLOTS.len()] = [
+    "userId",
+    "userType",
+    "email",
+    "roles",
+    "accountId",
+    "type",
+    "organizationId",
+    "region",
+    "time",
+];
+
+/// A slot whose field is absent.
+const ABSENT: u8 = u8::MAX;
+
+/// The `cel` values of the context, for the interpreter.
+struct CelValues {
+    roots: [Boxed; 4],
+    slots: [Option<Boxed>; SLOTS.len()],
+}
+
+impl std::fmt::Debug for PreparedContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedContext")
-            .field("user", &self.user)
-            .field("customData", &self.custom_data)
-            .field("account", &self.account)
-            .field("request", &self.request)
+            .field("user", self.root(Root::User))
+            .field("customData", self.root(Root::CustomData))
+            .field("account", self.root(Root::Account))
+            .field("request", self.root(Root::Request))
             .field("agentId", &self.agent_id)
             .field("toolId", &self.tool_id)
             .finish()
     }
 }
 
-/// Collects limit violations with their paths while converting.
-struct Limits {
-    errors: Vec<ContextError>,
-    values: usize,
-}
-
-fn string(s: &str) -> Boxed {
-    Box::new(CelString::from(s.to_string()))
-}
-
-fn map(entries: HashMap<CelMapKey<'static>, Boxed>) -> Boxed {
-    Box::new(CelMap::from(entries))
-}
-
-impl Limits {
-    fn fail(&mut self, path: &str, message: String) {
-        self.errors.push(ContextError { path: path.to_string(), message });
-    }
-
-    fn string(&mut self, path: &str, s: &str) -> Boxed {
-        if s.len() > MAX_CONTEXT_STRING_BYTES {
-            self.fail(
-                path,
-                format!("string of {} bytes, at most {MAX_CONTEXT_STRING_BYTES}", s.len()),
-            );
-        }
-        string(s)
-    }
-
-    fn collection(&mut self, path: &str, len: usize) {
-        if len > MAX_CONTEXT_COLLECTION {
-            self.fail(path, format!("{len} entries, at most {MAX_CONTEXT_COLLECTION}"));
-        }
-    }
-
-    /// Converts free-form JSON, checking depth, sizes and the total value count.
-    fn json(&mut self, path: &str, v: &serde_json::Value, depth: usize) -> Boxed {
-        use serde_json::Value as J;
-        self.values += 1;
-        if self.values == MAX_CONTEXT_VALUES + 1 {
-            self.fail(path, format!("more than {MAX_CONTEXT_VALUES} values in customData"));
-        }
-        match v {
-            J::Null => Box::new(CelNull),
-            J::Bool(b) => Box::new(CelBool::from(*b)),
-            J::Number(n) => match (n.as_i64(), n.as_u64()) {
-                (Some(i), _) => Box::new(CelInt::from(i)),
-                (None, Some(u)) => Box::new(CelUInt::from(u)),
-                _ => Box::new(CelDouble::from(n.as_f64().unwrap_or(f64::NAN))),
-            },
-            J::String(s) => self.string(path, s),
-            J::Array(_) | J::Object(_) if depth >= MAX_CONTEXT_DEPTH => {
-                self.fail(path, format!("nested deeper than {MAX_CONTEXT_DEPTH} levels"));
-                Box::new(CelNull)
-            }
-            J::Array(items) => {
-                self.collection(path, items.len());
-                let list = items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, item)| self.json(&format!("{path}/{i}"), item, depth + 1))
-                    .collect::<Vec<_>>();
-                Box::new(CelList::from(list))
-            }
-            J::Object(m) => self.object(path, m, depth),
-        }
-    }
-
-    fn object(
-        &mut self,
-        path: &str,
-        m: &serde_json::Map<String, serde_json::Value>,
-        depth: usize,
-    ) -> Boxed {
-        self.collection(path, m.len());
-        let mut out = HashMap::with_capacity(m.len());
-        for (k, item) in m {
-            let child = format!("{path}/{}", k.replace('~', "~0").replace('/', "~1"));
-            if k.len() > MAX_CONTEXT_STRING_BYTES {
-                self.fail(
-                    &child,
-                    format!("key of {} bytes, at most {MAX_CONTEXT_STRING_BYTES}", k.len()),
-                );
-            }
-            let value = self.json(&child, item, depth + 1);
-            out.insert(CelMapKey::from(k.clone()), value);
-        }
-        map(out)
-    }
-
-    /// Adds `name: value` to `entries` when the value is present.
-    fn put(
-        &mut self,
-        entries: &mut HashMap<CelMapKey<'static>, Boxed>,
-        path: &str,
-        name: &'static str,
-        value: Option<&String>,
-    ) {
-        if let Some(v) = value {
-            let v = self.string(&format!("{path}/{name}"), v);
-            entries.insert(CelMapKey::from(name.to_string()), v);
-        }
+/// Adds `name: value` to a record when the value is present.
+fn put<'a>(entries: &mut Vec<(Cow<'a, str>, Value<'a>)>, name: &'static str, v: Option<Value<'a>>) {
+    if let Some(v) = v {
+        entries.push((Cow::Borrowed(name), v));
     }
 }
 
-impl PreparedContext {
-    /// Converts `context` to CEL values, checking the context limits (see `limits`).
-    /// An absent `request.time` is the current time.
-    pub fn new(context: &RequestContext) -> Result<Self, Vec<ContextError>> {
-        let mut l = Limits { errors: Vec::new(), values: 0 };
+fn text<'a>(t: Option<Text<'a>>) -> Option<Value<'a>> {
+    t.map(|Text(s)| Value::Str(s))
+}
 
-        let u = &context.user;
-        let mut user = HashMap::with_capacity(4);
-        l.put(&mut user, "/user", "userId", u.user_id.as_ref());
-        l.put(&mut user, "/user", "userType", u.user_type.as_ref());
-        l.put(&mut user, "/user", "email", u.email.as_ref());
-        if let Some(roles) = &u.roles {
-            l.collection("/user/roles", roles.len());
-            let roles = roles
-                .iter()
-                .enumerate()
-                .map(|(i, r)| l.string(&format!("/user/roles/{i}"), r))
-                .collect::<Vec<_>>();
-            user.insert(CelMapKey::from("roles".to_string()), Box::new(CelList::from(roles)));
-        }
+fn borrowed(s: Option<&String>) -> Option<Value<'_>> {
+    s.map(|s| Value::str(s))
+}
 
-        let a = &context.account;
-        let mut account = HashMap::with_capacity(3);
-        l.put(&mut account, "/account", "accountId", a.account_id.as_ref());
-        l.put(&mut account, "/account", "type", a.account_type.as_ref());
-        l.put(&mut account, "/account", "organizationId", a.organization_id.as_ref());
+/// The values of one context, before the limits are checked.
+struct Parts<'a> {
+    user: [Option<Value<'a>>; 4],
+    account: [Option<Value<'a>>; 3],
+    region: Option<Value<'a>>,
+    time: Option<chrono::DateTime<chrono::FixedOffset>>,
+    agent_id: Option<Value<'a>>,
+    tool_id: Option<Value<'a>>,
+    custom_data: Value<'a>,
+}
 
-        let custom_data = l.object("/customData", &context.custom_data, 0);
-
-        let r = &context.request;
-        let mut request = HashMap::with_capacity(2);
-        l.put(&mut request, "/request", "region", r.region.as_ref());
-        let time = r.time.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
-        request.insert(CelMapKey::from("time".to_string()), Box::new(CelTimestamp::from(time)));
-        for (name, v) in [("agentId", &r.agent_id), ("toolId", &r.tool_id)] {
-            if let Some(v) = v {
-                l.string(&format!("/request/{name}"), v);
-            }
-        }
-
-        if !l.errors.is_empty() {
-            return Err(l.errors);
-        }
-        let slots = SLOTS.map(|path| {
-            let (root, field) = path.split_once('.')?;
-            let entries = match root {
-                "user" => &user,
-                "account" => &account,
-                _ => &request,
-            };
-            entries.get(&CelMapKey::from(field.to_string())).map(|v| v.clone_as_boxed())
-        });
-        let (user, account, request) = (map(user), map(account), map(request));
-        Ok(Self {
-            user,
-            custom_data,
-            account,
-            request,
-            agent_id: r.agent_id.clone(),
-            tool_id: r.tool_id.clone(),
-            slots,
+impl<'a> PreparedContext<'a> {
+    /// Prepares `context`, checking the context limits (see `limits`). An absent
+    /// `request.time` is the current time.
+    pub fn new(context: &'a RequestContext) -> Result<Self, Vec<ContextError>> {
+        let (u, a, r) = (&context.user, &context.account, &context.request);
+        let roles = u
+            .roles
+            .as_ref()
+            .map(|roles| Value::List(roles.iter().map(|s| Value::str(s)).collect()));
+        Self::assemble(Parts {
+            user: [
+                borrowed(u.user_id.as_ref()),
+                borrowed(u.user_type.as_ref()),
+                borrowed(u.email.as_ref()),
+                roles,
+            ],
+            account: [
+                borrowed(a.account_id.as_ref()),
+                borrowed(a.account_type.as_ref()),
+                borrowed(a.organization_id.as_ref()),
+            ],
+            region: borrowed(r.region.as_ref()),
+            time: r.time,
+            agent_id: borrowed(r.agent_id.as_ref()),
+            tool_id: borrowed(r.tool_id.as_ref()),
+            custom_data: Value::map_from_json(&context.custom_data),
         })
+    }
+
+    /// Parses the JSON text of a request context and prepares it, borrowing the
+    /// strings of `json`: the same result as parsing a [`RequestContext`] and
+    /// calling [`PreparedContext::new`], errors included, without building one.
+    pub fn from_json(json: &'a [u8]) -> Result<Self, ContextJsonError> {
+        let parsed = serde_json::from_slice::<Doc<'a>>(json).ok().and_then(|doc| {
+            let (u, a, r) = (doc.user, doc.account, doc.request);
+            Self::assemble(Parts {
+                user: [
+                    text(u.user_id),
+                    text(u.user_type),
+                    text(u.email),
+                    u.roles.map(|l| Value::List(l.0)),
+                ],
+                account: [text(a.account_id), text(a.account_type), text(a.organization_id)],
+                region: text(r.region),
+                time: r.time,
+                agent_id: text(r.agent_id),
+                tool_id: text(r.tool_id),
+                custom_data: Value::Map(doc.custom_data.0),
+            })
+            .ok()
+        });
+        match parsed {
+            Some(prepared) => Ok(prepared),
+            // invalid, or over a limit: the typed path says where, exactly as before
+            None => {
+                let context: RequestContext =
+                    serde_json::from_slice(json).map_err(ContextJsonError::Json)?;
+                let prepared = PreparedContext::new(&context).map_err(ContextJsonError::Limits)?;
+                Ok(prepared.into_owned())
+            }
+        }
+    }
+
+    fn assemble(p: Parts<'a>) -> Result<Self, Vec<ContextError>> {
+        check(&p.user, &p.account, &p.custom_data, [&p.region, &p.agent_id, &p.tool_id])?;
+        let [user_id, user_type, email, roles] = p.user;
+        let mut user = Vec::with_capacity(4);
+        put(&mut user, "userId", user_id);
+        put(&mut user, "userType", user_type);
+        put(&mut user, "email", email);
+        put(&mut user, "roles", roles);
+        let [account_id, account_type, organization_id] = p.account;
+        let mut account = Vec::with_capacity(3);
+        put(&mut account, "accountId", account_id);
+        put(&mut account, "type", account_type);
+        put(&mut account, "organizationId", organization_id);
+        let time = p.time.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
+        let mut request = Vec::with_capacity(2);
+        put(&mut request, "region", p.region);
+        put(&mut request, "time", Some(Value::Time(time)));
+        let roots = [Value::Map(user), p.custom_data, Value::Map(account), Value::Map(request)];
+        let mut slots = [ABSENT; SLOTS.len()];
+        for (at, field) in SLOT_FIELDS.iter().enumerate() {
+            if let Value::Map(entries) = &roots[SLOT_ROOTS[at] as usize]
+                && let Some(i) = entries.iter().position(|(k, _)| k == *field)
+            {
+                slots[at] = u8::try_from(i).unwrap_or(ABSENT);
+            }
+        }
+        Ok(Self { roots, agent_id: p.agent_id, tool_id: p.tool_id, slots, cel: OnceLock::new() })
+    }
+
+    /// The same context owning its strings (no longer borrowing what it was
+    /// prepared from).
+    pub fn into_owned(self) -> PreparedContext<'static> {
+        let Self { roots, agent_id, tool_id, slots, cel } = self;
+        PreparedContext {
+            roots: roots.map(Value::into_owned),
+            agent_id: agent_id.map(Value::into_owned),
+            tool_id: tool_id.map(Value::into_owned),
+            slots,
+            cel,
+        }
     }
 
     /// Sets (or, with `None`, removes) `request.toolId` for the next evaluations.
@@ -240,58 +240,62 @@ impl PreparedContext {
     }
 
     /// The value of slot `at` (see [`SLOTS`]), when the field is present.
-    pub(crate) fn slot(&self, at: usize) -> Option<&Boxed> {
-        self.slots.get(at)?.as_ref()
-    }
-
-    /// A whole variable (`request` without `agentId` and `toolId`).
-    pub(crate) fn root(&self, root: Root) -> &Boxed {
-        match root {
-            Root::User => &self.user,
-            Root::CustomData => &self.custom_data,
-            Root::Account => &self.account,
-            Root::Request => &self.request,
+    pub(crate) fn slot(&self, at: usize) -> Option<&Value<'a>> {
+        let i = *self.slots.get(at)?;
+        match &self.roots[SLOT_ROOTS[at] as usize] {
+            Value::Map(entries) => entries.get(usize::from(i)).map(|(_, v)| v),
+            _ => None,
         }
     }
 
+    /// A whole variable (`request` without `agentId` and `toolId`).
+    pub(crate) fn root(&self, root: Root) -> &Value<'a> {
+        &self.roots[root as usize]
+    }
+
     /// `request.toolId`, when set.
-    pub(crate) fn tool_id(&self) -> Option<&String> {
+    pub(crate) fn tool_id(&self) -> Option<&Value<'a>> {
         self.tool_id.as_ref()
     }
 
     /// `request.agentId`, when set.
-    pub(crate) fn agent_id(&self) -> Option<&String> {
+    pub(crate) fn agent_id(&self) -> Option<&Value<'a>> {
         self.agent_id.as_ref()
+    }
+
+    /// The interpreter's values, built on first use.
+    fn cel(&self) -> &CelValues {
+        self.cel.get_or_init(|| CelValues {
+            roots: [Root::User, Root::CustomData, Root::Account, Root::Request]
+                .map(|root| self.root(root).to_cel()),
+            slots: std::array::from_fn(|at| self.slot(at).map(Value::to_cel)),
+        })
     }
 
     /// The whole `request` map, `agentId` and `toolId` included (built on demand).
     fn request_map(&self) -> Boxed {
-        let mut entries = HashMap::with_capacity(4);
-        for key in ["region", "time"] {
-            if let Ok(v) =
-                self.request.as_indexer().map_or(Err(cel::ExecutionError::no_such_key(key)), |i| {
-                    i.get(&CelString::from(key))
-                })
-            {
-                entries.insert(CelMapKey::from(key.to_string()), v.into_owned());
+        let mut entries: HashMap<CelMapKey<'static>, Boxed> = HashMap::with_capacity(4);
+        if let Value::Map(fields) = self.root(Root::Request) {
+            for (key, v) in fields {
+                entries.insert(CelMapKey::from(key.to_string()), v.to_cel());
             }
         }
         for (key, v) in [("agentId", &self.agent_id), ("toolId", &self.tool_id)] {
             if let Some(v) = v {
-                entries.insert(CelMapKey::from(key.to_string()), string(v));
+                entries.insert(CelMapKey::from(key.to_string()), v.to_cel());
             }
         }
-        map(entries)
+        Box::new(CelMap::from(entries))
     }
 }
 
-fn set(slot: &mut Option<String>, value: Option<&str>) {
+fn set<'a>(slot: &mut Option<Value<'a>>, value: Option<&str>) {
     match (slot.as_mut(), value) {
-        (Some(s), Some(v)) => {
+        (Some(Value::Str(Cow::Owned(s))), Some(v)) => {
             s.clear();
             s.push_str(v);
         }
-        (_, v) => *slot = v.map(str::to_string),
+        (_, v) => *slot = v.map(|v| Value::Str(Cow::Owned(v.to_string()))),
     }
 }
 
@@ -308,31 +312,30 @@ fn walk<'b>(root: &'b (dyn Val + 'static), fields: &str) -> Option<CowVal<'b, 'b
     Some(current)
 }
 
-impl VariableResolver for PreparedContext {
+impl VariableResolver for PreparedContext<'_> {
     fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
         if let Some(i) = SLOTS.iter().position(|s| *s == variable) {
-            return self.slots[i].as_deref().map(CowVal::Borrowed);
+            return self.cel().slots[i].as_deref().map(CowVal::Borrowed);
         }
         let (root, rest) = match variable.split_once('.') {
             Some((root, rest)) => (root, Some(rest)),
             None => (variable, None),
         };
-        let value: &'b (dyn Val + 'static) = match root {
-            "user" => self.user.as_ref(),
-            "customData" => self.custom_data.as_ref(),
-            "account" => self.account.as_ref(),
+        let root = match root {
+            "user" => Root::User,
+            "customData" => Root::CustomData,
+            "account" => Root::Account,
             "request" => match rest {
                 None => return Some(CowVal::Owned(self.request_map())),
-                Some("toolId") => {
-                    return self.tool_id.as_deref().map(|s| CowVal::owned(CelString::from(s)));
-                }
+                Some("toolId") => return self.tool_id.as_ref().map(|v| CowVal::Owned(v.to_cel())),
                 Some("agentId") => {
-                    return self.agent_id.as_deref().map(|s| CowVal::owned(CelString::from(s)));
+                    return self.agent_id.as_ref().map(|v| CowVal::Owned(v.to_cel()));
                 }
-                Some(_) => self.request.as_ref(),
+                Some(_) => Root::Request,
             },
             _ => return None,
         };
+        let value: &'b (dyn Val + 'static) = self.cel().roots[root as usize].as_ref();
         match rest {
             None => Some(CowVal::Borrowed(value)),
             Some(fields) => walk(value, fields),

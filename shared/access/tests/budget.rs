@@ -15,14 +15,14 @@ fn rule(effect: Effect, condition: &str) -> AccessRule {
     }
 }
 
-fn big_context() -> PreparedContext {
+fn big_context() -> PreparedContext<'static> {
     let list: Vec<String> = (0..64).map(|i| format!("v{i}")).collect();
     let ctx: RequestContext = serde_json::from_value(json!({
         "user": {"roles": list},
         "customData": {"a": list, "b": list}
     }))
     .unwrap();
-    PreparedContext::new(&ctx).unwrap()
+    PreparedContext::new(&ctx).unwrap().into_owned()
 }
 
 /// A literal list of `n` ints.

@@ -30,7 +30,8 @@ fn context() -> RequestContext {
 
 #[test]
 fn every_declared_field_is_visible() {
-    let p = PreparedContext::new(&context()).unwrap();
+    let ctx = context();
+    let p = PreparedContext::new(&ctx).unwrap();
     for cond in [
         "user.userId == 'u-1' && user.userType == 'internal-user' && user.email.endsWith('@example.com')",
         "'admin' in user.roles && size(user.roles) == 1",
@@ -77,7 +78,8 @@ fn absent_fields_are_errors_that_fail_closed() {
 
 #[test]
 fn tool_and_agent_ids_change_per_tool_without_rebuilding() {
-    let mut p = PreparedContext::new(&context()).unwrap();
+    let ctx = context();
+    let mut p = PreparedContext::new(&ctx).unwrap();
     let cond = "request.toolId == 'weather@1' && request.agentId == 'agent-2'";
     assert_eq!(decide(cond, &p).0, ReasonCode::NoMatch);
     p.set_tool_id(Some("weather@1"));

@@ -20,7 +20,7 @@ fn rule(effect: Effect, condition: &str) -> AccessRule {
 }
 
 /// The largest context: 4 KiB strings, lists of 64 of them.
-fn largest_context() -> PreparedContext {
+fn largest_context() -> PreparedContext<'static> {
     let s = "a".repeat(MAX_CONTEXT_STRING_BYTES);
     let list = vec![s.clone(); MAX_CONTEXT_COLLECTION];
     let ctx: RequestContext = serde_json::from_value(json!({
@@ -28,7 +28,7 @@ fn largest_context() -> PreparedContext {
         "customData": {"s": s, "l": list, "p": "(a+)+$", "items": list}
     }))
     .unwrap();
-    PreparedContext::new(&ctx).unwrap()
+    PreparedContext::new(&ctx).unwrap().into_owned()
 }
 
 /// Every attack: as an allow it does not match, as a deny it denies, both with a

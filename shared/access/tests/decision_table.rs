@@ -125,9 +125,8 @@ fn every_combination_matches_the_reference() {
 
 #[test]
 fn a_non_bool_result_is_an_error_that_never_widens_access() {
-    let prepared =
-        PreparedContext::new(&serde_json::from_value(json!({"user": {"userType": "x"}})).unwrap())
-            .unwrap();
+    let ctx: RequestContext = serde_json::from_value(json!({"user": {"userType": "x"}})).unwrap();
+    let prepared = PreparedContext::new(&ctx).unwrap();
     let rule = |effect, order| AccessRule {
         condition: Some("user.userType".into()),
         effect,

@@ -84,7 +84,7 @@ struct Run<'a, D: ?Sized, C: ?Sized> {
     defs: &'a D,
     cache: &'a C,
     ctx: &'a RequestContext,
-    prepared: PreparedContext,
+    prepared: PreparedContext<'a>,
     warnings: Vec<Warning>,
     /// Agents being resolved, outermost first (cycle detection).
     path: Vec<&'a str>,

@@ -1,0 +1,176 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+//! `PreparedContext::from_json` (borrowed parse) against the typed path it replaces
+//! (`serde_json` into `RequestContext`, then `PreparedContext::new`): the same
+//! decisions and per-rule results on every context, the same errors on every bad one.
+
+use proptest::prelude::*;
+use registry_access::{
+    AccessRule, ContextJsonError, Effect, PreparedContext, RequestContext, RuleSet,
+};
+use serde_json::{Value, json};
+
+/// Conditions touching every field, on the fast path and on the interpreter
+/// (`map`, `filter`, a bare `request` are outside the fast-path subset).
+const CONDITIONS: &[&str] = &[
+    "user.userId == 'u-1'",
+    "user.userType == 'internal-user' && customData.tier == 'premium'",
+    "'site-admin' in user.roles",
+    "size(user.roles) > 1",
+    "user.email.endsWith('@example.com')",
+    "account.accountId in ['a-1', 'a-2']",
+    "account.type == 'retailer' || account.organizationId == 'o-1'",
+    "request.region.startsWith('us-')",
+    "has(customData.flags) && customData.flags.exists(f, f == 'beta')",
+    "customData.n == 3",
+    "customData.n > 2.5",
+    "customData.big == 18446744073709551615u",
+    "customData.nested.a.b == 'deep'",
+    "customData.exists(k, k == 'tier')",
+    "'tier' in customData",
+    "customData.list == [1, 'x', true]",
+    "customData.nothing == null",
+    "customData.flags.map(f, f + '!').exists(f, f == 'beta!')",
+    "customData.filter(k, k.startsWith('t')).size() == 1",
+    "size(request) >= 1",
+    "request.time < timestamp('2100-01-01T00:00:00Z')",
+    "request.toolId == 't@1' && request.agentId == 'a'",
+    "has(request.toolId)",
+    "customData.s.contains('é')",
+];
+
+fn rule_set() -> RuleSet {
+    let rules: Vec<AccessRule> = CONDITIONS
+        .iter()
+        .map(|c| AccessRule {
+            condition: Some((*c).to_string()),
+            effect: Effect::Allow,
+            order: None,
+            description: None,
+            unknown: Default::default(),
+        })
+        .collect();
+    RuleSet::compile(&rules).unwrap()
+}
+
+/// What both paths give for `text`: per-rule results of a full `explain`, or the error.
+fn both(set: &RuleSet, text: &[u8]) -> (String, String) {
+    let fast = match PreparedContext::from_json(text) {
+        Ok(p) => format!("{:?}", set.explain(&p)),
+        Err(ContextJsonError::Json(e)) => format!("json: {e}"),
+        Err(ContextJsonError::Limits(errors)) => format!("limits: {errors:?}"),
+    };
+    let typed = match serde_json::from_slice::<RequestContext>(text) {
+        Err(e) => format!("json: {e}"),
+        Ok(ctx) => match PreparedContext::new(&ctx) {
+            Ok(p) => format!("{:?}", set.explain(&p)),
+            Err(errors) => format!("limits: {errors:?}"),
+        },
+    };
+    (fast, typed)
+}
+
+fn full() -> Value {
+    json!({
+        "user": {"userId": "u-1", "userType": "internal-user", "email": "dana@example.com",
+                 "roles": ["site-admin", "analyst"]},
+        "customData": {"tier": "premium", "flags": ["beta"], "n": 3, "big": 18446744073709551615u64,
+                       "nested": {"a": {"b": "deep"}}, "list": [1, "x", true], "nothing": null,
+                       "s": "caf\u{e9}"},
+        "account": {"accountId": "a-1", "type": "retailer", "organizationId": "o-1"},
+        "request": {"region": "us-west-2", "time": "2026-01-01T00:00:00Z", "agentId": "a", "toolId": "t@1"}
+    })
+}
+
+#[test]
+fn the_same_decisions_and_errors_as_the_typed_path() {
+    let set = rule_set();
+    let long = "x".repeat(5000);
+    let many: Vec<u32> = (0..70).collect();
+    let texts: Vec<String> = vec![
+        full().to_string(),
+        "{}".into(),
+        r#"{"user": {"userId": null, "roles": null}, "customData": {}}"#.into(),
+        // escapes: owned strings where the text cannot be borrowed
+        r#"{"user": {"userId": "u-\u0031"}, "customData": {"ti\u0065r": "premium", "s": "caf\u00e9"}}"#.into(),
+        // a repeated key keeps its last value
+        r#"{"customData": {"n": 1, "n": 3}, "user": {"userId": "x"}}"#.into(),
+        // refused: unknown fields, wrong types, bad time, not JSON
+        r#"{"usr": {}}"#.into(),
+        r#"{"user": {"userId": 5}}"#.into(),
+        r#"{"user": {"roles": ["a", 1]}}"#.into(),
+        r#"{"customData": null}"#.into(),
+        r#"{"customData": []}"#.into(),
+        r#"{"request": {"time": "yesterday"}}"#.into(),
+        "{\"user\": ".into(),
+        // over the limits: reported by the typed path, every violation
+        json!({"user": {"userId": long, "roles": many.iter().map(|i| i.to_string()).collect::<Vec<_>>()},
+               "customData": {"l": many, "deep": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}}}})
+        .to_string(),
+    ];
+    for text in &texts {
+        let (fast, typed) = both(&set, text.as_bytes());
+        assert_eq!(fast, typed, "{text}");
+    }
+    // the full context matches every rule on both paths
+    let p = PreparedContext::from_json(texts[0].as_bytes()).unwrap();
+    let (_, outcomes) = set.explain(&p);
+    let failing: Vec<_> = outcomes
+        .iter()
+        .filter(|o| !matches!(o.result, registry_access::RuleResult::Matched))
+        .map(|o| (CONDITIONS[o.rule_index], o.result.clone()))
+        .collect();
+    assert!(failing.is_empty(), "{failing:?}");
+}
+
+#[test]
+fn a_borrowed_context_outlives_nothing_it_borrows_when_owned() {
+    let set = rule_set();
+    let owned = {
+        let text = full().to_string();
+        PreparedContext::from_json(text.as_bytes()).unwrap().into_owned()
+    };
+    assert!(set.evaluate(&owned).is_allowed());
+}
+
+fn scalar() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        "[a-z\u{e9}\"\\\\/]{0,6}".prop_map(Value::from),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    scalar().prop_recursive(4, 40, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::from),
+            prop::collection::btree_map("[a-z]{1,4}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn random_contexts_agree(
+        custom in prop::collection::btree_map(
+            prop_oneof![Just("tier".to_string()), Just("flags".to_string()), Just("n".to_string()), "[a-z]{1,5}".prop_map(String::from)],
+            json_value(), 0..6),
+        user_id in prop::option::of("[a-z0-9-]{0,5}"),
+        roles in prop::option::of(prop::collection::vec(prop_oneof![Just("site-admin".to_string()), "[a-z]{0,4}".prop_map(String::from)], 0..4)),
+        region in prop::option::of(prop_oneof![Just("us-west-2".to_string()), "[a-z-]{0,6}".prop_map(String::from)]),
+    ) {
+        let set = rule_set();
+        let text = json!({
+            "user": {"userId": user_id, "roles": roles},
+            "customData": custom,
+            "request": {"region": region, "time": "2026-01-01T00:00:00Z"},
+        }).to_string();
+        let (fast, typed) = both(&set, text.as_bytes());
+        prop_assert_eq!(fast, typed);
+    }
+}
