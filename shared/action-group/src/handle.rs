@@ -15,6 +15,7 @@ use crate::error::ToolError;
 use crate::event::{ActionGroupEvent, Attributes};
 use crate::parse::{EventError, parse_event, view};
 use crate::response::{ActionGroupResponse, ResponseState};
+use crate::slots::{AttributeSlots, EventSlots, RootSlots, Slot, from_text, from_value};
 
 /// Runs a handler that takes typed arguments `T` (see [`Arguments::extract`]).
 ///
@@ -27,9 +28,22 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    let view = match view(event) {
+    match from_value(event) {
+        Ok(root) => handle_slots(&root, handler),
+        Err(e) => unreadable_response(&e),
+    }
+}
+
+/// [`handle`] and [`handle_json`] after the one read of the event.
+fn handle_slots<T, R, F>(root: &RootSlots<'_>, handler: F) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    let view = match view(root) {
         Ok(v) => v,
-        Err(e) => return malformed_response(event, &e),
+        Err(e) => return malformed(root, &e),
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let triples = view.all_parameters().map(|p| (p.name, p.kind, p.value));
@@ -65,17 +79,29 @@ where
     }
 }
 
-/// Like [`handle`], from the event's JSON text; text that is not valid JSON (for example a
-/// lone UTF-16 surrogate escape) gives a `FAILURE` response naming the error.
+/// Like [`handle`], from the event's JSON text, read once (no `Value` is built); text that
+/// is not valid JSON (for example a lone UTF-16 surrogate escape) gives a `FAILURE`
+/// response naming the error, as `serde_json` words it.
 pub fn handle_json<T, R, F>(event: &str, handler: F) -> ActionGroupResponse
 where
     T: DeserializeOwned,
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    match serde_json::from_str::<Value>(event) {
-        Ok(v) => handle(&v, handler),
+    match from_text(event) {
+        Ok(root) => handle_slots(&root, handler),
         Err(e) => unreadable_response(&e),
+    }
+}
+
+/// Reads event text once into an owned event; text that cannot be read or validated gives
+/// the `FAILURE` response [`handle_json`] would give.
+#[cfg_attr(not(feature = "runtime"), allow(dead_code))]
+pub(crate) fn event_from_text(event: &str) -> Result<ActionGroupEvent, Box<ActionGroupResponse>> {
+    let root = from_text(event).map_err(|e| Box::new(unreadable_response(&e)))?;
+    match view(&root) {
+        Ok(v) => Ok(v.to_event()),
+        Err(e) => Err(Box::new(malformed(&root, &e))),
     }
 }
 
@@ -100,27 +126,43 @@ fn with_result<R: Serialize>(
 /// The `FAILURE` response for an event that could not be read; names the problem and echoes
 /// whatever action group and operation names the raw event has.
 pub fn malformed_response(event: &Value, error: &EventError) -> ActionGroupResponse {
-    let name = |k: &str| event.get(k).and_then(Value::as_str).unwrap_or("");
-    let builder = match event.get("apiPath").and_then(Value::as_str) {
-        Some(path) if event.get("function").is_none() => {
-            ResponseBuilder::api(name("actionGroup"), path, name("httpMethod"))
+    match from_value(event) {
+        Ok(root) => malformed(&root, error),
+        Err(_) => malformed(&RootSlots::Absent, error),
+    }
+}
+
+/// [`malformed_response`] from the event's slots.
+pub(crate) fn malformed(root: &RootSlots<'_>, error: &EventError) -> ActionGroupResponse {
+    let none = EventSlots::default();
+    let event = root.get().unwrap_or(&none);
+    let builder = match event.api_path.str() {
+        Some(path) if event.function.is_absent() => {
+            ResponseBuilder::api(text(&event.action_group), path, text(&event.http_method))
         }
-        _ => ResponseBuilder::function(name("actionGroup"), name("function")),
+        _ => ResponseBuilder::function(text(&event.action_group), text(&event.function)),
     };
     builder
-        .session_attributes(string_map(event.get("sessionAttributes")))
-        .prompt_session_attributes(string_map(event.get("promptSessionAttributes")))
+        .session_attributes(string_map(&event.session_attributes))
+        .prompt_session_attributes(string_map(&event.prompt_session_attributes))
         .text(error.to_string())
         .state(Some(ResponseState::Failure))
         .build()
 }
 
+/// A string field's text, or `""` when it is not a string.
+fn text<'a>(slot: &'a Slot<'_>) -> &'a str {
+    slot.str().unwrap_or("")
+}
+
 /// An event's attribute map echoed as it is when it is an object of strings; any other shape
 /// (missing, not an object, a non-string value) echoes nothing, since Bedrock refuses it.
-fn string_map(value: Option<&Value>) -> Attributes {
-    let Some(Value::Object(map)) = value else { return Attributes::new() };
-    map.iter()
-        .map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+fn string_map(slot: &AttributeSlots<'_>) -> Attributes {
+    let Some(entries) = slot.get() else { return Attributes::new() };
+    entries
+        .as_map()
+        .into_iter()
+        .map(|(k, v)| v.str().map(|s| (k.to_owned(), s.to_owned())))
         .collect::<Option<Attributes>>()
         .unwrap_or_default()
 }

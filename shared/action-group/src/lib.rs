@@ -33,6 +33,7 @@ pub mod return_control;
 pub mod runtime;
 #[cfg(feature = "schema")]
 mod schema;
+mod slots;
 
 pub use arguments::Arguments;
 pub use builder::{DEFAULT_API_CONTENT_TYPE, ResponseBuilder};

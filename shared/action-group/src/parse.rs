@@ -1,4 +1,5 @@
-//! Lenient-but-precise reading of a raw JSON event into an [`ActionGroupEvent`].
+//! Lenient-but-precise reading of a raw JSON event into an [`ActionGroupEvent`]: the event
+//! is read once into slots ([`crate::slots`]), which are validated here.
 //!
 //! Lenient: absent or `null` optional fields (`agent`, `inputText`, `sessionId`,
 //! `parameters`, attributes, `requestBody`, a parameter's `type`) take empty defaults,
@@ -9,13 +10,16 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::event::{
     ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, MediaContent, Parameter,
     RequestBody,
 };
 use crate::invalid::pointer;
+use crate::slots::{
+    AgentSlots, AttributeSlots, BodySlots, ParamList, RootSlots, Shaped, Slot, from_value,
+};
 
 /// A structural problem with an event: where (JSON pointer) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,21 +71,10 @@ impl<'a> Loc<'a> {
     }
 }
 
-/// The JSON kind of a value, for messages.
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 /// Reads an event in either documented form.
 pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
-    view(value).map(|v| v.to_event())
+    let root = from_value(value).map_err(|e| ROOT.err(e.to_string()))?;
+    view(&root).map(|v| v.to_event())
 }
 
 /// One `{name, type, value}` entry, borrowed from the raw event.
@@ -123,7 +116,8 @@ impl EventView<'_> {
         self.parameters.iter().chain(body)
     }
 
-    fn to_event(&self) -> ActionGroupEvent {
+    /// The owned event, every string copied.
+    pub(crate) fn to_event(&self) -> ActionGroupEvent {
         let params = |ps: &[ParamView<'_>]| -> Vec<Parameter> {
             ps.iter().map(|p| Parameter::new(p.name, p.kind, p.value)).collect()
         };
@@ -168,24 +162,28 @@ impl EventView<'_> {
     }
 }
 
-/// Validates an event and borrows its parts.
-pub(crate) fn view(value: &Value) -> Result<EventView<'_>, EventError> {
-    let Some(obj) = value.as_object() else {
-        return Err(ROOT.err(format!("must be a JSON object, got {}", kind(value))));
+/// Validates an event read into slots and borrows its parts.
+pub(crate) fn view<'a>(root: &'a RootSlots<'_>) -> Result<EventView<'a>, EventError> {
+    let obj = match root {
+        Shaped::Value(obj) => obj,
+        other => {
+            return Err(ROOT.err(format!("must be a JSON object, got {}", other.kind())));
+        }
     };
-    let message_version = opt_str(obj, &ROOT, "messageVersion")?.unwrap_or("1.0");
-    let agent = agent(obj)?;
-    let input_text = opt_str(obj, &ROOT, "inputText")?.unwrap_or_default();
-    let session_id = opt_str(obj, &ROOT, "sessionId")?.unwrap_or_default();
-    let action_group = req_str(obj, &ROOT, "actionGroup")?;
-    let parameters = parameters(obj.get("parameters"), &ROOT.key("parameters"))?;
-    let session_attributes = attributes(obj, "sessionAttributes")?;
-    let prompt_session_attributes = attributes(obj, "promptSessionAttributes")?;
-    let (form, request_body) = if let Some(function) = opt_str(obj, &ROOT, "function")? {
+    let message_version = opt_str(&obj.message_version, &ROOT, "messageVersion")?.unwrap_or("1.0");
+    let agent = agent(&obj.agent)?;
+    let input_text = opt_str(&obj.input_text, &ROOT, "inputText")?.unwrap_or_default();
+    let session_id = opt_str(&obj.session_id, &ROOT, "sessionId")?.unwrap_or_default();
+    let action_group = req_str(&obj.action_group, &ROOT, "actionGroup")?;
+    let parameters = parameters(&obj.parameters, &ROOT.key("parameters"))?;
+    let session_attributes = attributes(&obj.session_attributes, "sessionAttributes")?;
+    let prompt_session_attributes =
+        attributes(&obj.prompt_session_attributes, "promptSessionAttributes")?;
+    let (form, request_body) = if let Some(function) = opt_str(&obj.function, &ROOT, "function")? {
         (FormView::Function(function), None)
-    } else if let Some(api_path) = opt_str(obj, &ROOT, "apiPath")? {
-        let http_method = req_str(obj, &ROOT, "httpMethod")?;
-        (FormView::Api { api_path, http_method }, request_body(obj.get("requestBody"))?)
+    } else if let Some(api_path) = opt_str(&obj.api_path, &ROOT, "apiPath")? {
+        let http_method = req_str(&obj.http_method, &ROOT, "httpMethod")?;
+        (FormView::Api { api_path, http_method }, request_body(&obj.request_body)?)
     } else {
         return Err(
             ROOT.err("has neither `function` (function details) nor `apiPath` (API schema)")
@@ -205,86 +203,99 @@ pub(crate) fn view(value: &Value) -> Result<EventView<'_>, EventError> {
     })
 }
 
-fn opt_str<'v>(
-    obj: &'v Map<String, Value>,
-    base: &Loc<'_>,
-    key: &str,
-) -> Result<Option<&'v str>, EventError> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(base.key(key).err(format!("must be a string, got {}", kind(other)))),
-    }
-}
-
-fn req_str<'v>(
-    obj: &'v Map<String, Value>,
-    base: &Loc<'_>,
-    key: &str,
-) -> Result<&'v str, EventError> {
-    opt_str(obj, base, key)?.ok_or_else(|| base.key(key).err("is required"))
-}
-
-fn agent(obj: &Map<String, Value>) -> Result<[&str; 4], EventError> {
-    let loc = ROOT.key("agent");
-    match obj.get("agent") {
-        None | Some(Value::Null) => Ok([""; 4]),
-        Some(Value::Object(a)) => {
-            let f = |k| Ok::<_, EventError>(opt_str(a, &loc, k)?.unwrap_or_default());
-            Ok([f("name")?, f("id")?, f("alias")?, f("version")?])
+impl<T> Shaped<T> {
+    /// The JSON kind of a value that is not of the expected shape, for messages.
+    fn kind(&self) -> &'static str {
+        match self {
+            Shaped::Other(kind) => kind,
+            Shaped::Value(_) => "value",
+            Shaped::Absent | Shaped::Null => "null",
         }
-        Some(other) => Err(loc.err(format!("must be an object, got {}", kind(other)))),
     }
 }
 
-fn parameters<'v>(
-    value: Option<&'v Value>,
+fn opt_str<'a>(
+    slot: &'a Slot<'_>,
+    base: &Loc<'_>,
+    key: &str,
+) -> Result<Option<&'a str>, EventError> {
+    match slot {
+        Shaped::Absent | Shaped::Null => Ok(None),
+        Shaped::Value(s) => Ok(Some(s)),
+        Shaped::Other(kind) => Err(base.key(key).err(format!("must be a string, got {kind}"))),
+    }
+}
+
+fn req_str<'a>(slot: &'a Slot<'_>, base: &Loc<'_>, key: &str) -> Result<&'a str, EventError> {
+    opt_str(slot, base, key)?.ok_or_else(|| base.key(key).err("is required"))
+}
+
+fn agent<'a>(slot: &'a Shaped<AgentSlots<'_>>) -> Result<[&'a str; 4], EventError> {
+    let loc = ROOT.key("agent");
+    match slot {
+        Shaped::Absent | Shaped::Null => Ok([""; 4]),
+        Shaped::Value(a) => {
+            let f = |s, k| Ok::<_, EventError>(opt_str(s, &loc, k)?.unwrap_or_default());
+            Ok([
+                f(&a.name, "name")?,
+                f(&a.id, "id")?,
+                f(&a.alias, "alias")?,
+                f(&a.version, "version")?,
+            ])
+        }
+        Shaped::Other(kind) => Err(loc.err(format!("must be an object, got {kind}"))),
+    }
+}
+
+fn parameters<'a>(
+    list: &'a ParamList<'_>,
     loc: &Loc<'_>,
-) -> Result<Vec<ParamView<'v>>, EventError> {
-    let items = match value {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(loc.err(format!(
-                "must be a list of {{name, type, value}} objects, got {}",
-                kind(other)
-            )));
+) -> Result<Vec<ParamView<'a>>, EventError> {
+    let items = match list {
+        Shaped::Absent | Shaped::Null => return Ok(Vec::new()),
+        Shaped::Value(items) => items,
+        Shaped::Other(kind) => {
+            return Err(
+                loc.err(format!("must be a list of {{name, type, value}} objects, got {kind}"))
+            );
         }
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let p = loc.index(i);
-        let Some(o) = item.as_object() else {
+        let Shaped::Value(o) = item else {
             return Err(
-                p.err(format!("must be a {{name, type, value}} object, got {}", kind(item)))
+                p.err(format!("must be a {{name, type, value}} object, got {}", item.kind()))
             );
         };
         out.push(ParamView {
-            name: req_str(o, &p, "name")?,
-            kind: opt_str(o, &p, "type")?.unwrap_or("string"),
-            value: req_str(o, &p, "value")?,
+            name: req_str(&o.name, &p, "name")?,
+            kind: opt_str(&o.kind, &p, "type")?.unwrap_or("string"),
+            value: req_str(&o.value, &p, "value")?,
         });
     }
     Ok(out)
 }
 
-fn attributes<'v>(
-    obj: &'v Map<String, Value>,
+fn attributes<'a>(
+    slot: &'a AttributeSlots<'_>,
     key: &str,
-) -> Result<Vec<(&'v str, &'v str)>, EventError> {
+) -> Result<Vec<(&'a str, &'a str)>, EventError> {
     let loc = ROOT.key(key);
-    let map = match obj.get(key) {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            return Err(loc.err(format!("must be an object of strings, got {}", kind(other))));
+    let map = match slot {
+        Shaped::Absent | Shaped::Null => return Ok(Vec::new()),
+        Shaped::Value(m) => m.as_map(),
+        Shaped::Other(kind) => {
+            return Err(loc.err(format!("must be an object of strings, got {kind}")));
         }
     };
     let mut out = Vec::with_capacity(map.len());
     for (k, v) in map {
         match v {
-            Value::String(s) => out.push((k.as_str(), s.as_str())),
-            other => return Err(loc.key(k).err(format!("must be a string, got {}", kind(other)))),
+            Shaped::Value(s) => out.push((k, s.as_ref())),
+            other => {
+                return Err(loc.key(k).err(format!("must be a string, got {}", other.kind())));
+            }
         }
     }
     Ok(out)
@@ -293,28 +304,28 @@ fn attributes<'v>(
 /// `requestBody.content` as (content type, properties) pairs.
 type BodyView<'v> = Vec<(&'v str, Vec<ParamView<'v>>)>;
 
-fn request_body(value: Option<&Value>) -> Result<Option<BodyView<'_>>, EventError> {
+fn request_body<'a>(slot: &'a Shaped<BodySlots<'_>>) -> Result<Option<BodyView<'a>>, EventError> {
     let loc = ROOT.key("requestBody");
-    let body = match value {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Object(b)) => b,
-        Some(other) => return Err(loc.err(format!("must be an object, got {}", kind(other)))),
+    let body = match slot {
+        Shaped::Absent | Shaped::Null => return Ok(None),
+        Shaped::Value(b) => b,
+        Shaped::Other(kind) => return Err(loc.err(format!("must be an object, got {kind}"))),
     };
     let content_loc = loc.key("content");
-    let content = match body.get("content") {
-        None | Some(Value::Null) => return Ok(Some(Vec::new())),
-        Some(Value::Object(c)) => c,
-        Some(other) => {
-            return Err(content_loc.err(format!("must be an object, got {}", kind(other))));
+    let content = match &body.content {
+        Shaped::Absent | Shaped::Null => return Ok(Some(Vec::new())),
+        Shaped::Value(c) => c.as_map(),
+        Shaped::Other(kind) => {
+            return Err(content_loc.err(format!("must be an object, got {kind}")));
         }
     };
     let mut out = Vec::with_capacity(content.len());
     for (ctype, media) in content {
         let m_loc = content_loc.key(ctype);
-        let Some(m) = media.as_object() else {
-            return Err(m_loc.err(format!("must be an object, got {}", kind(media))));
+        let Shaped::Value(m) = media else {
+            return Err(m_loc.err(format!("must be an object, got {}", media.kind())));
         };
-        out.push((ctype.as_str(), parameters(m.get("properties"), &m_loc.key("properties"))?));
+        out.push((ctype, parameters(&m.properties, &m_loc.key("properties"))?));
     }
     Ok(Some(out))
 }

@@ -16,9 +16,8 @@ use serde_json::value::RawValue;
 
 use crate::arguments::Arguments;
 use crate::error::ToolError;
-use crate::handle::{
-    handle_json, malformed_response, panic_response, respond, unreadable_response,
-};
+use crate::event::ActionGroupEvent;
+use crate::handle::{event_from_text, handle_json, malformed_response, panic_response, respond};
 use crate::parse::parse_event;
 use crate::response::ActionGroupResponse;
 
@@ -49,9 +48,9 @@ where
 {
     let handler = &handler;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Box<RawValue>>| async move {
-        let response = match serde_json::from_str::<Value>(event.payload.get()) {
-            Ok(v) => handle_async(&v, handler).await,
-            Err(e) => unreadable_response(&e),
+        let response = match event_from_text(event.payload.get()) {
+            Ok(parsed) => handle_parsed_async(&parsed, handler).await,
+            Err(response) => *response,
         };
         Ok::<_, RuntimeError>(response)
     }))
@@ -67,20 +66,33 @@ where
     F: FnOnce(T) -> Fut,
     Fut: Future<Output = Result<R, ToolError>>,
 {
-    let parsed = match parse_event(event) {
-        Ok(e) => e,
-        Err(e) => return malformed_response(event, &e),
-    };
+    match parse_event(event) {
+        Ok(parsed) => handle_parsed_async(&parsed, handler).await,
+        Err(e) => malformed_response(event, &e),
+    }
+}
+
+/// [`handle_async`] once the event is read.
+async fn handle_parsed_async<T, R, F, Fut>(
+    parsed: &ActionGroupEvent,
+    handler: F,
+) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Fut,
+    Fut: Future<Output = Result<R, ToolError>>,
+{
     let started = catch_unwind(AssertUnwindSafe(|| {
-        Arguments::from_event(&parsed).and_then(|a| a.extract::<T>()).map(handler)
+        Arguments::from_event(parsed).and_then(|a| a.extract::<T>()).map(handler)
     }));
     let future = match started {
         Ok(Ok(future)) => future,
-        Ok(Err(invalid)) => return respond::<()>(&parsed, Err(invalid.into())),
-        Err(payload) => return panic_response(&parsed, payload.as_ref()),
+        Ok(Err(invalid)) => return respond::<()>(parsed, Err(invalid.into())),
+        Err(payload) => return panic_response(parsed, payload.as_ref()),
     };
     match AssertUnwindSafe(future).catch_unwind().await {
-        Ok(result) => respond(&parsed, result),
-        Err(payload) => panic_response(&parsed, payload.as_ref()),
+        Ok(result) => respond(parsed, result),
+        Err(payload) => panic_response(parsed, payload.as_ref()),
     }
 }

@@ -1,9 +1,9 @@
-#![cfg(feature = "schema")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! One strict decoder: the action-group pipeline (`Arguments::from_event_with_schema`)
 //! and `registry_types::decode_bedrock_arguments` agree on every value, including the
 //! cases where two decoders used to disagree (whitespace, unquoted arrays, integers past
 //! 64 bits, unknown parameters).
+#![cfg(feature = "schema")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bedrock_action_group::{Arguments, FunctionEvent, Parameter};
 use registry_types::{FunctionDefinition, bedrock_functions, decode_bedrock_arguments};

@@ -5,6 +5,7 @@
 use bedrock_action_group::convert::convert;
 use bedrock_action_group::{
     ActionGroupResponse, MAX_RESPONSE_BYTES, ResponseState, ToolError, handle, handle_json,
+    unreadable_response,
 };
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -187,7 +188,22 @@ proptest! {
 
     #[test]
     fn arbitrary_text_never_panics(text in any::<String>()) {
-        assert_well_formed(&handle_json(&text, |v: Value| Ok::<_, ToolError>(v)));
+        let r = handle_json(&text, |v: Value| Ok::<_, ToolError>(v));
+        assert_well_formed(&r);
+        // Text is read once, as a `Value` parse reads it (see tests/one_parse.rs).
+        let via_value = match serde_json::from_str::<Value>(&text) {
+            Ok(v) => handle(&v, |v: Value| Ok::<_, ToolError>(v)),
+            Err(e) => unreadable_response(&e),
+        };
+        prop_assert_eq!(r, via_value);
+    }
+
+    #[test]
+    fn event_text_reads_as_its_value(event in prop_oneof![arb_event(), arb_json()], pretty in any::<bool>()) {
+        let text = if pretty { serde_json::to_string_pretty(&event) } else { serde_json::to_string(&event) }.unwrap();
+        let f = |t: Typed| Ok::<_, ToolError>(format!("{t:?}"));
+        prop_assert_eq!(handle_json(&text, f), handle(&event, f));
+        prop_assert_eq!(handle_json(&text, |v: Value| Ok::<_, ToolError>(v)), handle(&event, |v: Value| Ok::<_, ToolError>(v)));
     }
 
     #[test]

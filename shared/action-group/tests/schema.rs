@@ -1,7 +1,7 @@
-#![cfg(feature = "schema")]
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 //! Issue 5 acceptance: a Bedrock call carrying a `CartItemList` as a JSON string is
 //! decoded and validated against the registry tool definition.
+#![cfg(feature = "schema")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, parse_event, respond};
 use registry_types::{FunctionDefinition, TypeDefinition};
