@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use registry_core::{Definition, Kind};
 use registry_store::StoreError;
 
+use crate::decoded::Decoded;
 use crate::keys::{self, *};
 
 /// A DynamoDB item.
@@ -71,13 +72,18 @@ impl Head {
         })
     }
 
-    /// The live definition, `None` for a tombstone.
-    pub fn definition(&self) -> Result<Option<Definition>, StoreError> {
+    /// The live definition of `id`, `None` for a tombstone (decoded through `cache`).
+    pub fn definition(
+        &self,
+        cache: &Decoded,
+        kind: Kind,
+        id: &str,
+    ) -> Result<Option<Definition>, StoreError> {
         if self.deleted {
             return Ok(None);
         }
         match &self.doc {
-            Some(doc) => decode_doc(doc).map(Some),
+            Some(doc) => cache.decode(kind, id, self.version, doc).map(Some),
             None => Err(StoreError::Backend("live head item without a document".into())),
         }
     }
@@ -107,14 +113,22 @@ pub fn encode_doc(definition: &Definition) -> Result<String, StoreError> {
     document.map_err(|e| StoreError::Backend(format!("definition does not serialize: {e}")))
 }
 
-/// A definition from an item holding a `doc` (snapshot or live head); `None` for a tombstone.
-pub fn definition_of(item: &Item) -> Result<Option<Definition>, StoreError> {
+/// A definition of `kind` from an item holding a `doc` (snapshot or live head), decoded
+/// through `cache`; `None` for a tombstone.
+pub fn definition_of(
+    cache: &Decoded,
+    kind: Kind,
+    item: &Item,
+) -> Result<Option<Definition>, StoreError> {
     if item.contains_key(DELETED) {
         return Ok(None);
     }
-    match get_s(item, DOC) {
-        Some(doc) => decode_doc(doc).map(Some),
-        None => Err(corrupt(item, "doc")),
+    let doc = get_s(item, DOC).ok_or_else(|| corrupt(item, "doc"))?;
+    let version = get_n(item, VERSION).and_then(|v| u64::try_from(v).ok());
+    match (get_s(item, ID), version) {
+        (Some(id), Some(version)) => cache.decode(kind, id, version, doc).map(Some),
+        // Not written by this crate: no key to cache under, decode it every time.
+        _ => cache.decode_uncached(doc).map(Some),
     }
 }
 

@@ -8,6 +8,7 @@ mod backoff;
 mod connect;
 mod counter;
 mod cursor;
+mod decoded;
 mod errors;
 mod expr;
 mod item;
@@ -23,5 +24,6 @@ mod write;
 
 pub use connect::{MAX_SDK_ATTEMPTS, sdk_config};
 pub use counter::CallCounts;
+pub use decoded::{DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, DecodeCounts};
 pub use store::{CURSOR_KEY_ENV, DynamoStore};
 pub use write::MAX_TRANSACTION_ITEMS;

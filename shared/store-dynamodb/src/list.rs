@@ -174,8 +174,11 @@ impl DynamoStore {
             let mut definitions = Vec::with_capacity(ids.len());
             for id in &ids {
                 // A head deleted since the tag query is simply left out.
-                if let Some(definition) =
-                    heads.get(id).map(item::definition_of).transpose()?.flatten()
+                if let Some(definition) = heads
+                    .get(id)
+                    .map(|h| item::definition_of(&self.decoded, kind, h))
+                    .transpose()?
+                    .flatten()
                 {
                     definitions.push(definition);
                 }
@@ -199,7 +202,7 @@ impl DynamoStore {
             if let Some(prefix) = &release_prefix {
                 spec.id_prefix(prefix);
             }
-            return self.list_heads(spec, query).await;
+            return self.list_heads(kind, spec, query).await;
         } else {
             Spec::index(IDX_KIND, G_KIND, kind.as_str().to_owned())
         };
@@ -209,11 +212,12 @@ impl DynamoStore {
         if let Some(prefix) = &release_prefix {
             spec.id_prefix(prefix);
         }
-        self.list_heads(spec, query).await
+        self.list_heads(kind, spec, query).await
     }
 
     async fn list_heads(
         &self,
+        kind: Kind,
         spec: Spec,
         query: &ListQuery,
     ) -> Result<Page<Definition>, StoreError> {
@@ -221,7 +225,7 @@ impl DynamoStore {
             self.query_page(spec, query.limit, query.cursor.as_deref()).await?;
         let items = items
             .iter()
-            .map(item::definition_of)
+            .map(|i| item::definition_of(&self.decoded, kind, i))
             .filter_map(Result::transpose)
             .collect::<Result<_, _>>()?;
         Ok(Page { items, next_cursor })
@@ -234,7 +238,7 @@ impl DynamoStore {
         id: &str,
         query: &ListQuery,
     ) -> Result<Page<Definition>, StoreError> {
-        self.list_heads(Spec::table(pk(kind, id), VERSION_PREFIX), query).await
+        self.list_heads(kind, Spec::table(pk(kind, id), VERSION_PREFIX), query).await
     }
 
     /// See [`registry_store::Store::referrers`]: a consistent `Query` of the tool's

@@ -31,15 +31,26 @@ pub fn endpoint() -> Result<&'static str, String> {
 /// A store on a new, empty table named `<prefix>-<pid>-<n>-<nanos>` (fake credentials,
 /// region us-east-1).
 pub async fn fresh_store(prefix: &str) -> Result<DynamoStore, String> {
+    let store = DynamoStore::new(client().await?, table_name(prefix), CURSOR_KEY);
+    store.create_table().await.map_err(|e: StoreError| format!("cannot create table: {e}"))?;
+    Ok(store)
+}
+
+/// Another store on `store`'s table, as a second process would have one: its own SDK
+/// client, call counter and decoded-definition cache.
+pub async fn another_instance(store: &DynamoStore) -> Result<DynamoStore, String> {
+    Ok(DynamoStore::new(client().await?, store.table(), CURSOR_KEY))
+}
+
+const CURSOR_KEY: &[u8] = b"test cursor key";
+
+async fn client() -> Result<aws_sdk_dynamodb::Client, String> {
     let base = sdk_config(Some(endpoint()?.to_owned())).await;
     let config = aws_sdk_dynamodb::config::Builder::from(&base)
         .credentials_provider(Credentials::new("test", "test", None, None, "tests"))
         .region(Region::new("us-east-1"))
         .build();
-    let client = aws_sdk_dynamodb::Client::from_conf(config);
-    let store = DynamoStore::new(client, table_name(prefix), b"test cursor key");
-    store.create_table().await.map_err(|e: StoreError| format!("cannot create table: {e}"))?;
-    Ok(store)
+    Ok(aws_sdk_dynamodb::Client::from_conf(config))
 }
 
 fn start_server() -> Result<String, String> {

@@ -23,7 +23,7 @@ impl DynamoStore {
         id: &str,
     ) -> Result<Option<Definition>, StoreError> {
         match self.read_head(kind, id).await? {
-            Some(head) => head.definition(),
+            Some(head) => head.definition(&self.decoded, kind, id),
             None => Ok(None),
         }
     }
@@ -38,7 +38,7 @@ impl DynamoStore {
         let heads = self.batch_heads(kind, ids).await?;
         ids.iter()
             .map(|id| match heads.get(id) {
-                Some(item) => item::definition_of(item),
+                Some(item) => item::definition_of(&self.decoded, kind, item),
                 None => Ok(None),
             })
             .collect()
@@ -113,7 +113,7 @@ impl DynamoStore {
             .await
             .map_err(|e| errors::sdk("GetItem", e))?;
         match out.item {
-            Some(item) => item::definition_of(&item),
+            Some(item) => item::definition_of(&self.decoded, kind, &item),
             None => Ok(None),
         }
     }

@@ -1,5 +1,7 @@
 //! The [`DynamoStore`] handle and its construction.
 
+use std::sync::Arc;
+
 use aws_sdk_dynamodb::Client;
 use registry_store::StoreError;
 use sha2::{Digest, Sha256};
@@ -7,6 +9,7 @@ use sha2::{Digest, Sha256};
 use crate::connect;
 use crate::counter::{CallCounter, CallCounts};
 use crate::cursor::CursorCodec;
+use crate::decoded::{DecodeCounts, Decoded};
 
 /// Environment variable holding the secret that signs list cursors.
 pub const CURSOR_KEY_ENV: &str = "REGISTRY_CURSOR_KEY";
@@ -18,6 +21,8 @@ pub struct DynamoStore {
     pub(crate) client: Client,
     pub(crate) table: String,
     pub(crate) cursors: CursorCodec,
+    /// Decoded definitions by (kind, id, version), shared by clones (see `decoded.rs`).
+    pub(crate) decoded: Arc<Decoded>,
     counter: CallCounter,
 }
 
@@ -31,8 +36,22 @@ impl DynamoStore {
             client: Client::from_conf(config),
             table: table.into(),
             cursors: CursorCodec::new(cursor_key.as_ref()),
+            decoded: Arc::default(),
             counter,
         }
+    }
+
+    /// This store with a fresh decoded-definition cache of at most `entries` definitions
+    /// and `bytes` bytes of stored documents (defaults: [`DEFAULT_CACHE_ENTRIES`],
+    /// [`DEFAULT_CACHE_BYTES`]); `0` turns the cache off. Reads are the same requests
+    /// either way: the cache only saves decoding a document seen before.
+    ///
+    /// [`DEFAULT_CACHE_ENTRIES`]: crate::DEFAULT_CACHE_ENTRIES
+    /// [`DEFAULT_CACHE_BYTES`]: crate::DEFAULT_CACHE_BYTES
+    #[must_use]
+    pub fn with_decoded_cache(mut self, entries: usize, bytes: usize) -> Self {
+        self.decoded = Arc::new(Decoded::new(entries, bytes));
+        self
     }
 
     /// A store on `table` with the SDK configured from the environment (credentials and
@@ -75,8 +94,15 @@ impl DynamoStore {
         self.counter.snapshot()
     }
 
-    /// Resets [`DynamoStore::calls`] to zero.
+    /// Stored documents this store (and its clones) decoded, and took from its cache.
+    pub fn decode_counts(&self) -> DecodeCounts {
+        self.decoded.counts()
+    }
+
+    /// Resets [`DynamoStore::calls`] and [`DynamoStore::decode_counts`] to zero (cached
+    /// definitions stay).
     pub fn reset_calls(&self) {
         self.counter.reset();
+        self.decoded.reset_counts();
     }
 }

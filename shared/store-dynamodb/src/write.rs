@@ -275,7 +275,7 @@ impl DynamoStore {
         let doc = item::encode_doc(definition)?;
         let fields = IndexFields::of(definition);
         let old = match head {
-            Some(h) => h.definition()?,
+            Some(h) => h.definition(&self.decoded, kind, id)?,
             None => None,
         };
         let mut plan = Plan::default();
@@ -437,7 +437,7 @@ impl DynamoStore {
             expr,
             Role::Head,
         )?;
-        if let Some(old) = head.definition()? {
+        if let Some(old) = head.definition(&self.decoded, kind, id)? {
             for key in item::tag_entries(&old).keys() {
                 plan.delete(&self.table, item::key(pk(kind, id), tag_sk(key)))?;
             }
