@@ -157,7 +157,10 @@ impl<'a> PreparedContext<'a> {
     /// strings of `json`: the same result as parsing a [`RequestContext`] and
     /// calling [`PreparedContext::new`], errors included, without building one.
     pub fn from_json(json: &'a [u8]) -> Result<Self, ContextJsonError> {
-        let parsed = serde_json::from_slice::<Doc<'a>>(json).ok().and_then(|doc| {
+        // one UTF-8 check of the whole text, rather than one per string
+        let utf8 = std::str::from_utf8(json).ok();
+        let doc = utf8.and_then(|t| serde_json::from_str::<Doc<'a>>(t).ok());
+        let parsed = doc.and_then(|doc| {
             let (u, a, r) = (doc.user, doc.account, doc.request);
             Self::assemble(Parts {
                 user: [
