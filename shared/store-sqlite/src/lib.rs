@@ -80,10 +80,16 @@ impl SqliteStore {
     }
 }
 
+/// A definition the caller owns: the shared one itself when no one else holds it, else
+/// a copy.
+fn owned(definition: Arc<Definition>) -> Definition {
+    Arc::unwrap_or_clone(definition)
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError> {
-        self.read_inline(|conn| read::get(conn, &self.decoded, kind, id))
+        Ok(self.get_shared(kind, id).await?.map(owned))
     }
 
     async fn get_many(
@@ -91,11 +97,8 @@ impl Store for SqliteStore {
         kind: Kind,
         ids: &[String],
     ) -> Result<Vec<Option<Definition>>, StoreError> {
-        if ids.len() <= INLINE_BATCH {
-            return self.read_inline(|conn| read::get_many(conn, &self.decoded, kind, ids));
-        }
-        let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
-        self.read(move |conn| read::get_many(conn, &decoded, kind, &ids)).await
+        let found = self.get_many_shared(kind, ids).await?;
+        Ok(found.into_iter().map(|d| d.map(owned)).collect())
     }
 
     async fn put(
@@ -112,8 +115,11 @@ impl Store for SqliteStore {
     }
 
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
-        let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
-        self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
+        let page = self.list_shared(kind, query).await?;
+        Ok(Page {
+            items: page.items.into_iter().map(owned).collect(),
+            next_cursor: page.next_cursor,
+        })
     }
 
     async fn versions(
@@ -138,5 +144,34 @@ impl Store for SqliteStore {
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
         let tool_id = tool_id.to_owned();
         self.read(move |conn| read::referrers(conn, &tool_id)).await
+    }
+
+    async fn get_shared(
+        &self,
+        kind: Kind,
+        id: &str,
+    ) -> Result<Option<Arc<Definition>>, StoreError> {
+        self.read_inline(|conn| read::get(conn, &self.decoded, kind, id))
+    }
+
+    async fn get_many_shared(
+        &self,
+        kind: Kind,
+        ids: &[String],
+    ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
+        if ids.len() <= INLINE_BATCH {
+            return self.read_inline(|conn| read::get_many(conn, &self.decoded, kind, ids));
+        }
+        let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
+        self.read(move |conn| read::get_many(conn, &decoded, kind, &ids)).await
+    }
+
+    async fn list_shared(
+        &self,
+        kind: Kind,
+        query: &ListQuery,
+    ) -> Result<Page<Arc<Definition>>, StoreError> {
+        let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
+        self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
     }
 }
