@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
 use connections::Connections;
-use registry_store::{Expected, ListQuery, Page, Store, StoreError};
+use registry_store::{Expected, ListFilter, ListQuery, Page, Store, StoreError};
 
 pub use schema::SCHEMA_VERSION;
 
@@ -26,7 +26,8 @@ pub use schema::SCHEMA_VERSION;
 const INLINE_BATCH: usize = 32;
 
 /// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Point reads
-/// run on the calling task; lists, histories and writes on tokio's blocking pool.
+/// and unfiltered pages run on the calling task; filtered lists, histories and writes
+/// on tokio's blocking pool.
 #[derive(Clone)]
 pub struct SqliteStore {
     db: Arc<Connections>,
@@ -171,6 +172,12 @@ impl Store for SqliteStore {
         kind: Kind,
         query: &ListQuery,
     ) -> Result<Page<Arc<Definition>>, StoreError> {
+        // An unfiltered page walks the primary key for at most `limit + 1` live rows:
+        // bounded work, done on the calling task. A filter may scan many rows that do
+        // not match, so filtered pages go to the blocking pool.
+        if query.filter == ListFilter::default() {
+            return self.read_inline(|conn| read::list(conn, &self.decoded, kind, query));
+        }
         let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
         self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
     }
