@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
 use super::private_files::{create_private_dir, create_private_file};
@@ -29,6 +30,10 @@ pub(crate) struct Connections {
 fn configure(conn: &Connection) -> Result<(), StoreError> {
     conn.busy_timeout(BUSY_TIMEOUT).db()?;
     conn.pragma_update(None, "synchronous", "NORMAL").db()?;
+    // One plan per statement whatever the bound values: without this guarantee SQLite
+    // may plan with a parameter's value and then prepares the cached list statement
+    // again on every run (a tenth of a list request's time, in the SQL parser).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true).db()?;
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 //! JSON decode of a document it has decoded before.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use registry_core::{Definition, Kind};
 
@@ -13,32 +13,39 @@ use registry_core::{Definition, Kind};
 /// after one decode each).
 const CAPACITY: usize = 4096;
 
-/// The newest decoded version of each id, per kind.
+type Entries = Mutex<HashMap<String, (u64, Arc<Definition>)>>;
+
+/// The newest decoded version of each id, per kind, shared with the readers.
 #[derive(Default)]
 pub(crate) struct Decoded {
-    kinds: [Mutex<HashMap<String, (u64, Definition)>>; 2],
+    kinds: [Entries; 2],
 }
 
 impl Decoded {
-    fn slot(&self, kind: Kind) -> &Mutex<HashMap<String, (u64, Definition)>> {
+    fn slot(&self, kind: Kind) -> &Entries {
         match kind {
             Kind::Agent => &self.kinds[0],
             Kind::Tool => &self.kinds[1],
         }
     }
 
-    /// A copy of `id` at `version`, when decoded before.
-    pub(crate) fn get(&self, kind: Kind, id: &str, version: u64) -> Option<Definition> {
+    /// `id` at `version`, when decoded before (shared, not copied).
+    pub(crate) fn get(&self, kind: Kind, id: &str, version: u64) -> Option<Arc<Definition>> {
         let map = self.slot(kind).lock().unwrap_or_else(PoisonError::into_inner);
-        map.get(id).filter(|(v, _)| *v == version).map(|(_, d)| d.clone())
+        map.get(id).filter(|(v, _)| *v == version).map(|(_, d)| Arc::clone(d))
     }
 
     /// Remembers `definition` as `id` at `version`.
-    pub(crate) fn put(&self, kind: Kind, id: &str, version: u64, definition: &Definition) {
+    pub(crate) fn put(&self, kind: Kind, id: &str, version: u64, definition: &Arc<Definition>) {
         let mut map = self.slot(kind).lock().unwrap_or_else(PoisonError::into_inner);
         if map.len() >= CAPACITY && !map.contains_key(id) {
             map.clear();
         }
-        map.insert(id.to_owned(), (version, definition.clone()));
+        match map.get_mut(id) {
+            Some(entry) => *entry = (version, Arc::clone(definition)),
+            None => {
+                map.insert(id.to_owned(), (version, Arc::clone(definition)));
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
 use connections::Connections;
-use registry_store::{Expected, ListQuery, Page, Store, StoreError};
+use registry_store::{Expected, ListFilter, ListQuery, Page, Store, StoreError};
 
 pub use schema::SCHEMA_VERSION;
 
@@ -26,7 +26,8 @@ pub use schema::SCHEMA_VERSION;
 const INLINE_BATCH: usize = 32;
 
 /// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Point reads
-/// run on the calling task; lists, histories and writes on tokio's blocking pool.
+/// and unfiltered pages run on the calling task; filtered lists, histories and writes
+/// on tokio's blocking pool.
 #[derive(Clone)]
 pub struct SqliteStore {
     db: Arc<Connections>,
@@ -80,10 +81,16 @@ impl SqliteStore {
     }
 }
 
+/// A definition the caller owns: the shared one itself when no one else holds it, else
+/// a copy.
+fn owned(definition: Arc<Definition>) -> Definition {
+    Arc::unwrap_or_clone(definition)
+}
+
 #[async_trait]
 impl Store for SqliteStore {
     async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError> {
-        self.read_inline(|conn| read::get(conn, &self.decoded, kind, id))
+        Ok(self.get_shared(kind, id).await?.map(owned))
     }
 
     async fn get_many(
@@ -91,11 +98,8 @@ impl Store for SqliteStore {
         kind: Kind,
         ids: &[String],
     ) -> Result<Vec<Option<Definition>>, StoreError> {
-        if ids.len() <= INLINE_BATCH {
-            return self.read_inline(|conn| read::get_many(conn, &self.decoded, kind, ids));
-        }
-        let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
-        self.read(move |conn| read::get_many(conn, &decoded, kind, &ids)).await
+        let found = self.get_many_shared(kind, ids).await?;
+        Ok(found.into_iter().map(|d| d.map(owned)).collect())
     }
 
     async fn put(
@@ -112,8 +116,11 @@ impl Store for SqliteStore {
     }
 
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
-        let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
-        self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
+        let page = self.list_shared(kind, query).await?;
+        Ok(Page {
+            items: page.items.into_iter().map(owned).collect(),
+            next_cursor: page.next_cursor,
+        })
     }
 
     async fn versions(
@@ -138,5 +145,40 @@ impl Store for SqliteStore {
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
         let tool_id = tool_id.to_owned();
         self.read(move |conn| read::referrers(conn, &tool_id)).await
+    }
+
+    async fn get_shared(
+        &self,
+        kind: Kind,
+        id: &str,
+    ) -> Result<Option<Arc<Definition>>, StoreError> {
+        self.read_inline(|conn| read::get(conn, &self.decoded, kind, id))
+    }
+
+    async fn get_many_shared(
+        &self,
+        kind: Kind,
+        ids: &[String],
+    ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
+        if ids.len() <= INLINE_BATCH {
+            return self.read_inline(|conn| read::get_many(conn, &self.decoded, kind, ids));
+        }
+        let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
+        self.read(move |conn| read::get_many(conn, &decoded, kind, &ids)).await
+    }
+
+    async fn list_shared(
+        &self,
+        kind: Kind,
+        query: &ListQuery,
+    ) -> Result<Page<Arc<Definition>>, StoreError> {
+        // An unfiltered page walks the primary key for at most `limit + 1` live rows:
+        // bounded work, done on the calling task. A filter may scan many rows that do
+        // not match, so filtered pages go to the blocking pool.
+        if query.filter == ListFilter::default() {
+            return self.read_inline(|conn| read::list(conn, &self.decoded, kind, query));
+        }
+        let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
+        self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
     }
 }

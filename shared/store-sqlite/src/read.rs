@@ -1,5 +1,7 @@
 //! Reads: heads, filtered pages of heads, version snapshots, referrers.
 
+use std::sync::Arc;
+
 use crate::error::Db;
 use registry_core::{Definition, Kind};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -12,7 +14,7 @@ use registry_store::{ListQuery, Page, StoreError};
 /// A head row: the decoded definition when `decoded` had its version, else the
 /// document to decode.
 enum Row {
-    Hit(Box<Definition>),
+    Hit(Arc<Definition>),
     Miss(u64, String),
 }
 
@@ -20,17 +22,22 @@ enum Row {
 fn row(decoded: &Decoded, kind: Kind, id: &str, row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
     let version = row.get::<_, i64>(0)?.unsigned_abs();
     Ok(match decoded.get(kind, id, version) {
-        Some(definition) => Row::Hit(Box::new(definition)),
+        Some(definition) => Row::Hit(definition),
         None => Row::Miss(version, row.get(1)?),
     })
 }
 
 /// The definition of a head row, decoding (and remembering) it on a miss.
-fn definition(decoded: &Decoded, kind: Kind, id: &str, row: Row) -> Result<Definition, StoreError> {
+fn definition(
+    decoded: &Decoded,
+    kind: Kind,
+    id: &str,
+    row: Row,
+) -> Result<Arc<Definition>, StoreError> {
     match row {
-        Row::Hit(definition) => Ok(*definition),
+        Row::Hit(definition) => Ok(definition),
         Row::Miss(version, document) => {
-            let definition = from_document(kind, &document)?;
+            let definition = Arc::new(from_document(kind, &document)?);
             decoded.put(kind, id, version, &definition);
             Ok(definition)
         }
@@ -43,7 +50,7 @@ pub(crate) fn get(
     decoded: &Decoded,
     kind: Kind,
     id: &str,
-) -> Result<Option<Definition>, StoreError> {
+) -> Result<Option<Arc<Definition>>, StoreError> {
     let found = conn
         .prepare_cached(
             "SELECT version, document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0",
@@ -61,7 +68,7 @@ pub(crate) fn get_many(
     decoded: &Decoded,
     kind: Kind,
     ids: &[String],
-) -> Result<Vec<Option<Definition>>, StoreError> {
+) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
     if ids.len() < 2 {
         return ids.iter().map(|id| get(conn, decoded, kind, id)).collect();
     }
@@ -80,7 +87,7 @@ pub(crate) fn list(
     decoded: &Decoded,
     kind: Kind,
     query: &ListQuery,
-) -> Result<Page<Definition>, StoreError> {
+) -> Result<Page<Arc<Definition>>, StoreError> {
     let after = query.cursor.as_deref().map(|c| cursor::decode_list(kind, c)).transpose()?;
     let limit = cursor::page_size(query.limit);
     let filter = &query.filter;

@@ -1,5 +1,7 @@
 //! The storage contract.
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
@@ -59,4 +61,40 @@ pub trait Store: Send + Sync + 'static {
 
     /// Ids of the live agents that reference a tool, sorted.
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError>;
+
+    /// [`Store::get`], shared: a backend that keeps decoded definitions hands out the
+    /// same allocation to every reader instead of a copy. The default wraps
+    /// [`Store::get`].
+    async fn get_shared(
+        &self,
+        kind: Kind,
+        id: &str,
+    ) -> Result<Option<Arc<Definition>>, StoreError> {
+        Ok(self.get(kind, id).await?.map(Arc::new))
+    }
+
+    /// [`Store::get_many`], shared (see [`Store::get_shared`]). The default wraps
+    /// [`Store::get_many`].
+    async fn get_many_shared(
+        &self,
+        kind: Kind,
+        ids: &[String],
+    ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
+        let found = self.get_many(kind, ids).await?;
+        Ok(found.into_iter().map(|d| d.map(Arc::new)).collect())
+    }
+
+    /// [`Store::list`], shared (see [`Store::get_shared`]). The default wraps
+    /// [`Store::list`].
+    async fn list_shared(
+        &self,
+        kind: Kind,
+        query: &ListQuery,
+    ) -> Result<Page<Arc<Definition>>, StoreError> {
+        let page = self.list(kind, query).await?;
+        Ok(Page {
+            items: page.items.into_iter().map(Arc::new).collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
 }

@@ -2,6 +2,7 @@
 //! response with `ETag` (and `Location` on create).
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use registry_core::Kind;
@@ -60,10 +61,21 @@ pub async fn create<R: Resource>(
     Ok(response)
 }
 
+/// A 200 with JSON already encoded.
+fn json_bytes(body: Bytes) -> Response {
+    let mut response = body.into_response();
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
 /// `GET /{kind}s/{id}`.
 pub async fn get<R: Resource>(state: &AppState, id: &str) -> Result<Response, Problem> {
-    let definition: R = state.registry.get(id).await?;
-    Ok(single(StatusCode::OK, &definition))
+    let (version, body) = state.registry.get_json::<R>(id).await?;
+    let mut response = json_bytes(body);
+    response.headers_mut().insert(header::ETAG, etag(version));
+    Ok(response)
 }
 
 /// `PUT /{kind}s/{id}`: 201 when created, else 200 (also when unchanged). Without
@@ -181,8 +193,7 @@ pub async fn delete<R: Resource>(
 /// `GET /{kind}s`.
 pub async fn list<R: Resource>(state: &AppState, params: &ListParams) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, true)?;
-    let page = state.registry.list::<R>(&query).await?;
-    Ok(Json(PageBody { items: page.items, next_cursor: page.next_cursor }).into_response())
+    Ok(json_bytes(state.registry.list_json::<R>(&query).await?))
 }
 
 /// `GET /{kind}s/{id}/versions`.

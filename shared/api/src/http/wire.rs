@@ -88,6 +88,10 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ProblemIo<T> {
 
 /// The problem response replacing `buf`, when `buf` is one of hyper's bodiless errors.
 fn replacement(buf: &[u8]) -> Option<Vec<u8>> {
+    // Cheap byte checks first: every body write of a response passes through here.
+    if !buf.starts_with(b"HTTP/1.1 ") || !buf.ends_with(b"\r\n\r\n") {
+        return None;
+    }
     let head = std::str::from_utf8(buf).ok()?;
     let head = head.strip_suffix("\r\n\r\n")?;
     if head.contains("\r\n\r\n") {

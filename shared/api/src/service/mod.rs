@@ -4,6 +4,7 @@
 
 #[cfg(feature = "aws")]
 mod aws;
+mod encoded;
 mod error;
 mod evaluate;
 #[cfg(feature = "aws")]
@@ -35,7 +36,7 @@ pub use parse::{from_json, to_pointer};
 #[cfg(feature = "aws")]
 pub use publish::{Drift, PublishReport, PublishRequest};
 pub use release_check::Comparison;
-pub use resolve::ResolveFailure;
+pub use resolve::{Fetched, ResolveFailure};
 pub use resource::Resource;
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
@@ -47,6 +48,8 @@ pub struct Registry {
     store: Arc<dyn Store>,
     /// Compiled access rules and action groups by (kind, id, version), for resolution.
     rules: Arc<registry_core::resolve::BoundedCache>,
+    /// Response JSON of definitions by (kind, id, version), for reads.
+    encoded: Arc<encoded::Encoded>,
     /// Dry runs compiling at once: one fewer than the compile pool's threads, so a
     /// crowd of dry runs never holds up a write's compile.
     dry_runs: Arc<tokio::sync::Semaphore>,
@@ -62,6 +65,7 @@ impl Registry {
         Self {
             store,
             rules: Arc::default(),
+            encoded: Arc::default(),
             dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
             #[cfg(feature = "aws")]
             aws: None,

@@ -1,8 +1,12 @@
 //! Reads: get, list, version history, one version. Every result is redacted.
 
+use std::sync::Arc;
+
+use bytes::Bytes;
+use registry_core::Definition;
 use registry_store::{ListQuery, Page};
 
-use crate::service::{Registry, Resource, ServiceError};
+use crate::service::{Registry, Resource, ServiceError, encoded};
 
 /// Largest page a list may ask for.
 pub const MAX_LIMIT: u32 = 100;
@@ -20,30 +24,69 @@ impl Registry {
             .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })
     }
 
+    /// The live definition `id` as response JSON (secrets removed), with its version:
+    /// each version is serialized once and its bytes reused.
+    pub async fn get_json<R: Resource>(&self, id: &str) -> Result<(u64, Bytes), ServiceError> {
+        let id = &R::canonical_id(id);
+        let found = self
+            .store()
+            .get_shared(R::KIND, id)
+            .await
+            .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
+        let definition = found
+            .filter(|d| d.kind() == R::KIND)
+            .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })?;
+        Ok((definition.version(), self.encoded.json(&definition)?))
+    }
+
     /// One page of live definitions ordered by id, filtered (secrets removed).
     pub async fn list<R: Resource>(&self, query: &ListQuery) -> Result<Page<R>, ServiceError> {
+        convert(self.page::<R>(query).await?)
+    }
+
+    /// [`Registry::list`] as the response JSON of the page (`items`, `nextCursor`):
+    /// each version is serialized once and its bytes reused.
+    pub async fn list_json<R: Resource>(&self, query: &ListQuery) -> Result<Bytes, ServiceError> {
+        let page = self.page::<R>(query).await?;
+        let items = page
+            .items
+            .iter()
+            .map(|d| match d.kind() == R::KIND {
+                true => self.encoded.json(d),
+                false => Err(wrong_kind()),
+            })
+            .collect::<Result<Vec<Bytes>, _>>()?;
+        encoded::page(&items, page.next_cursor.as_deref())
+    }
+
+    /// One page of live definitions as the store shares them (not yet redacted).
+    async fn page<R: Resource>(
+        &self,
+        query: &ListQuery,
+    ) -> Result<Page<Arc<Definition>>, ServiceError> {
         check_limit(query.limit)?;
         if query.filter.name.is_some() {
-            return self.releases(query).await;
+            return self.releases::<R>(query).await;
         }
-        let page = self
-            .store()
-            .list(R::KIND, query)
+        self.store()
+            .list_shared(R::KIND, query)
             .await
-            .map_err(|e| ServiceError::from_store(R::KIND, "", e))?;
-        convert(page)
+            .map_err(|e| ServiceError::from_store(R::KIND, "", e))
     }
 
     /// Every live release of the tool `query.filter.name` (with the other filters), in
     /// ascending semantic order, in one page: the store pages by id, so every page is
     /// read (at most [`MAX_RELEASES`]) and sorted here.
-    async fn releases<R: Resource>(&self, query: &ListQuery) -> Result<Page<R>, ServiceError> {
+    async fn releases<R: Resource>(
+        &self,
+        query: &ListQuery,
+    ) -> Result<Page<Arc<Definition>>, ServiceError> {
         let mut all = Vec::new();
         let mut query = ListQuery { limit: 100, cursor: None, filter: query.filter.clone() };
         loop {
             let page = self
                 .store()
-                .list(R::KIND, &query)
+                .list_shared(R::KIND, &query)
                 .await
                 .map_err(|e| ServiceError::from_store(R::KIND, "", e))?;
             all.extend(page.items);
@@ -53,7 +96,7 @@ impl Registry {
             }
         }
         all.sort_by(|a, b| registry_core::release_order(a.id(), b.id()));
-        convert(Page { items: all, next_cursor: None })
+        Ok(Page { items: all, next_cursor: None })
     }
 
     /// One page of the version snapshots of `id`, oldest first (secrets removed).
@@ -73,7 +116,8 @@ impl Registry {
         if page.items.is_empty() && query.cursor.is_none() {
             return Err(ServiceError::NotFound { kind: R::KIND, id: id.to_owned() });
         }
-        convert(page)
+        let items = page.items.into_iter().map(Arc::new).collect();
+        convert(Page { items, next_cursor: page.next_cursor })
     }
 
     /// The immutable snapshot `version` of `id` (secrets removed).
@@ -109,16 +153,16 @@ fn check_limit(limit: u32) -> Result<(), ServiceError> {
     }
 }
 
-fn convert<R: Resource>(
-    page: registry_store::Page<registry_core::Definition>,
-) -> Result<Page<R>, ServiceError> {
+fn wrong_kind() -> ServiceError {
+    ServiceError::Internal("store returned the wrong kind".into())
+}
+
+fn convert<R: Resource>(page: Page<Arc<Definition>>) -> Result<Page<R>, ServiceError> {
     let items = page
         .items
         .into_iter()
         .map(|d| {
-            R::from_definition(d)
-                .map(|r| r.redacted())
-                .ok_or_else(|| ServiceError::Internal("store returned the wrong kind".into()))
+            R::from_definition(Arc::unwrap_or_clone(d)).map(|r| r.redacted()).ok_or_else(wrong_kind)
         })
         .collect::<Result<Vec<R>, _>>()?;
     Ok(Page { items, next_cursor: page.next_cursor })

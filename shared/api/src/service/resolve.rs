@@ -4,12 +4,13 @@
 //! compiled-rule cache.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use registry_core::resolve::{
-    DefinitionMap, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, collaborators_to_fetch,
+    Definitions, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, collaborators_to_fetch,
     tool_names_to_fetch, tools_to_fetch,
 };
-use registry_core::{AgentDefinition, Definition, Kind, RequestContext, Violation};
+use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefinition, Violation};
 
 use crate::service::{Registry, ServiceError, references};
 
@@ -62,47 +63,46 @@ impl Registry {
 
     /// Everything resolving `agent_id` may need: the agent, its tools (override
     /// targets included) and its collaborators down to the depth limit, with theirs.
-    pub async fn fetch_for_resolution(
-        &self,
-        agent_id: &str,
-    ) -> Result<DefinitionMap, ServiceError> {
+    /// The definitions are shared with the store, not copied.
+    pub async fn fetch_for_resolution(&self, agent_id: &str) -> Result<Fetched, ServiceError> {
         let root = self
             .store()
-            .get(Kind::Agent, agent_id)
+            .get_shared(Kind::Agent, agent_id)
             .await
             .map_err(|e| ServiceError::from_store(Kind::Agent, agent_id, e))?;
-        let Some(Definition::Agent(root)) = root else {
+        let Some(root) = root.filter(|d| matches!(**d, Definition::Agent(_))) else {
             return Err(ServiceError::NotFound { kind: Kind::Agent, id: agent_id.to_owned() });
         };
-        let mut defs = DefinitionMap::default();
+        let mut defs = Fetched::default();
         let mut asked_tools: HashSet<String> = HashSet::new();
         let mut asked_names: HashSet<String> = HashSet::new();
-        let mut asked_agents: HashSet<String> = HashSet::from([root.agent_id.clone()]);
+        let mut asked_agents: HashSet<String> = HashSet::from([root.id().to_owned()]);
         let mut level = vec![root];
         for depth in 0..=MAX_COLLABORATOR_DEPTH {
             let tool_ids: Vec<String> = level
                 .iter()
+                .filter_map(|d| as_agent(d))
                 .flat_map(tools_to_fetch)
                 .filter(|id| asked_tools.insert(id.clone()))
                 .collect();
             for found in self.get_many(Kind::Tool, &tool_ids).await? {
-                if let Definition::Tool(tool) = found {
-                    defs.insert_tool(tool);
-                }
+                defs.insert(found);
             }
             let names: Vec<String> = level
                 .iter()
+                .filter_map(|d| as_agent(d))
                 .flat_map(tool_names_to_fetch)
                 .filter(|name| asked_names.insert(name.clone()))
                 .collect();
             for name in names {
                 for tool in references::live_releases(self.store().as_ref(), &name).await? {
-                    defs.insert_tool(tool);
+                    defs.insert(Arc::new(Definition::Tool(tool)));
                 }
             }
             let next: Vec<String> = if depth < MAX_COLLABORATOR_DEPTH {
                 level
                     .iter()
+                    .filter_map(|d| as_agent(d))
                     .flat_map(collaborators_to_fetch)
                     .filter(|id| asked_agents.insert((*id).to_owned()))
                     .map(str::to_owned)
@@ -111,17 +111,9 @@ impl Registry {
                 Vec::new()
             };
             for agent in level.drain(..) {
-                defs.insert_agent(agent);
+                defs.insert(agent);
             }
-            level = self
-                .get_many(Kind::Agent, &next)
-                .await?
-                .into_iter()
-                .filter_map(|d| match d {
-                    Definition::Agent(a) => Some(a),
-                    Definition::Tool(_) => None,
-                })
-                .collect::<Vec<AgentDefinition>>();
+            level = self.get_many(Kind::Agent, &next).await?;
             if level.is_empty() {
                 break;
             }
@@ -129,16 +121,80 @@ impl Registry {
         Ok(defs)
     }
 
-    /// The live definitions among `ids` (one batch read; none for an empty list).
-    async fn get_many(&self, kind: Kind, ids: &[String]) -> Result<Vec<Definition>, ServiceError> {
+    /// The live definitions of `kind` among `ids` (one batch read; none for an empty
+    /// list).
+    async fn get_many(
+        &self,
+        kind: Kind,
+        ids: &[String],
+    ) -> Result<Vec<Arc<Definition>>, ServiceError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let found = self
             .store()
-            .get_many(kind, ids)
+            .get_many_shared(kind, ids)
             .await
             .map_err(|e| ServiceError::from_store(kind, "", e))?;
-        Ok(found.into_iter().flatten().collect())
+        Ok(found.into_iter().flatten().filter(|d| d.kind() == kind).collect())
+    }
+}
+
+fn as_agent(definition: &Definition) -> Option<&AgentDefinition> {
+    match definition {
+        Definition::Agent(agent) => Some(agent),
+        Definition::Tool(_) => None,
+    }
+}
+
+fn as_tool(definition: &Definition) -> Option<&ToolDefinition> {
+    match definition {
+        Definition::Tool(tool) => Some(tool),
+        Definition::Agent(_) => None,
+    }
+}
+
+/// The definitions a resolution reads, shared with the store: agents and tools, each
+/// sorted by id.
+#[derive(Debug, Clone, Default)]
+pub struct Fetched {
+    agents: Vec<Arc<Definition>>,
+    tools: Vec<Arc<Definition>>,
+}
+
+impl Fetched {
+    /// Adds (or replaces) a definition.
+    pub fn insert(&mut self, definition: Arc<Definition>) {
+        let list = match *definition {
+            Definition::Agent(_) => &mut self.agents,
+            Definition::Tool(_) => &mut self.tools,
+        };
+        match list.binary_search_by(|d| d.id().cmp(definition.id())) {
+            Ok(at) => list[at] = definition,
+            Err(at) => list.insert(at, definition),
+        }
+    }
+
+    fn find<'a>(list: &'a [Arc<Definition>], id: &str) -> Option<&'a Definition> {
+        let at = list.binary_search_by(|d| d.id().cmp(id)).ok()?;
+        list.get(at).map(AsRef::as_ref)
+    }
+}
+
+impl Definitions for Fetched {
+    fn agent(&self, id: &str) -> Option<&AgentDefinition> {
+        Self::find(&self.agents, id).and_then(as_agent)
+    }
+
+    fn tool(&self, id: &str) -> Option<&ToolDefinition> {
+        Self::find(&self.tools, id).and_then(as_tool)
+    }
+
+    fn releases(&self, name: &str) -> Vec<&ToolDefinition> {
+        self.tools
+            .iter()
+            .filter_map(|d| as_tool(d))
+            .filter(|t| t.tool_id.strip_prefix(name).is_some_and(|rest| rest.starts_with('@')))
+            .collect()
     }
 }

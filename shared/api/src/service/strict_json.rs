@@ -33,7 +33,7 @@ impl fmt::Display for JsonError {
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     let duplicate = RefCell::new(None);
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let parsed = StrictValue { path: String::new(), duplicate: &duplicate }
+    let parsed = StrictValue { at: &Step::Root, duplicate: &duplicate }
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
     match (parsed, duplicate.into_inner()) {
@@ -43,13 +43,32 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     }
 }
 
-/// A seed that builds a `Value` at `path`, recording the first duplicate key it meets.
-struct StrictValue<'a> {
-    path: String,
+/// Where a value sits, as a chain of steps from the root on the parser's stack: the JSON
+/// Pointer is only written out for a duplicate key, not for every value.
+enum Step<'p> {
+    Root,
+    Key(&'p Step<'p>, &'p str),
+    Index(&'p Step<'p>, usize),
+}
+
+impl Step<'_> {
+    /// The JSON Pointer of this step.
+    fn pointer(&self) -> String {
+        match self {
+            Self::Root => String::new(),
+            Self::Key(parent, key) => pointer(&parent.pointer(), key),
+            Self::Index(parent, index) => pointer(&parent.pointer(), index),
+        }
+    }
+}
+
+/// A seed that builds a `Value` at `at`, recording the first duplicate key it meets.
+struct StrictValue<'a, 'p> {
+    at: &'p Step<'p>,
     duplicate: &'a RefCell<Option<Violation>>,
 }
 
-impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
+impl<'de> DeserializeSeed<'de> for StrictValue<'_, '_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -57,7 +76,7 @@ impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for StrictValue<'_> {
+impl<'de> Visitor<'de> for StrictValue<'_, '_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -86,24 +105,25 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(item) = seq.next_element_seed(StrictValue {
-            path: pointer(&self.path, out.len()),
-            duplicate: self.duplicate,
-        })? {
-            out.push(item);
+        loop {
+            let at = Step::Index(self.at, out.len());
+            match seq.next_element_seed(StrictValue { at: &at, duplicate: self.duplicate })? {
+                Some(item) => out.push(item),
+                None => break,
+            }
         }
         Ok(Value::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = pointer(&self.path, &key);
+            let at = Step::Key(self.at, &key);
             if out.contains_key(&key) {
                 let message = format!("duplicate key `{key}`: each key may appear once");
-                *self.duplicate.borrow_mut() = Some(Violation { path, message });
+                *self.duplicate.borrow_mut() = Some(Violation { path: at.pointer(), message });
                 return Err(de::Error::custom("duplicate key"));
             }
-            let value = map.next_value_seed(StrictValue { path, duplicate: self.duplicate })?;
+            let value = map.next_value_seed(StrictValue { at: &at, duplicate: self.duplicate })?;
             out.insert(key, value);
         }
         Ok(Value::Object(out))

@@ -1,0 +1,165 @@
+//! The response JSON of stored definitions by (kind, id, version), so a read serializes
+//! each version once. Versions are immutable and never reused (docs/decisions.md entry
+//! 3), so an entry whose version matches is always right, whichever process wrote it;
+//! the version itself still comes from the store on every read.
+//!
+//! The bytes are those of the redacted definition: write-only secrets never serialize
+//! (`registry_core::Secret`), and a miss encodes [`Resource::redacted`] besides.
+
+use std::collections::HashMap;
+use std::sync::{PoisonError, RwLock};
+
+use bytes::Bytes;
+use registry_core::{Definition, Kind};
+use serde::Serialize;
+
+use crate::service::{Resource, ServiceError};
+
+/// Entries kept per kind; beyond it the cache starts over (hot definitions return
+/// after one encode each).
+const CAPACITY: usize = 4096;
+
+type Entries = RwLock<HashMap<String, (u64, Bytes)>>;
+
+/// The newest encoded version of each id, per kind.
+#[derive(Debug, Default)]
+pub(crate) struct Encoded {
+    kinds: [Entries; 2],
+}
+
+impl Encoded {
+    fn slot(&self, kind: Kind) -> &Entries {
+        match kind {
+            Kind::Agent => &self.kinds[0],
+            Kind::Tool => &self.kinds[1],
+        }
+    }
+
+    /// The response JSON of `definition` (a stored definition: one without a version
+    /// is encoded every time and not kept).
+    pub(crate) fn json(&self, definition: &Definition) -> Result<Bytes, ServiceError> {
+        let (kind, id, version) = (definition.kind(), definition.id(), definition.version());
+        let slot = self.slot(kind);
+        if version > 0
+            && let Some((_, hit)) = slot
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(id)
+                .filter(|(v, _)| *v == version)
+        {
+            return Ok(hit.clone());
+        }
+        let bytes = Bytes::from(match definition {
+            Definition::Agent(agent) => encode(agent)?,
+            Definition::Tool(tool) => encode(tool)?,
+        });
+        if version > 0 {
+            let mut map = slot.write().unwrap_or_else(PoisonError::into_inner);
+            match map.get_mut(id) {
+                Some((v, _)) if *v > version => {}
+                Some(entry) => *entry = (version, bytes.clone()),
+                None => {
+                    if map.len() >= CAPACITY {
+                        map.clear();
+                    }
+                    map.insert(id.to_owned(), (version, bytes.clone()));
+                }
+            }
+        }
+        Ok(bytes)
+    }
+}
+
+/// The JSON of the redacted `resource`.
+fn encode<R: Resource>(resource: &R) -> Result<Vec<u8>, ServiceError> {
+    serde_json::to_vec(&resource.redacted())
+        .map_err(|e| ServiceError::Internal(format!("cannot encode {}: {e}", R::KIND.as_str())))
+}
+
+/// The JSON of a page body (`{"items":[...],"nextCursor":...}`, as
+/// [`crate::http::resource::PageBody`] serializes) from the items' JSON.
+pub(crate) fn page(items: &[Bytes], next_cursor: Option<&str>) -> Result<Bytes, ServiceError> {
+    let size = items.iter().map(|i| i.len() + 1).sum::<usize>() + 32;
+    let mut out = Vec::with_capacity(size + next_cursor.map_or(0, str::len));
+    out.extend_from_slice(b"{\"items\":[");
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.push(b']');
+    if let Some(cursor) = next_cursor {
+        out.extend_from_slice(b",\"nextCursor\":");
+        cursor
+            .serialize(&mut serde_json::Serializer::new(&mut out))
+            .map_err(|e| ServiceError::Internal(format!("cannot encode a cursor: {e}")))?;
+    }
+    out.push(b'}');
+    Ok(Bytes::from(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::resource::PageBody;
+    use registry_core::ToolDefinition;
+    use serde_json::json;
+
+    fn tool(id: &str, version: u64, description: &str) -> Definition {
+        let tool: ToolDefinition = serde_json::from_value(json!({
+            "toolId": id, "executionType": "mcp", "name": "t", "description": description,
+            "supportedAgentFrameworks": ["bedrock"], "url": "https://mcp.example.com",
+            "auth": {"clientId": "c", "clientSecret": "hunter2", "tokenUrl": "https://t.example.com"},
+            "version": version,
+        }))
+        .unwrap();
+        Definition::Tool(tool)
+    }
+
+    #[test]
+    fn a_new_version_is_encoded_again_and_secrets_never_appear() {
+        let cache = Encoded::default();
+        let v1 = cache.json(&tool("a", 1, "first")).unwrap();
+        assert!(std::str::from_utf8(&v1).unwrap().contains("first"));
+        assert!(!std::str::from_utf8(&v1).unwrap().contains("hunter2"));
+        // same version: the kept bytes (a version's content never changes)
+        assert_eq!(cache.json(&tool("a", 1, "first")).unwrap(), v1);
+        let v2 = cache.json(&tool("a", 2, "second")).unwrap();
+        assert!(std::str::from_utf8(&v2).unwrap().contains("second"));
+        // an older version read late does not displace the newer one
+        cache.json(&tool("a", 1, "first")).unwrap();
+        assert_eq!(cache.json(&tool("a", 2, "second")).unwrap(), v2);
+        // unversioned: never kept
+        cache.json(&tool("u", 0, "x")).unwrap();
+        assert!(cache.slot(Kind::Tool).read().unwrap().get("u").is_none());
+    }
+
+    #[test]
+    fn a_page_is_what_page_body_serializes() {
+        let cache = Encoded::default();
+        let defs = [tool("a", 1, "one"), tool("b", 3, "two")];
+        let items: Vec<Bytes> = defs.iter().map(|d| cache.json(d).unwrap()).collect();
+        let typed: Vec<ToolDefinition> = defs
+            .iter()
+            .map(|d| match d {
+                Definition::Tool(t) => t.redacted(),
+                Definition::Agent(_) => unreachable!(),
+            })
+            .collect();
+        for cursor in [None, Some("abc\"\\/\u{1}é")] {
+            let expected = serde_json::to_vec(&PageBody {
+                items: typed.clone(),
+                next_cursor: cursor.map(str::to_owned),
+            })
+            .unwrap();
+            assert_eq!(page(&items, cursor).unwrap(), expected);
+        }
+        let empty = serde_json::to_vec(&PageBody::<ToolDefinition> {
+            items: Vec::new(),
+            next_cursor: None,
+        })
+        .unwrap();
+        assert_eq!(page(&[], None).unwrap(), empty);
+    }
+}
