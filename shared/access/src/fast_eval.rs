@@ -139,12 +139,6 @@ fn as_int(v: V<'_>) -> Option<i64> {
     }
 }
 
-/// The entry of a context map under `key` (context maps hold at most 64 entries:
-/// scanned, as comparing a few short strings is cheaper than hashing one).
-fn entry<'m>(map: &'m Value<'m>, key: &str) -> Option<&'m Value<'m>> {
-    map.get(key)
-}
-
 /// The string of a field name.
 fn key_str<'k>(key: &'k CelMapKey<'static>) -> Option<&'k str> {
     match key {
@@ -160,7 +154,7 @@ fn field<'a>(v: V<'a>, key: &CelMapKey<'static>) -> Result<Option<V<'a>>, Fail> 
     match v {
         V::Val(map @ Value::Map(_)) => {
             let Some(key) = key_str(key) else { return Err(Fail::Bail) };
-            Ok(entry(map, key).map(V::Val))
+            Ok(map.get(key).map(V::Val))
         }
         V::Val(_) => Err(Fail::Error),
         V::Ref(r) if r.downcast_ref::<CelList>().is_some() || r.as_indexer().is_none() => {
@@ -255,7 +249,7 @@ impl<'a> Eval<'a> {
             RequestField::ToolId => self.ctx.tool_id().is_some(),
             RequestField::AgentId => self.ctx.agent_id().is_some(),
             RequestField::Other(key) => {
-                key_str(key).is_some_and(|key| entry(self.ctx.root(Root::Request), key).is_some())
+                key_str(key).is_some_and(|key| self.ctx.root(Root::Request).get(key).is_some())
             }
         }
     }
@@ -279,7 +273,7 @@ impl<'a> Eval<'a> {
             }
             V::Val(map @ Value::Map(_)) => {
                 let Some(s) = as_str(i) else { return Err(Fail::Bail) };
-                return entry(map, s).map(V::Val).ok_or(Fail::Error);
+                return map.get(s).map(V::Val).ok_or(Fail::Error);
             }
             V::Ref(_) => {}
             _ => return Err(Fail::Error),
@@ -422,7 +416,7 @@ impl<'a> Eval<'a> {
                 let mut current = ctx.root(*root);
                 for key in keys.iter() {
                     let key = key_str(key).ok_or(Fail::Error)?;
-                    current = entry(current, key).ok_or(Fail::Error)?;
+                    current = current.get(key).ok_or(Fail::Error)?;
                 }
                 Ok(V::Val(current))
             }

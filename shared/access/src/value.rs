@@ -68,7 +68,8 @@ impl<'a> Value<'a> {
         )
     }
 
-    /// The entry under `key`, when this is a map holding it.
+    /// The entry under `key`, when this is a map holding it (context maps hold at most
+    /// 64 entries: scanned, as comparing a few short strings is cheaper than hashing one).
     pub(crate) fn get(&self, key: &str) -> Option<&Value<'a>> {
         match self {
             Value::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
