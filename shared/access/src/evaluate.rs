@@ -59,7 +59,38 @@ pub(crate) fn interpret(condition: &Condition, ctx: &Context<'_, '_>) -> RuleRes
         Err(ExecutionError::UndeclaredReference(name)) if name.contains('.') => {
             RuleResult::Error(format!("no such field in the context: {name}"))
         }
-        Err(e) => RuleResult::Error(e.to_string()),
+        Err(e) => RuleResult::Error(error_message(&e)),
+    }
+}
+
+/// The interpreter's error as text that names value types, never values: the same
+/// text for the same condition and context shape (a map's entries print in hash
+/// order), and no context data echoed into an explanation.
+fn error_message(e: &ExecutionError) -> String {
+    match e {
+        ExecutionError::UnsupportedTargetType { target } => {
+            format!("invalid argument type: {}", target.type_of())
+        }
+        ExecutionError::NotSupportedAsMethod { method, target } => {
+            format!("method '{method}' not supported on type {}", target.type_of())
+        }
+        ExecutionError::UnsupportedKeyType(v) => format!("unable to use a {} as a key", v.type_of()),
+        ExecutionError::ValuesNotComparable(a, b) => {
+            format!("{} can not be compared to {}", a.type_of(), b.type_of())
+        }
+        ExecutionError::UnsupportedBinaryOperator(op, a, b) => {
+            format!("unsupported binary operator '{op}': {}, {}", a.type_of(), b.type_of())
+        }
+        ExecutionError::UnsupportedIndex(i, v) => {
+            format!("cannot use a {} to index a {}", i.type_of(), v.type_of())
+        }
+        ExecutionError::DivisionByZero(_) => "division by zero".to_owned(),
+        ExecutionError::RemainderByZero(_) => "remainder by zero".to_owned(),
+        ExecutionError::Overflow(op, a, b) => {
+            format!("overflow from binary operator '{op}': {}, {}", a.type_of(), b.type_of())
+        }
+        ExecutionError::DuplicateKey(v) => format!("repeated key of type {}", v.type_of()),
+        other => other.to_string(),
     }
 }
 

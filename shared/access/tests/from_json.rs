@@ -174,3 +174,20 @@ proptest! {
         prop_assert_eq!(fast, typed);
     }
 }
+
+#[test]
+fn interpreter_errors_name_types_never_values() {
+    // `f + '!'` on a list of maps: the interpreter's own text prints the map in hash
+    // order (a different text per run) and echoes context data; ours names the types.
+    let set = rule_set();
+    let text = r#"{"customData": {"flags": [[{"secret": "s3cr3t", "n": 1.5, "b": true}]]}}"#;
+    let p = PreparedContext::from_json(text.as_bytes()).unwrap();
+    let (_, outcomes) = set.explain(&p);
+    let result = &outcomes[17].result;
+    assert_eq!(
+        result,
+        &registry_access::RuleResult::Error(
+            "unsupported binary operator 'add': list, string".to_owned()
+        ),
+    );
+}
