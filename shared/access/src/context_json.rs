@@ -2,250 +2,422 @@
 //! borrowing every string that needs no unescaping: what
 //! [`PreparedContext::from_json`](crate::PreparedContext::from_json) parses.
 //!
-//! Accepts exactly what `RequestContext`'s own `Deserialize` accepts (unknown fields
-//! refused, `null` for an absent optional field); collections above the context limit
-//! stop the parse early (the caller then reports the limit through the typed path).
+//! A one-pass reader for the one shape a context has. It takes only text that
+//! `RequestContext`'s own `Deserialize` (through `serde_json`) accepts, and gives the
+//! same values: what it does not handle itself (a string with escapes, a number other
+//! than a plain integer, a time) it hands to `serde_json` or `chrono` exactly as the
+//! typed path does. It enforces the context limits as it reads, so what it gives
+//! needs no second walk. Anything else (invalid text, an unknown or repeated field, a
+//! key with escapes, anything over a limit) is `None`, and the caller takes the typed
+//! path, which says what is wrong and where.
 
-use crate::limits::MAX_CONTEXT_COLLECTION;
+use crate::limits::{
+    MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
+};
+use crate::prepared::Parts;
 use crate::value::Value;
 use chrono::{DateTime, FixedOffset};
-use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
-use std::fmt;
 
-/// `{user, customData, account, request}`, borrowed.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct Doc<'a> {
-    #[serde(default, borrow)]
-    pub user: UserDoc<'a>,
-    #[serde(default, borrow)]
-    pub custom_data: MapDoc<'a>,
-    #[serde(default, borrow)]
-    pub account: AccountDoc<'a>,
-    #[serde(default, borrow)]
-    pub request: RequestDoc<'a>,
-}
+/// Entries of a JSON object, as [`Value::Map`] holds them.
+type Entries<'a> = Vec<(Cow<'a, str>, Value<'a>)>;
 
-/// `user`, borrowed.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct UserDoc<'a> {
-    #[serde(default, borrow)]
-    pub user_id: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    pub user_type: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    pub email: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    pub roles: Option<Strings<'a>>,
-}
-
-/// `account`, borrowed.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct AccountDoc<'a> {
-    #[serde(default, borrow)]
-    pub account_id: Option<Text<'a>>,
-    #[serde(default, borrow, rename = "type")]
-    pub account_type: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    pub organization_id: Option<Text<'a>>,
-}
-
-/// `request`, borrowed.
-#[derive(Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub(crate) struct RequestDoc<'a> {
-    #[serde(default, borrow)]
-    pub region: Option<Text<'a>>,
-    #[serde(default)]
-    pub time: Option<DateTime<FixedOffset>>,
-    #[serde(default, borrow)]
-    pub agent_id: Option<Text<'a>>,
-    #[serde(default, borrow)]
-    pub tool_id: Option<Text<'a>>,
-}
-
-/// A string, borrowed when it has no escapes.
-pub(crate) struct Text<'a>(pub Cow<'a, str>);
-
-/// A list of strings, as [`Value::Str`]s.
-pub(crate) struct Strings<'a>(pub Vec<Value<'a>>);
-
-/// A JSON object, as [`Value::Map`] entries.
-#[derive(Default)]
-pub(crate) struct MapDoc<'a>(pub Vec<(Cow<'a, str>, Value<'a>)>);
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v.to_string()))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(v))
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(TextVisitor).map(Text)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Strings<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Vec<Value<'de>>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a list of strings")
+/// Reads `text` (a whole request context) into its parts, or `None` (see the module).
+pub(crate) fn read(text: &str) -> Option<Parts<'_>> {
+    let mut r = Reader { text, bytes: text.as_bytes(), at: 0, values: 0 };
+    let mut parts = Parts::default();
+    let mut seen = [false; 4];
+    r.object(|r, key| {
+        let field = ["user", "customData", "account", "request"].iter().position(|f| *f == key)?;
+        if std::mem::replace(&mut seen[field], true) {
+            return None; // a repeated field
+        }
+        match field {
+            0 => r.record(&["userId", "userType", "email", "roles"], |r, i| {
+                parts.user[i] = if i == 3 { r.strings()? } else { r.text()? };
+                Some(())
+            }),
+            1 => {
+                parts.custom_data = Value::Map(r.entries(1)?);
+                Some(())
             }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
-                while let Some(Text(s)) = seq.next_element()? {
-                    bounded::<A::Error>(out.len())?;
-                    out.push(Value::Str(s));
+            2 => r.record(&["accountId", "type", "organizationId"], |r, i| {
+                parts.account[i] = r.text()?;
+                Some(())
+            }),
+            _ => r.record(&["region", "time", "agentId", "toolId"], |r, i| {
+                match i {
+                    0 => parts.region = r.text()?,
+                    1 => parts.time = r.time()?,
+                    2 => parts.agent_id = r.text()?,
+                    _ => parts.tool_id = r.text()?,
                 }
-                Ok(out)
-            }
+                Some(())
+            }),
         }
-        d.deserialize_seq(V).map(Strings)
-    }
+    })?;
+    r.space();
+    (r.at == r.bytes.len()).then_some(parts)
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for MapDoc<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Vec<(Cow<'de, str>, Value<'de>)>;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an object")
+/// Where the string starting at `i` (after its opening quote) ends, and whether it
+/// holds an escape; `None` when it is cut short or holds a control character.
+fn string_end(bytes: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        // eight bytes at a time up to the first that may be a quote, a backslash or a
+        // control character
+        while let Some(chunk) = bytes.get(i..i + 8) {
+            let found = special(u64::from_le_bytes(chunk.try_into().ok()?));
+            if found != 0 {
+                i += found.trailing_zeros() as usize / 8;
+                break;
             }
-
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                entries(map)
-            }
+            i += 8;
         }
-        d.deserialize_map(V).map(MapDoc)
-    }
-}
-
-/// Refuses a collection about to grow past the context limit: the parse stops here
-/// rather than doing quadratic work on duplicate keys.
-fn bounded<E: de::Error>(len: usize) -> Result<(), E> {
-    if len >= MAX_CONTEXT_COLLECTION {
-        return Err(E::custom(format!("more than {MAX_CONTEXT_COLLECTION} entries")));
-    }
-    Ok(())
-}
-
-/// The entries of an object; a repeated key keeps its last value, as `serde_json`'s
-/// own map does.
-fn entries<'de, A: MapAccess<'de>>(
-    mut map: A,
-) -> Result<Vec<(Cow<'de, str>, Value<'de>)>, A::Error> {
-    let mut out: Vec<(Cow<'de, str>, Value<'de>)> =
-        Vec::with_capacity(map.size_hint().unwrap_or(0).min(16));
-    while let Some(Key(key)) = map.next_key()? {
-        let value: Value<'de> = map.next_value()?;
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => {
-                bounded::<A::Error>(out.len())?;
-                out.push((key, value));
+        match *bytes.get(i)? {
+            b'"' => return Some((i, escaped)),
+            b'\\' => {
+                escaped = true;
+                i += 2;
             }
+            0..=0x1f => return None,
+            _ => i += 1,
         }
     }
-    Ok(out)
 }
 
-/// An object key, borrowed when it has no escapes.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(TextVisitor).map(Key)
-    }
+/// A quoted string with escapes, decoded by `serde_json` (which checks every escape),
+/// when within the string limit.
+#[cold]
+#[inline(never)]
+fn unescape(quoted: &str) -> Option<String> {
+    let s = serde_json::from_str::<String>(quoted).ok()?;
+    (s.len() <= MAX_CONTEXT_STRING_BYTES).then_some(s)
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Value<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ValueVisitor)
-    }
+/// The high bit of each byte of `word` that may be a quote, a backslash or below 0x20:
+/// none missed, and the lowest set bit is exact (a false one only follows a true one).
+fn special(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = zero_byte(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero_byte(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    quote | backslash | control
 }
 
-struct ValueVisitor;
+/// A position in the text being read.
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+    /// Values of `customData` read so far (the limit counts every one, at any depth).
+    values: usize,
+}
 
-impl<'de> Visitor<'de> for ValueVisitor {
-    type Value = Value<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Value::Int(v))
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(i64::try_from(v).map_or(Value::UInt(v), Value::Int))
-    }
-
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Value::Double(v))
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Value::Str(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Value::Str(Cow::Owned(v.to_string())))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Value::Str(Cow::Owned(v)))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
-        while let Some(item) = seq.next_element()? {
-            bounded::<A::Error>(out.len())?;
-            out.push(item);
+impl<'a> Reader<'a> {
+    /// Skips JSON whitespace.
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
         }
-        Ok(Value::List(out))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        entries(map).map(Value::Map)
+    /// The next byte after whitespace, consumed.
+    fn next(&mut self) -> Option<u8> {
+        self.space();
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    /// The next byte after whitespace, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        self.space();
+        self.bytes.get(self.at).copied()
+    }
+
+    /// Consumes `word` (the rest of `true`, `false` or `null`).
+    fn word(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.at + word.len();
+        (self.bytes.get(self.at..end)? == word).then(|| self.at = end)
+    }
+
+    /// `null`, when it comes next.
+    fn null(&mut self) -> Option<bool> {
+        if self.peek()? == b'n' {
+            self.at += 1;
+            self.word(b"ull")?;
+            return Some(true);
+        }
+        Some(false)
+    }
+
+    /// An object, giving each key to `entry`, which reads the value.
+    fn object(&mut self, mut entry: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+        if self.next()? != b'{' {
+            return None;
+        }
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.key()?;
+            if self.next()? != b':' {
+                return None;
+            }
+            entry(self, key)?;
+            match self.next()? {
+                b',' => {}
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// An object with the fields `names` (each at most once), `field` reading the
+    /// value of the field at an index of `names`.
+    fn record(
+        &mut self,
+        names: &[&str],
+        mut field: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        let mut seen = 0u8;
+        self.object(|r, key| {
+            let i = names.iter().position(|n| *n == key)?;
+            let bit = 1 << i;
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            field(r, i)
+        })
+    }
+
+    /// An object key without escapes (a key with any is left to the typed path).
+    fn key(&mut self) -> Option<&'a str> {
+        if self.next()? != b'"' {
+            return None;
+        }
+        match self.string_body()? {
+            Cow::Borrowed(key) => Some(key),
+            Cow::Owned(_) => None,
+        }
+    }
+
+    /// The rest of a string whose opening quote was read: borrowed, or unescaped by
+    /// `serde_json` when it holds an escape.
+    fn string_body(&mut self) -> Option<Cow<'a, str>> {
+        let start = self.at;
+        let (end, escaped) = string_end(self.bytes, start)?;
+        self.at = end + 1;
+        if end - start > MAX_CONTEXT_STRING_BYTES && !escaped {
+            return None;
+        }
+        if escaped {
+            return unescape(self.text.get(start.checked_sub(1)?..end + 1)?).map(Cow::Owned);
+        }
+        self.text.get(start..end).map(Cow::Borrowed)
+    }
+
+    /// An optional string field.
+    fn text(&mut self) -> Option<Option<Value<'a>>> {
+        if self.null()? {
+            return Some(None);
+        }
+        if self.next()? != b'"' {
+            return None;
+        }
+        Some(Some(Value::Str(self.string_body()?)))
+    }
+
+    /// An optional list of strings.
+    fn strings(&mut self) -> Option<Option<Value<'a>>> {
+        if self.null()? {
+            return Some(None);
+        }
+        let mut items = Vec::with_capacity(4);
+        self.array(|r| {
+            items.push(r.text()??);
+            Some(())
+        })?;
+        Some(Some(Value::List(items)))
+    }
+
+    /// An optional RFC 3339 time, parsed as `chrono`'s `Deserialize` does.
+    fn time(&mut self) -> Option<Option<DateTime<FixedOffset>>> {
+        match self.text()? {
+            None => Some(None),
+            Some(Value::Str(s)) => s.parse().ok().map(Some),
+            Some(_) => None,
+        }
+    }
+
+    /// An array, `item` reading each element (at most the context's collection limit).
+    fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        if self.next()? != b'[' {
+            return None;
+        }
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(());
+        }
+        let mut count = 0;
+        loop {
+            count += 1;
+            if count > MAX_CONTEXT_COLLECTION {
+                return None;
+            }
+            item(self)?;
+            match self.next()? {
+                b',' => {}
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The entries of an object at nesting `depth`; a repeated key keeps its first
+    /// place and its last value, as `serde_json`'s map does.
+    fn entries(&mut self, depth: usize) -> Option<Entries<'a>> {
+        let mut out: Entries<'a> = Vec::with_capacity(8);
+        self.object(|r, key| {
+            let value = r.value(depth)?;
+            if let Some(slot) = out.iter_mut().find(|(k, _)| k == key) {
+                slot.1 = value;
+            } else if out.len() < MAX_CONTEXT_COLLECTION {
+                out.push((Cow::Borrowed(key), value));
+            } else {
+                return None;
+            }
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    /// Any JSON value of `customData` at nesting `depth` (its entries are at 1).
+    fn value(&mut self, depth: usize) -> Option<Value<'a>> {
+        self.values += 1;
+        if self.values > MAX_CONTEXT_VALUES {
+            return None;
+        }
+        let next = self.peek()?;
+        if matches!(next, b'{' | b'[') && depth >= MAX_CONTEXT_DEPTH {
+            return None;
+        }
+        Some(match next {
+            b'"' => {
+                self.at += 1;
+                Value::Str(self.string_body()?)
+            }
+            b'{' => Value::Map(self.entries(depth + 1)?),
+            b'[' => {
+                let mut items = Vec::with_capacity(4);
+                self.array(|r| {
+                    items.push(r.value(depth + 1)?);
+                    Some(())
+                })?;
+                Value::List(items)
+            }
+            b't' => {
+                self.word(b"true")?;
+                Value::Bool(true)
+            }
+            b'f' => {
+                self.word(b"false")?;
+                Value::Bool(false)
+            }
+            b'n' => {
+                self.word(b"null")?;
+                Value::Null
+            }
+            _ => self.number()?,
+        })
+    }
+
+    /// A number: a plain integer read here, any other left to `serde_json`.
+    fn number(&mut self) -> Option<Value<'a>> {
+        let start = self.at;
+        let negative = self.bytes.get(self.at) == Some(&b'-');
+        if negative {
+            self.at += 1;
+        }
+        let digits = self.at;
+        let mut n: u64 = 0;
+        while let Some(d @ b'0'..=b'9') = self.bytes.get(self.at) {
+            n = n.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+            self.at += 1;
+        }
+        let count = self.at - digits;
+        let plain = (1..=18).contains(&count)
+            && !matches!(self.bytes.get(self.at), Some(b'.' | b'e' | b'E'))
+            && (count == 1 || self.bytes[digits] != b'0')
+            && !(negative && n == 0);
+        if plain {
+            // at most 18 digits: no overflow, and an `i64` either way
+            let n = i64::try_from(n).ok()?;
+            return Some(Value::Int(if negative { -n } else { n }));
+        }
+        while let Some(b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+        let number: serde_json::Number =
+            serde_json::from_str(self.text.get(start..self.at)?).ok()?;
+        Some(Value::number(&number))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::read;
+
+    /// What the reader takes itself (the rest goes to the typed path, whose results
+    /// `tests/from_json.rs` compares with the reader's).
+    #[test]
+    fn takes_valid_contexts_and_leaves_the_rest() {
+        let bench = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/bench/access-cases.json"
+        ));
+        let mut taken = vec![
+            r#"{}"#.to_owned(),
+            r#" { "user" : { "roles" : [ "a" , "b" ] } , "customData" : { "n" : -3 , "x" : [ 1.5 , null , { "y" : true } ] } } "#.to_owned(),
+            r#"{"customData": {"s": "caf\u00e9 \"q\""}, "request": {"time": "2026-01-01T00:00:00Z"}}"#.to_owned(),
+            r#"{"customData": {"big": 18446744073709551615, "neg": -0}}"#.to_owned(),
+        ];
+        // at the limits
+        taken.push(
+            serde_json::json!({"user": {"userId": "x".repeat(4096)},
+            "customData": {"a": [[[[[[[1]]]]]]], "l": vec![1; 64]}})
+            .to_string(),
+        );
+        if let Ok(text) = bench {
+            let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+            taken.push(file["context"].to_string());
+            taken.push(serde_json::to_string_pretty(&file["context"]).unwrap());
+        }
+        for text in &taken {
+            assert!(read(text).is_some(), "{text}");
+        }
+        let left = [
+            r#"{"user": null}"#,
+            r#"{"user": {}, "user": {}}"#,
+            r#"{"usr": {}}"#,
+            r#"{"custom\u0044ata": {}}"#,
+            r#"{"customData": {"n": 01}}"#,
+            r#"{"customData": {"s": "a	b"}}"#,
+            r#"{"customData": {"s": "\ud83d"}}"#,
+            r#"{"request": {"time": "yesterday"}}"#,
+            r#"{} {}"#,
+            r#"{"customData": {"l": [1,]}}"#,
+            r#"{"customData": {"a": [[[[[[[[1]]]]]]]]}}"#,
+        ];
+        for text in left {
+            assert!(read(text).is_none(), "{text}");
+        }
     }
 }

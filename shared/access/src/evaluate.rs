@@ -74,7 +74,9 @@ fn error_message(e: &ExecutionError) -> String {
         ExecutionError::NotSupportedAsMethod { method, target } => {
             format!("method '{method}' not supported on type {}", target.type_of())
         }
-        ExecutionError::UnsupportedKeyType(v) => format!("unable to use a {} as a key", v.type_of()),
+        ExecutionError::UnsupportedKeyType(v) => {
+            format!("unable to use a {} as a key", v.type_of())
+        }
         ExecutionError::ValuesNotComparable(a, b) => {
             format!("{} can not be compared to {}", a.type_of(), b.type_of())
         }

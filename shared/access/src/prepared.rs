@@ -10,7 +10,6 @@
 //! see `flatten`).
 
 use crate::context::RequestContext;
-use crate::context_json::{Doc, Text};
 use crate::error::{ContextError, ContextJsonError};
 use crate::limits_check::check;
 use crate::node::Root;
@@ -63,19 +62,6 @@ const SLOT_ROOTS: [Root; SLOTS.len()] = [
     Root::Request,
 ];
 
-/// The field name of each of [`SLOTS`] in its root map.
-const SLOT_FIELDS: [&str; SLOTS.len()] = [
-    "userId",
-    "userType",
-    "email",
-    "roles",
-    "accountId",
-    "type",
-    "organizationId",
-    "region",
-    "time",
-];
-
 /// A slot whose field is absent.
 const ABSENT: u8 = u8::MAX;
 
@@ -98,15 +84,16 @@ impl std::fmt::Debug for PreparedContext<'_> {
     }
 }
 
-/// Adds `name: value` to a record when the value is present.
-fn put<'a>(entries: &mut Vec<(Cow<'a, str>, Value<'a>)>, name: &'static str, v: Option<Value<'a>>) {
-    if let Some(v) = v {
-        entries.push((Cow::Borrowed(name), v));
-    }
-}
-
-fn text<'a>(t: Option<Text<'a>>) -> Option<Value<'a>> {
-    t.map(|Text(s)| Value::Str(s))
+/// Adds `name: value` to a record when the value is present; its slot (its place in
+/// the record, or [`ABSENT`]).
+fn put<'a>(
+    entries: &mut Vec<(Cow<'a, str>, Value<'a>)>,
+    name: &'static str,
+    v: Option<Value<'a>>,
+) -> u8 {
+    let Some(v) = v else { return ABSENT };
+    entries.push((Cow::Borrowed(name), v));
+    u8::try_from(entries.len() - 1).unwrap_or(ABSENT)
 }
 
 fn borrowed(s: Option<&String>) -> Option<Value<'_>> {
@@ -114,14 +101,31 @@ fn borrowed(s: Option<&String>) -> Option<Value<'_>> {
 }
 
 /// The values of one context, before the limits are checked.
-struct Parts<'a> {
-    user: [Option<Value<'a>>; 4],
-    account: [Option<Value<'a>>; 3],
-    region: Option<Value<'a>>,
-    time: Option<chrono::DateTime<chrono::FixedOffset>>,
-    agent_id: Option<Value<'a>>,
-    tool_id: Option<Value<'a>>,
-    custom_data: Value<'a>,
+pub(crate) struct Parts<'a> {
+    /// `userId`, `userType`, `email`, `roles`.
+    pub user: [Option<Value<'a>>; 4],
+    /// `accountId`, `type`, `organizationId`.
+    pub account: [Option<Value<'a>>; 3],
+    pub region: Option<Value<'a>>,
+    pub time: Option<chrono::DateTime<chrono::FixedOffset>>,
+    pub agent_id: Option<Value<'a>>,
+    pub tool_id: Option<Value<'a>>,
+    /// A [`Value::Map`].
+    pub custom_data: Value<'a>,
+}
+
+impl Default for Parts<'_> {
+    fn default() -> Self {
+        Self {
+            user: Default::default(),
+            account: Default::default(),
+            region: None,
+            time: None,
+            agent_id: None,
+            tool_id: None,
+            custom_data: Value::Map(Vec::new()),
+        }
+    }
 }
 
 impl<'a> PreparedContext<'a> {
@@ -133,24 +137,27 @@ impl<'a> PreparedContext<'a> {
             .roles
             .as_ref()
             .map(|roles| Value::List(roles.iter().map(|s| Value::str(s)).collect()));
-        Self::assemble(Parts {
-            user: [
-                borrowed(u.user_id.as_ref()),
-                borrowed(u.user_type.as_ref()),
-                borrowed(u.email.as_ref()),
-                roles,
-            ],
-            account: [
-                borrowed(a.account_id.as_ref()),
-                borrowed(a.account_type.as_ref()),
-                borrowed(a.organization_id.as_ref()),
-            ],
-            region: borrowed(r.region.as_ref()),
-            time: r.time,
-            agent_id: borrowed(r.agent_id.as_ref()),
-            tool_id: borrowed(r.tool_id.as_ref()),
-            custom_data: Value::map_from_json(&context.custom_data),
-        })
+        Self::assemble(
+            Parts {
+                user: [
+                    borrowed(u.user_id.as_ref()),
+                    borrowed(u.user_type.as_ref()),
+                    borrowed(u.email.as_ref()),
+                    roles,
+                ],
+                account: [
+                    borrowed(a.account_id.as_ref()),
+                    borrowed(a.account_type.as_ref()),
+                    borrowed(a.organization_id.as_ref()),
+                ],
+                region: borrowed(r.region.as_ref()),
+                time: r.time,
+                agent_id: borrowed(r.agent_id.as_ref()),
+                tool_id: borrowed(r.tool_id.as_ref()),
+                custom_data: Value::map_from_json(&context.custom_data),
+            },
+            false,
+        )
     }
 
     /// Parses the JSON text of a request context and prepares it, borrowing the
@@ -158,26 +165,9 @@ impl<'a> PreparedContext<'a> {
     /// calling [`PreparedContext::new`], errors included, without building one.
     pub fn from_json(json: &'a [u8]) -> Result<Self, ContextJsonError> {
         // one UTF-8 check of the whole text, rather than one per string
-        let utf8 = std::str::from_utf8(json).ok();
-        let doc = utf8.and_then(|t| serde_json::from_str::<Doc<'a>>(t).ok());
-        let parsed = doc.and_then(|doc| {
-            let (u, a, r) = (doc.user, doc.account, doc.request);
-            Self::assemble(Parts {
-                user: [
-                    text(u.user_id),
-                    text(u.user_type),
-                    text(u.email),
-                    u.roles.map(|l| Value::List(l.0)),
-                ],
-                account: [text(a.account_id), text(a.account_type), text(a.organization_id)],
-                region: text(r.region),
-                time: r.time,
-                agent_id: text(r.agent_id),
-                tool_id: text(r.tool_id),
-                custom_data: Value::Map(doc.custom_data.0),
-            })
-            .ok()
-        });
+        let parts = std::str::from_utf8(json).ok().and_then(crate::context_json::read);
+        // the reader takes only contexts within the limits
+        let parsed = parts.and_then(|parts| Self::assemble(parts, true).ok());
         match parsed {
             Some(prepared) => Ok(prepared),
             // invalid, or over a limit: the typed path says where, exactly as before
@@ -190,32 +180,30 @@ impl<'a> PreparedContext<'a> {
         }
     }
 
-    fn assemble(p: Parts<'a>) -> Result<Self, Vec<ContextError>> {
-        check(&p.user, &p.account, &p.custom_data, [&p.region, &p.agent_id, &p.tool_id])?;
+    /// The prepared context of `p`, after checking the limits unless the caller did.
+    fn assemble(p: Parts<'a>, within_limits: bool) -> Result<Self, Vec<ContextError>> {
+        if !within_limits {
+            check(&p.user, &p.account, &p.custom_data, [&p.region, &p.agent_id, &p.tool_id])?;
+        }
         let [user_id, user_type, email, roles] = p.user;
         let mut user = Vec::with_capacity(4);
-        put(&mut user, "userId", user_id);
-        put(&mut user, "userType", user_type);
-        put(&mut user, "email", email);
-        put(&mut user, "roles", roles);
         let [account_id, account_type, organization_id] = p.account;
         let mut account = Vec::with_capacity(3);
-        put(&mut account, "accountId", account_id);
-        put(&mut account, "type", account_type);
-        put(&mut account, "organizationId", organization_id);
         let time = p.time.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
         let mut request = Vec::with_capacity(2);
-        put(&mut request, "region", p.region);
-        put(&mut request, "time", Some(Value::Time(time)));
+        // in the order of `SLOTS`
+        let slots = [
+            put(&mut user, "userId", user_id),
+            put(&mut user, "userType", user_type),
+            put(&mut user, "email", email),
+            put(&mut user, "roles", roles),
+            put(&mut account, "accountId", account_id),
+            put(&mut account, "type", account_type),
+            put(&mut account, "organizationId", organization_id),
+            put(&mut request, "region", p.region),
+            put(&mut request, "time", Some(Value::Time(time))),
+        ];
         let roots = [Value::Map(user), p.custom_data, Value::Map(account), Value::Map(request)];
-        let mut slots = [ABSENT; SLOTS.len()];
-        for (at, field) in SLOT_FIELDS.iter().enumerate() {
-            if let Value::Map(entries) = &roots[SLOT_ROOTS[at] as usize]
-                && let Some(i) = entries.iter().position(|(k, _)| k == *field)
-            {
-                slots[at] = u8::try_from(i).unwrap_or(ABSENT);
-            }
-        }
         Ok(Self { roots, agent_id: p.agent_id, tool_id: p.tool_id, slots, cel: OnceLock::new() })
     }
 

@@ -50,14 +50,19 @@ impl<'a> Value<'a> {
         match v {
             J::Null => Value::Null,
             J::Bool(b) => Value::Bool(*b),
-            J::Number(n) => match (n.as_i64(), n.as_u64()) {
-                (Some(i), _) => Value::Int(i),
-                (None, Some(u)) => Value::UInt(u),
-                _ => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
-            },
+            J::Number(n) => Value::number(n),
             J::String(s) => Value::str(s),
             J::Array(items) => Value::List(items.iter().map(Value::from_json).collect()),
             J::Object(m) => Value::map_from_json(m),
+        }
+    }
+
+    /// The number `n`: `i64` first, then `u64`, else `f64`.
+    pub(crate) fn number(n: &serde_json::Number) -> Self {
+        match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Value::Int(i),
+            (None, Some(u)) => Value::UInt(u),
+            _ => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
         }
     }
 

@@ -94,6 +94,64 @@ fn the_same_decisions_and_errors_as_the_typed_path() {
         r#"{"user": {"userId": "u-\u0031"}, "customData": {"ti\u0065r": "premium", "s": "caf\u00e9"}}"#.into(),
         // a repeated key keeps its last value
         r#"{"customData": {"n": 1, "n": 3}, "user": {"userId": "x"}}"#.into(),
+        r#"{"customData": {"n": 1, "m": 2, "n": 3}}"#.into(),
+        // at and just over each limit
+        json!({"user": {"userId": "x".repeat(4096)}, "customData": {"k": "y".repeat(4096)}}).to_string(),
+        json!({"user": {"userId": "x".repeat(4097)}}).to_string(),
+        json!({"customData": {"k".repeat(4097): 1}}).to_string(),
+        format!(r#"{{"customData": {{"k": "{}"}}}}"#, "\\u0041".repeat(4096)),
+        format!(r#"{{"customData": {{"k": "{}"}}}}"#, "\\u0041".repeat(4097)),
+        json!({"customData": {"a": [[[[[[[1]]]]]]]}}).to_string(),
+        json!({"customData": {"a": [[[[[[[[1]]]]]]]]}}).to_string(),
+        json!({"customData": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {}}}}}}}}}).to_string(),
+        json!({"customData": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {}}}}}}}}}}).to_string(),
+        json!({"user": {"roles": vec!["r"; 64]}, "customData": {"l": vec![1; 64]}}).to_string(),
+        json!({"user": {"roles": vec!["r"; 65]}}).to_string(),
+        json!({"customData": {"l": vec![1; 65]}}).to_string(),
+        json!({"customData": (0..64).map(|i| (i.to_string(), json!(i))).collect::<serde_json::Map<_, _>>()}).to_string(),
+        json!({"customData": (0..65).map(|i| (i.to_string(), json!(i))).collect::<serde_json::Map<_, _>>()}).to_string(),
+        json!({"customData": {"a": vec![vec![1; 50]; 20], "b": vec![1; 3]}}).to_string(),
+        json!({"customData": {"a": vec![vec![1; 50]; 20], "b": vec![1; 4]}}).to_string(),
+        json!({"customData": {"a": vec![vec![1; 50]; 20], "b": vec![1; 5]}}).to_string(),
+        // whitespace anywhere JSON allows it
+        " \t\r\n{ \"user\" :\n{\"roles\" : [ \"site-admin\" , \"b\" ] } , \"customData\":{ } }\n ".into(),
+        serde_json::to_string_pretty(&full()).unwrap(),
+        // numbers: plain integers, and the ones serde_json reads for the reader
+        r#"{"customData": {"n": 3, "a": -0, "b": 0, "c": -7, "d": 123456789012345678,
+            "e": 1234567890123456789, "f": 12345678901234567890, "g": -9223372036854775808,
+            "h": -9223372036854775809, "i": 1.5, "j": 2.5e3, "k": 1E-2, "l": 3.0, "m": -0.0}}"#.into(),
+        r#"{"customData": {"n": 01}}"#.into(),
+        r#"{"customData": {"n": 1.}}"#.into(),
+        r#"{"customData": {"n": -}}"#.into(),
+        r#"{"customData": {"n": +1}}"#.into(),
+        r#"{"customData": {"n": 3x}}"#.into(),
+        // escapes in keys and strings, bad escapes, raw control characters
+        r#"{"custom\u0044ata": {"n": 3}}"#.into(),
+        r#"{"customData": {"\u006e": 3, "s": "\ud83d\ude00 \"q\" \\ \/"}}"#.into(),
+        r#"{"customData": {"s": "\ud83d"}}"#.into(),
+        r#"{"customData": {"s": "\x"}}"#.into(),
+        "{\"customData\": {\"s\": \"a\tb\"}}".into(),
+        r#"{"customData": {"s": "a\"#.into(),
+        // repeated or misplaced fields, wrong shapes
+        r#"{"user": {}, "user": {}}"#.into(),
+        r#"{"user": {"userId": "a", "userId": "b"}}"#.into(),
+        r#"{"user": null}"#.into(),
+        r#"{"customData": null, "user": {}}"#.into(),
+        r#"{"request": {"time": null, "region": null}}"#.into(),
+        r#"{"request": {"time": "2026-01-01T00:00:00+02:00"}}"#.into(),
+        r#"{"request": {"time": "2026-01-01 00:00:00Z"}}"#.into(),
+        r#"{"request": {"time": 5}}"#.into(),
+        r#"{"account": {"type": "retailer", "accountId": "a-1"}, "request": {"agentId": "a", "toolId": "t@1"}}"#.into(),
+        r#"{"user": {"roles": []}, "customData": {"l": [], "m": {}, "t": true, "f": false, "z": null}}"#.into(),
+        r#"{"user": {"roles": "a"}}"#.into(),
+        r#"{} x"#.into(),
+        r#"{},"#.into(),
+        r#"{"user": {},}"#.into(),
+        r#"{"customData": {"l": [1,]}}"#.into(),
+        r#"[]"#.into(),
+        "".into(),
+        r#"{"customData": {"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": {"j": {"k": 1}}}}}}}}}}}}"#.into(),
+        format!(r#"{{"customData": {{"l": {}}}}}"#, "[".repeat(200) + &"]".repeat(200)),
         // refused: unknown fields, wrong types, bad time, not JSON
         r#"{"usr": {}}"#.into(),
         r#"{"user": {"userId": 5}}"#.into(),
@@ -169,9 +227,11 @@ proptest! {
             "user": {"userId": user_id, "roles": roles},
             "customData": custom,
             "request": {"region": region, "time": "2026-01-01T00:00:00Z"},
-        }).to_string();
-        let (fast, typed) = both(&set, text.as_bytes());
-        prop_assert_eq!(fast, typed);
+        });
+        for text in [text.to_string(), serde_json::to_string_pretty(&text).unwrap()] {
+            let (fast, typed) = both(&set, text.as_bytes());
+            prop_assert_eq!(fast, typed);
+        }
     }
 }
 
