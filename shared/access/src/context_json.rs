@@ -14,7 +14,7 @@
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
 };
-use crate::prepared::Parts;
+use crate::prepared::{ACCOUNT_FIELDS, Parts, USER_FIELDS};
 use crate::value::Value;
 use chrono::{DateTime, FixedOffset};
 use std::borrow::Cow;
@@ -33,7 +33,7 @@ pub(crate) fn read(text: &str) -> Option<Parts<'_>> {
             return None; // a repeated field
         }
         match field {
-            0 => r.record(&["userId", "userType", "email", "roles"], |r, i| {
+            0 => r.record(&USER_FIELDS, |r, i| {
                 parts.user[i] = if i == 3 { r.strings()? } else { r.text()? };
                 Some(())
             }),
@@ -41,7 +41,7 @@ pub(crate) fn read(text: &str) -> Option<Parts<'_>> {
                 parts.custom_data = Value::Map(r.entries(1)?);
                 Some(())
             }
-            2 => r.record(&["accountId", "type", "organizationId"], |r, i| {
+            2 => r.record(&ACCOUNT_FIELDS, |r, i| {
                 parts.account[i] = r.text()?;
                 Some(())
             }),

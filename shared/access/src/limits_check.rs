@@ -6,6 +6,7 @@ use crate::error::ContextError;
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
 };
+use crate::prepared::{ACCOUNT_FIELDS, Parts, USER_FIELDS};
 use crate::value::Value;
 
 /// Collects violations while walking the context.
@@ -14,29 +15,22 @@ struct Limits {
     values: usize,
 }
 
-/// Field names of `user`, `account` and the string fields of `request`, in order.
-const USER: [&str; 4] = ["userId", "userType", "email", "roles"];
-const ACCOUNT: [&str; 3] = ["accountId", "type", "organizationId"];
+/// The string fields of `request`, in order.
 const REQUEST: [&str; 3] = ["region", "agentId", "toolId"];
 
-/// Checks every limit; `Err` lists each violation.
-pub(crate) fn check(
-    user: &[Option<Value<'_>>; 4],
-    account: &[Option<Value<'_>>; 3],
-    custom_data: &Value<'_>,
-    request: [&Option<Value<'_>>; 3],
-) -> Result<(), Vec<ContextError>> {
+/// Checks every limit on `p`; `Err` lists each violation.
+pub(crate) fn check(p: &Parts<'_>) -> Result<(), Vec<ContextError>> {
     let mut l = Limits { errors: Vec::new(), values: 0 };
-    for (name, v) in USER.iter().zip(user) {
+    for (name, v) in USER_FIELDS.iter().zip(&p.user) {
         l.field("/user", name, v.as_ref());
     }
-    for (name, v) in ACCOUNT.iter().zip(account) {
+    for (name, v) in ACCOUNT_FIELDS.iter().zip(&p.account) {
         l.field("/account", name, v.as_ref());
     }
-    if let Value::Map(entries) = custom_data {
+    if let Value::Map(entries) = &p.custom_data {
         l.object(&|| "/customData".to_string(), entries, 0);
     }
-    for (name, v) in REQUEST.iter().zip(request) {
+    for (name, v) in REQUEST.iter().zip([&p.region, &p.agent_id, &p.tool_id]) {
         l.field("/request", name, v.as_ref());
     }
     if l.errors.is_empty() { Ok(()) } else { Err(l.errors) }

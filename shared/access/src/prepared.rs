@@ -100,11 +100,17 @@ fn borrowed(s: Option<&String>) -> Option<Value<'_>> {
     s.map(|s| Value::str(s))
 }
 
+/// Field names of `user`, in the order of [`Parts::user`].
+pub(crate) const USER_FIELDS: [&str; 4] = ["userId", "userType", "email", "roles"];
+
+/// Field names of `account`, in the order of [`Parts::account`].
+pub(crate) const ACCOUNT_FIELDS: [&str; 3] = ["accountId", "type", "organizationId"];
+
 /// The values of one context, before the limits are checked.
 pub(crate) struct Parts<'a> {
-    /// `userId`, `userType`, `email`, `roles`.
+    /// In the order of [`USER_FIELDS`].
     pub user: [Option<Value<'a>>; 4],
-    /// `accountId`, `type`, `organizationId`.
+    /// In the order of [`ACCOUNT_FIELDS`].
     pub account: [Option<Value<'a>>; 3],
     pub region: Option<Value<'a>>,
     pub time: Option<chrono::DateTime<chrono::FixedOffset>>,
@@ -137,27 +143,26 @@ impl<'a> PreparedContext<'a> {
             .roles
             .as_ref()
             .map(|roles| Value::List(roles.iter().map(|s| Value::str(s)).collect()));
-        Self::assemble(
-            Parts {
-                user: [
-                    borrowed(u.user_id.as_ref()),
-                    borrowed(u.user_type.as_ref()),
-                    borrowed(u.email.as_ref()),
-                    roles,
-                ],
-                account: [
-                    borrowed(a.account_id.as_ref()),
-                    borrowed(a.account_type.as_ref()),
-                    borrowed(a.organization_id.as_ref()),
-                ],
-                region: borrowed(r.region.as_ref()),
-                time: r.time,
-                agent_id: borrowed(r.agent_id.as_ref()),
-                tool_id: borrowed(r.tool_id.as_ref()),
-                custom_data: Value::map_from_json(&context.custom_data),
-            },
-            false,
-        )
+        let parts = Parts {
+            user: [
+                borrowed(u.user_id.as_ref()),
+                borrowed(u.user_type.as_ref()),
+                borrowed(u.email.as_ref()),
+                roles,
+            ],
+            account: [
+                borrowed(a.account_id.as_ref()),
+                borrowed(a.account_type.as_ref()),
+                borrowed(a.organization_id.as_ref()),
+            ],
+            region: borrowed(r.region.as_ref()),
+            time: r.time,
+            agent_id: borrowed(r.agent_id.as_ref()),
+            tool_id: borrowed(r.tool_id.as_ref()),
+            custom_data: Value::map_from_json(&context.custom_data),
+        };
+        check(&parts)?;
+        Ok(Self::assemble(parts))
     }
 
     /// Parses the JSON text of a request context and prepares it, borrowing the
@@ -166,8 +171,8 @@ impl<'a> PreparedContext<'a> {
     pub fn from_json(json: &'a [u8]) -> Result<Self, ContextJsonError> {
         // one UTF-8 check of the whole text, rather than one per string
         let parts = std::str::from_utf8(json).ok().and_then(crate::context_json::read);
-        // the reader takes only contexts within the limits
-        let parsed = parts.and_then(|parts| Self::assemble(parts, true).ok());
+        // the reader takes only contexts within the limits: nothing to check again
+        let parsed = parts.map(Self::assemble);
         match parsed {
             Some(prepared) => Ok(prepared),
             // invalid, or over a limit: the typed path says where, exactly as before
@@ -180,11 +185,8 @@ impl<'a> PreparedContext<'a> {
         }
     }
 
-    /// The prepared context of `p`, after checking the limits unless the caller did.
-    fn assemble(p: Parts<'a>, within_limits: bool) -> Result<Self, Vec<ContextError>> {
-        if !within_limits {
-            check(&p.user, &p.account, &p.custom_data, [&p.region, &p.agent_id, &p.tool_id])?;
-        }
+    /// The prepared context of `p`, whose limits the caller has checked.
+    fn assemble(p: Parts<'a>) -> Self {
         let [user_id, user_type, email, roles] = p.user;
         let mut user = Vec::with_capacity(4);
         let [account_id, account_type, organization_id] = p.account;
@@ -204,7 +206,7 @@ impl<'a> PreparedContext<'a> {
             put(&mut request, "time", Some(Value::Time(time))),
         ];
         let roots = [Value::Map(user), p.custom_data, Value::Map(account), Value::Map(request)];
-        Ok(Self { roots, agent_id: p.agent_id, tool_id: p.tool_id, slots, cel: OnceLock::new() })
+        Self { roots, agent_id: p.agent_id, tool_id: p.tool_id, slots, cel: OnceLock::new() }
     }
 
     /// The same context owning its strings (no longer borrowing what it was
