@@ -7,8 +7,8 @@
 //! same values: what it does not handle itself (a string with escapes, a number other
 //! than a plain integer, a time) it hands to `serde_json` or `chrono` exactly as the
 //! typed path does. It enforces the context limits as it reads, so what it gives
-//! needs no second walk. Anything else (invalid text, an unknown or repeated field, a
-//! key with escapes, anything over a limit) is `None`, and the caller takes the typed
+//! needs no second walk. Anything else (invalid text, an unknown field, an object
+//! repeating a key, a key with escapes, anything over a limit) is `None`, and the caller takes the typed
 //! path, which says what is wrong and where.
 
 use crate::limits::{
@@ -286,13 +286,11 @@ impl<'a> Reader<'a> {
         let mut out: Entries<'a> = Vec::with_capacity(8);
         self.object(|r, key| {
             let value = r.value(depth)?;
-            if let Some(slot) = out.iter_mut().find(|(k, _)| k == key) {
-                slot.1 = value;
-            } else if out.len() < MAX_CONTEXT_COLLECTION {
-                out.push((Cow::Borrowed(key), value));
-            } else {
+            // a repeated key (the typed path decides) or one entry too many
+            if out.len() >= MAX_CONTEXT_COLLECTION || out.iter().any(|(k, _)| k == key) {
                 return None;
             }
+            out.push((Cow::Borrowed(key), value));
             Some(())
         })?;
         Some(out)

@@ -169,13 +169,10 @@ impl<'a> PreparedContext<'a> {
     /// strings of `json`: the same result as parsing a [`RequestContext`] and
     /// calling [`PreparedContext::new`], errors included, without building one.
     pub fn from_json(json: &'a [u8]) -> Result<Self, ContextJsonError> {
-        // one UTF-8 check of the whole text, rather than one per string
-        let parts = std::str::from_utf8(json).ok().and_then(crate::context_json::read);
-        // the reader takes only contexts within the limits: nothing to check again
-        let parsed = parts.map(Self::assemble);
-        match parsed {
+        match Self::read_json(json) {
             Some(prepared) => Ok(prepared),
-            // invalid, or over a limit: the typed path says where, exactly as before
+            // invalid, repeated keys, or over a limit: the typed path says where,
+            // exactly as before (a repeated `customData` key: the last one wins)
             None => {
                 let context: RequestContext =
                     serde_json::from_slice(json).map_err(ContextJsonError::Json)?;
@@ -183,6 +180,17 @@ impl<'a> PreparedContext<'a> {
                 Ok(prepared.into_owned())
             }
         }
+    }
+
+    /// The one-pass reader of [`PreparedContext::from_json`] alone: `None` for any
+    /// text it does not take (not a context, an object repeating a key, a key with
+    /// escapes, anything over a limit), which the caller parses its own way (for
+    /// example strictly, to report what is wrong). What it takes, it prepares as
+    /// [`PreparedContext::new`] would.
+    pub fn read_json(json: &'a [u8]) -> Option<Self> {
+        // one UTF-8 check of the whole text, rather than one per string; the reader
+        // takes only contexts within the limits: nothing to check again
+        std::str::from_utf8(json).ok().and_then(crate::context_json::read).map(Self::assemble)
     }
 
     /// The prepared context of `p`, whose limits the caller has checked.
@@ -237,6 +245,29 @@ impl<'a> PreparedContext<'a> {
         let i = *self.slots.get(at)?;
         match &self.roots[SLOT_ROOTS[at] as usize] {
             Value::Map(entries) => entries.get(usize::from(i)).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// `user.userId`, when it is a string.
+    pub fn user_id(&self) -> Option<&str> {
+        self.text(0)
+    }
+
+    /// `account.accountId`, when it is a string.
+    pub fn account_id(&self) -> Option<&str> {
+        self.text(4)
+    }
+
+    /// `request.region`, when it is a string.
+    pub fn region(&self) -> Option<&str> {
+        self.text(7)
+    }
+
+    /// The string in slot `at` (see [`SLOTS`]).
+    fn text(&self, at: usize) -> Option<&str> {
+        match self.slot(at)? {
+            Value::Str(s) => Some(s),
             _ => None,
         }
     }

@@ -5,7 +5,7 @@
 //! overrides) is applied by resolution through [`override_tool`].
 
 use crate::model::{RolloutPolicy, Stickiness};
-use registry_access::RequestContext;
+use registry_access::PreparedContext;
 use serde::{Deserialize, Serialize};
 
 /// Number of buckets: percentages have two decimals.
@@ -82,21 +82,20 @@ pub fn in_percentage(bucket: u32, percentage: f64) -> bool {
 pub fn check(
     policy: Option<&RolloutPolicy>,
     agent_id: &str,
-    ctx: &RequestContext,
+    ctx: &PreparedContext<'_>,
 ) -> RolloutDecision {
     use RolloutReason::*;
     let Some(policy) = policy else {
         return RolloutDecision::new(true, NoPolicy);
     };
     if let Some(regions) = policy.region_restrictions.as_deref().filter(|r| !r.is_empty()) {
-        let listed =
-            ctx.request.region.as_deref().is_some_and(|region| regions.iter().any(|r| r == region));
+        let listed = ctx.region().is_some_and(|region| regions.iter().any(|r| r == region));
         if !listed {
             return RolloutDecision::new(false, RegionNotAllowed);
         }
     }
     if let Some(beta) = policy.beta_accounts.as_deref().filter(|b| !b.is_empty()) {
-        let account = ctx.account.account_id.as_deref();
+        let account = ctx.account_id();
         if account.is_some_and(|a| beta.iter().any(|b| b == a)) {
             return RolloutDecision::new(true, BetaAccount);
         }
@@ -108,8 +107,8 @@ pub fn check(
         return RolloutDecision::new(true, Unrestricted);
     };
     let value = match policy.stickiness.unwrap_or_default() {
-        Stickiness::AccountId => ctx.account.account_id.as_deref(),
-        Stickiness::UserId => ctx.user.user_id.as_deref(),
+        Stickiness::AccountId => ctx.account_id(),
+        Stickiness::UserId => ctx.user_id(),
     };
     let Some(value) = value else {
         return RolloutDecision::new(false, MissingStickinessValue);
@@ -135,6 +134,16 @@ pub fn override_tool<'a>(policy: Option<&'a RolloutPolicy>, tool_id: &'a str) ->
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use registry_access::RequestContext;
+
+    /// [`super::check`] for a typed context.
+    fn check(
+        policy: Option<&RolloutPolicy>,
+        agent_id: &str,
+        ctx: &RequestContext,
+    ) -> RolloutDecision {
+        super::check(policy, agent_id, &PreparedContext::new(ctx).unwrap())
+    }
 
     /// MurmurHash3 x86_32 written from the reference algorithm, to check the crate.
     fn reference_murmur3(data: &[u8], seed: u32) -> u32 {

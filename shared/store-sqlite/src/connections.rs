@@ -9,6 +9,7 @@ use std::time::Duration;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags};
 
+use super::heads::Heads;
 use super::private_files::{create_private_dir, create_private_file};
 use super::schema;
 use registry_store::StoreError;
@@ -24,7 +25,15 @@ const MAX_IDLE_READERS: usize = 4;
 pub(crate) struct Connections {
     path: PathBuf,
     writer: Mutex<Connection>,
-    readers: Mutex<Vec<Connection>>,
+    readers: Mutex<Vec<Reader>>,
+}
+
+/// A read-only connection and the heads it has read.
+pub(crate) struct Reader {
+    /// The connection (`query_only`).
+    pub(crate) conn: Connection,
+    /// Heads read at its current `data_version`.
+    pub(crate) heads: Heads,
 }
 
 fn configure(conn: &Connection) -> Result<(), StoreError> {
@@ -77,26 +86,26 @@ impl Connections {
         f(&mut writer)
     }
 
-    /// Runs `f` with a reader connection (reused, or opened when none is idle).
+    /// Runs `f` with a reader (reused, or opened when none is idle).
     pub(crate) fn read<T>(
         &self,
-        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+        f: impl FnOnce(&mut Reader) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let idle = lock(&self.readers).pop();
-        let conn = match idle {
-            Some(conn) => conn,
+        let mut reader = match idle {
+            Some(reader) => reader,
             None => {
                 let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
                 let conn = Connection::open_with_flags(&self.path, flags).db()?;
                 configure(&conn)?;
                 conn.pragma_update(None, "query_only", true).db()?;
-                conn
+                Reader { conn, heads: Heads::default() }
             }
         };
-        let result = f(&conn);
+        let result = f(&mut reader);
         let mut readers = lock(&self.readers);
         if readers.len() < MAX_IDLE_READERS {
-            readers.push(conn);
+            readers.push(reader);
         }
         result
     }

@@ -5,6 +5,7 @@ mod cursor;
 mod decoded;
 mod document;
 mod error;
+mod heads;
 mod private_files;
 mod read;
 mod schema;
@@ -16,7 +17,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
-use connections::Connections;
+use connections::{Connections, Reader};
 use registry_store::{Expected, ListFilter, ListQuery, Page, Store, StoreError};
 
 pub use schema::SCHEMA_VERSION;
@@ -51,7 +52,7 @@ impl SqliteStore {
 
     async fn read<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
+        f: impl FnOnce(&mut Reader) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         let db = Arc::clone(&self.db);
         tokio::task::spawn_blocking(move || db.read(f))
@@ -65,7 +66,7 @@ impl SqliteStore {
     /// never wait for the writer in WAL mode.
     fn read_inline<T>(
         &self,
-        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+        f: impl FnOnce(&mut Reader) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.db.read(f)
     }
@@ -130,7 +131,7 @@ impl Store for SqliteStore {
         query: &ListQuery,
     ) -> Result<Page<Definition>, StoreError> {
         let (id, query) = (id.to_owned(), query.clone());
-        self.read(move |conn| read::versions(conn, kind, &id, &query)).await
+        self.read(move |r| read::versions(&r.conn, kind, &id, &query)).await
     }
 
     async fn version(
@@ -139,12 +140,12 @@ impl Store for SqliteStore {
         id: &str,
         version: u64,
     ) -> Result<Option<Definition>, StoreError> {
-        self.read_inline(|conn| read::version(conn, kind, id, version))
+        self.read_inline(|r| read::version(&r.conn, kind, id, version))
     }
 
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
         let tool_id = tool_id.to_owned();
-        self.read(move |conn| read::referrers(conn, &tool_id)).await
+        self.read(move |r| read::referrers(&r.conn, &tool_id)).await
     }
 
     async fn get_shared(
@@ -152,7 +153,7 @@ impl Store for SqliteStore {
         kind: Kind,
         id: &str,
     ) -> Result<Option<Arc<Definition>>, StoreError> {
-        self.read_inline(|conn| read::get(conn, &self.decoded, kind, id))
+        self.read_inline(|r| read::get(r, &self.decoded, kind, id))
     }
 
     async fn get_many_shared(
@@ -161,10 +162,10 @@ impl Store for SqliteStore {
         ids: &[String],
     ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
         if ids.len() <= INLINE_BATCH {
-            return self.read_inline(|conn| read::get_many(conn, &self.decoded, kind, ids));
+            return self.read_inline(|r| read::get_many(r, &self.decoded, kind, ids));
         }
         let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
-        self.read(move |conn| read::get_many(conn, &decoded, kind, &ids)).await
+        self.read(move |r| read::get_many(r, &decoded, kind, &ids)).await
     }
 
     async fn list_shared(
@@ -176,9 +177,9 @@ impl Store for SqliteStore {
         // bounded work, done on the calling task. A filter may scan many rows that do
         // not match, so filtered pages go to the blocking pool.
         if query.filter == ListFilter::default() {
-            return self.read_inline(|conn| read::list(conn, &self.decoded, kind, query));
+            return self.read_inline(|r| read::list(&r.conn, &self.decoded, kind, query));
         }
         let (query, decoded) = (query.clone(), Arc::clone(&self.decoded));
-        self.read(move |conn| read::list(conn, &decoded, kind, &query)).await
+        self.read(move |r| read::list(&r.conn, &decoded, kind, &query)).await
     }
 }

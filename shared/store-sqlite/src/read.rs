@@ -7,8 +7,10 @@ use registry_core::{Definition, Kind};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::document::from_document;
+use crate::connections::Reader;
 use crate::cursor;
 use crate::decoded::Decoded;
+use crate::heads::Heads;
 use registry_store::{ListQuery, Page, StoreError};
 
 /// A head row: the decoded definition when `decoded` had its version, else the
@@ -44,8 +46,8 @@ fn definition(
     }
 }
 
-/// The live head of a definition.
-pub(crate) fn get(
+/// The live head of a definition, read from SQLite.
+fn query(
     conn: &Connection,
     decoded: &Decoded,
     kind: Kind,
@@ -62,19 +64,53 @@ pub(crate) fn get(
     found.map(|r| definition(decoded, kind, id, r)).transpose()
 }
 
-/// Live heads of many definitions, in the order asked.
-pub(crate) fn get_many(
+/// The live head of a definition: from the reader's heads when nothing was committed
+/// since it read them (`heads` synced by the caller), else from SQLite.
+fn lookup(
     conn: &Connection,
+    heads: &mut Heads,
+    decoded: &Decoded,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<Arc<Definition>>, StoreError> {
+    if let Some(found) = heads.get(kind, id) {
+        return Ok(found);
+    }
+    let found = query(conn, decoded, kind, id)?;
+    heads.put(kind, id, &found);
+    Ok(found)
+}
+
+/// The live head of a definition.
+pub(crate) fn get(
+    reader: &mut Reader,
+    decoded: &Decoded,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<Arc<Definition>>, StoreError> {
+    let Reader { conn, heads } = reader;
+    heads.sync(conn)?;
+    lookup(conn, heads, decoded, kind, id)
+}
+
+/// Live heads of many definitions, in the order asked, from one snapshot.
+pub(crate) fn get_many(
+    reader: &mut Reader,
     decoded: &Decoded,
     kind: Kind,
     ids: &[String],
 ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
-    if ids.len() < 2 {
-        return ids.iter().map(|id| get(conn, decoded, kind, id)).collect();
+    let Reader { conn, heads } = reader;
+    // Nothing committed since every id was read: the remembered heads are one state.
+    heads.sync(conn)?;
+    if let Some(found) = ids.iter().map(|id| heads.get(kind, id)).collect() {
+        return Ok(found);
     }
-    // One read transaction for the batch: one snapshot, one round of file locks.
+    // Else one read transaction for the batch: its snapshot starts at the
+    // `data_version` check, so remembered and freshly read heads are of the same state.
     let tx = conn.unchecked_transaction().db()?;
-    let found = ids.iter().map(|id| get(&tx, decoded, kind, id)).collect();
+    heads.sync(&tx)?;
+    let found = ids.iter().map(|id| lookup(&tx, heads, decoded, kind, id)).collect();
     tx.finish().db()?;
     found
 }

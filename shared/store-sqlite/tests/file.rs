@@ -153,3 +153,35 @@ async fn the_decoded_cache_follows_writes_made_elsewhere() {
     let got = reader.get_many(Kind::Tool, &["t1".to_owned()]).await.unwrap();
     assert_eq!(description(got.into_iter().next().flatten()), Some(("third".to_owned(), Some(4))));
 }
+
+/// Reader connections remember the heads they read until anything commits (`PRAGMA
+/// data_version`): a write through the same handle, through another handle, or by a
+/// plain SQLite connection is seen by the next point read and the next batch.
+#[tokio::test]
+async fn remembered_heads_are_dropped_on_any_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let other = SqliteStore::open(&path).unwrap();
+    let ids = ["t1".to_owned(), "t2".to_owned()];
+    let versions = |found: Vec<Option<registry_core::Definition>>| {
+        found.into_iter().map(|d| d.map(|d| d.version())).collect::<Vec<_>>()
+    };
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    for _ in 0..2 {
+        assert_eq!(versions(store.get_many(Kind::Tool, &ids).await.unwrap()), [Some(1), None]);
+    }
+    // Another handle (another process) creates t2 and changes t1.
+    other.put(tool("t2"), Expected::Absent).await.unwrap();
+    other.put(tool("t1"), Expected::Version(1)).await.unwrap();
+    assert_eq!(versions(store.get_many(Kind::Tool, &ids).await.unwrap()), [Some(2), Some(1)]);
+    assert_eq!(store.get(Kind::Tool, "t2").await.unwrap().map(|d| d.version()), Some(1));
+    // This handle's own writer.
+    store.put(tool("t2"), Expected::Version(1)).await.unwrap();
+    assert_eq!(versions(store.get_many(Kind::Tool, &ids).await.unwrap()), [Some(2), Some(2)]);
+    // A plain SQLite connection, outside the store altogether.
+    let raw = Connection::open(&path).unwrap();
+    raw.execute("UPDATE heads SET deleted = 1 WHERE id = 't1'", []).unwrap();
+    assert!(store.get(Kind::Tool, "t1").await.unwrap().is_none());
+    assert_eq!(versions(store.get_many(Kind::Tool, &ids).await.unwrap()), [None, Some(2)]);
+}

@@ -3,10 +3,11 @@
 //! the decision: `ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle `disabled`
 //! or `retired`, or rollout).
 
-use axum::Json;
-use axum::extract::State;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
+use registry_access::PreparedContext;
 use registry_core::resolve::{AgentOutcome, AgentTrace, Resolution, ResolveError};
 use registry_core::rollout::RolloutDecision;
 use registry_core::{Decision, LifecycleStatus, RequestContext, Violation};
@@ -14,7 +15,7 @@ use serde::Serialize;
 
 use crate::http::AppState;
 use crate::http::auth::Reader;
-use crate::http::json::JsonBody;
+use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::Id;
 use crate::http::problem::{PROBLEM_JSON, Problem};
 use crate::service::ResolveFailure;
@@ -135,6 +136,29 @@ fn failure(err: ResolveFailure) -> Response {
     }
 }
 
+/// The body of a resolve request, checked before the store is read: the context's
+/// text when the one-pass reader takes it (a valid context, no repeated key, within the
+/// limits), else the context parsed strictly, or the problem that says what is wrong.
+pub enum ContextBody {
+    /// Text [`PreparedContext::read_json`] takes; it is read again after the
+    /// definitions are fetched (a prepared context does not cross an `.await`).
+    Text(Bytes),
+    /// Any other valid body, parsed into the typed context.
+    Typed(RequestContext),
+}
+
+impl<S: Send + Sync> FromRequest<S> for ContextBody {
+    type Rejection = Problem;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let JsonText(bytes) = JsonText::from_request(req, state).await?;
+        if PreparedContext::read_json(&bytes).is_some() {
+            return Ok(Self::Text(bytes));
+        }
+        parse_json(&bytes).map(Self::Typed)
+    }
+}
+
 /// Resolve an agent for a caller: `inlineAgent` is Bedrock's `InvokeInlineAgent` request
 /// (instruction, model, action groups, knowledge bases, one level of collaborators, the
 /// agent's Bedrock settings) to send with `sessionId` and `inputText` added; beside it
@@ -157,10 +181,14 @@ pub async fn resolve_agent(
     State(state): State<AppState>,
     _caller: Reader,
     Id(id): Id,
-    JsonBody(context): JsonBody<RequestContext>,
+    body: ContextBody,
 ) -> Response {
-    match state.registry.resolve(&id, &context).await {
-        Ok(resolution) => Json(resolution).into_response(),
+    let resolved = match body {
+        ContextBody::Text(json) => state.registry.resolve_json(&id, &json).await,
+        ContextBody::Typed(context) => state.registry.resolve(&id, &context).await,
+    };
+    match resolved {
+        Ok(resolution) => json_ok(&resolution),
         Err(err) => failure(err),
     }
 }

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use registry_access::{ContextJsonError, PreparedContext};
 use registry_core::resolve::{
     Definitions, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, collaborators_to_fetch,
     tool_names_to_fetch, tools_to_fetch,
@@ -58,6 +59,27 @@ impl Registry {
     ) -> Result<Resolution, ResolveFailure> {
         let defs = self.fetch_for_resolution(agent_id).await?;
         registry_core::resolve::resolve(&defs, self.rules.as_ref(), agent_id, ctx)
+            .map_err(ResolveFailure::from)
+    }
+
+    /// [`Registry::resolve`] for a caller described by the JSON text of a request
+    /// context, prepared straight from the text (see `PreparedContext::from_json`).
+    pub async fn resolve_json(
+        &self,
+        agent_id: &str,
+        json: &[u8],
+    ) -> Result<Resolution, ResolveFailure> {
+        let defs = self.fetch_for_resolution(agent_id).await?;
+        let prepared = match PreparedContext::from_json(json) {
+            Ok(prepared) => prepared,
+            Err(ContextJsonError::Limits(errors)) => {
+                return Err(ResolveError::InvalidContext(errors).into());
+            }
+            Err(ContextJsonError::Json(e)) => {
+                return Err(ServiceError::invalid("", e.to_string()).into());
+            }
+        };
+        registry_core::resolve::resolve_prepared(&defs, self.rules.as_ref(), agent_id, prepared)
             .map_err(ResolveFailure::from)
     }
 

@@ -7,6 +7,7 @@ use registry_access::{RuleError, RuleSet};
 
 use crate::model::{AgentDefinition, ToolDefinition};
 use crate::resolve::bedrock::ActionGroup;
+use crate::resolve::encoded::Encoded;
 
 /// A tool version ready for resolution.
 #[derive(Debug)]
@@ -14,7 +15,7 @@ pub struct CompiledTool {
     /// The tool's access rules, compiled.
     pub rules: RuleSet,
     /// The tool's action group.
-    pub action_group: Arc<ActionGroup>,
+    pub action_group: Arc<Encoded<ActionGroup>>,
 }
 
 /// Why a stored definition cannot be used (it passed validation on write, so this
@@ -27,6 +28,9 @@ pub enum CompileError {
     /// A tool lacks the field its `executionType` needs (`lambdaArn`, `url`, `code`).
     #[error("the tool lacks the field its executionType needs")]
     NoTarget,
+    /// The action group cannot be encoded as JSON.
+    #[error("the action group cannot be encoded: {0}")]
+    Encoding(String),
 }
 
 fn first(errors: &[RuleError]) -> String {
@@ -43,6 +47,8 @@ pub fn compile_tool(tool: &ToolDefinition) -> Result<CompiledTool, CompileError>
     let rules = RuleSet::compile(tool.access_rules.as_deref().unwrap_or_default())
         .map_err(CompileError::Rules)?;
     let action_group = ActionGroup::of(tool).ok_or(CompileError::NoTarget)?;
+    let action_group =
+        Encoded::new(action_group).map_err(|e| CompileError::Encoding(e.to_string()))?;
     Ok(CompiledTool { rules, action_group: Arc::new(action_group) })
 }
 

@@ -22,6 +22,7 @@ mod bedrock;
 mod cache;
 mod compiled;
 mod definitions;
+mod encoded;
 mod error;
 mod resolution;
 mod resolver;
@@ -39,9 +40,10 @@ pub use compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile
 pub use definitions::{
     DefinitionMap, Definitions, collaborators_to_fetch, tool_names_to_fetch, tools_to_fetch,
 };
+pub use encoded::Encoded;
 pub use error::ResolveError;
 pub use resolution::{BedrockAgent, InlineAgent, Resolution};
-pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve};
+pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve, resolve_prepared};
 pub use snapshot::{LiveSnapshot, Snapshot};
 pub use trace::{AgentOutcome, AgentTrace, OverrideTrace, SkippedRelease, ToolOutcome, ToolTrace};
 pub use warning::{Warning, WarningCode};

@@ -10,6 +10,7 @@ use crate::model::{
     OrchestrationType, PromptOverrideConfiguration,
 };
 use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, ResolvedKnowledgeBase};
+use crate::resolve::encoded::Encoded;
 use crate::resolve::trace::AgentTrace;
 use crate::resolve::warning::Warning;
 
@@ -26,7 +27,7 @@ pub struct BedrockAgent {
     pub instruction: String,
     /// One action group per tool the caller may use.
     #[schema(value_type = Vec<ActionGroup>)]
-    pub action_groups: Vec<Arc<ActionGroup>>,
+    pub action_groups: Vec<Arc<Encoded<ActionGroup>>>,
     /// Knowledge bases.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knowledge_bases: Vec<ResolvedKnowledgeBase>,

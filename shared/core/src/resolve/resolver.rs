@@ -18,6 +18,7 @@ use crate::release::{Release, ToolRef, choose_release};
 use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, agent_name, unique_name};
 use crate::resolve::compiled::RuleCache;
 use crate::resolve::definitions::Definitions;
+use crate::resolve::encoded::Encoded;
 use crate::resolve::error::ResolveError;
 use crate::resolve::resolution::{BedrockAgent, InlineAgent, Resolution};
 use crate::resolve::trace::{
@@ -44,11 +45,29 @@ where
     D: Definitions + ?Sized,
     C: RuleCache + ?Sized,
 {
+    if defs.agent(agent_id).is_none() {
+        return Err(ResolveError::NotFound { agent_id: agent_id.to_owned() });
+    }
+    let prepared = PreparedContext::new(ctx).map_err(ResolveError::InvalidContext)?;
+    resolve_prepared(defs, cache, agent_id, prepared)
+}
+
+/// [`resolve`] for a context already prepared (for example read straight from the
+/// request's JSON with [`PreparedContext::read_json`]).
+pub fn resolve_prepared<D, C>(
+    defs: &D,
+    cache: &C,
+    agent_id: &str,
+    prepared: PreparedContext<'_>,
+) -> Result<Resolution, ResolveError>
+where
+    D: Definitions + ?Sized,
+    C: RuleCache + ?Sized,
+{
     let agent = defs
         .agent(agent_id)
         .ok_or_else(|| ResolveError::NotFound { agent_id: agent_id.to_owned() })?;
-    let prepared = PreparedContext::new(ctx).map_err(ResolveError::InvalidContext)?;
-    let mut run = Run { defs, cache, ctx, prepared, warnings: Vec::new(), path: Vec::new() };
+    let mut run = Run { defs, cache, prepared, warnings: Vec::new(), path: Vec::new() };
     let mut trace = run.admit(agent);
     if trace.outcome != AgentOutcome::Resolved {
         return Err(match (trace.outcome, trace.access.clone()) {
@@ -80,11 +99,10 @@ where
 }
 
 /// State of one resolution.
-struct Run<'a, D: ?Sized, C: ?Sized> {
+struct Run<'a, 'c, D: ?Sized, C: ?Sized> {
     defs: &'a D,
     cache: &'a C,
-    ctx: &'a RequestContext,
-    prepared: PreparedContext<'a>,
+    prepared: PreparedContext<'c>,
     warnings: Vec<Warning>,
     /// Agents being resolved, outermost first (cycle detection).
     path: Vec<&'a str>,
@@ -94,7 +112,7 @@ fn status(lifecycle: Option<&Lifecycle>) -> LifecycleStatus {
     lifecycle.map(|l| l.status).unwrap_or_default()
 }
 
-impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
+impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
     /// Whether the caller may use `agent` (lifecycle, access rules, rollout): its trace
     /// so far, with the outcome `RESOLVED` when it may, else the reason it may not.
     fn admit(&mut self, agent: &'a AgentDefinition) -> AgentTrace {
@@ -129,7 +147,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
             return excluded(trace, AgentOutcome::Denied);
         }
 
-        let rollout = rollout::check(agent.rollout_policy.as_ref(), id, self.ctx);
+        let rollout = rollout::check(agent.rollout_policy.as_ref(), id, &self.prepared);
         trace.rollout = Some(rollout);
         if !rollout.available {
             return excluded(trace, AgentOutcome::NotAvailable);
@@ -248,8 +266,8 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         &mut self,
         agent: &'a AgentDefinition,
         trace: &mut AgentTrace,
-    ) -> Vec<Arc<ActionGroup>> {
-        let mut groups: Vec<Arc<ActionGroup>> = Vec::with_capacity(agent.tool_ids.len());
+    ) -> Vec<Arc<Encoded<ActionGroup>>> {
+        let mut groups: Vec<Arc<Encoded<ActionGroup>>> = Vec::with_capacity(agent.tool_ids.len());
         let mut seen: Vec<String> = Vec::with_capacity(agent.tool_ids.len());
         trace.tools.reserve(agent.tool_ids.len());
         for listed in &agent.tool_ids {
@@ -294,7 +312,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, D, C> {
         agent: &AgentDefinition,
         tool: &ToolDefinition,
         entry: &mut ToolTrace,
-        groups: &mut Vec<Arc<ActionGroup>>,
+        groups: &mut Vec<Arc<Encoded<ActionGroup>>>,
     ) -> ToolOutcome {
         entry.version = tool.server.version;
         entry.action_group_name = Some(tool.name.clone());

@@ -1,0 +1,68 @@
+//! The live heads one reader connection has read, kept while the database is unchanged.
+//! `PRAGMA data_version` on a connection changes whenever any other connection commits
+//! (this process's writer or another process), so a point read that finds it unchanged
+//! answers from memory: no statement per id, no row decode, no decoded-cache lock.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use registry_core::{Definition, Kind};
+use rusqlite::Connection;
+
+use crate::error::Db;
+use registry_store::StoreError;
+
+/// Entries kept per kind; beyond it the map starts over.
+const CAPACITY: usize = 4096;
+
+/// What one id's live head was (`None`: absent or deleted).
+type Found = Option<Arc<Definition>>;
+
+/// Heads read by one connection at one `data_version`.
+#[derive(Default)]
+pub(crate) struct Heads {
+    data_version: Option<i64>,
+    kinds: [HashMap<String, Found>; 2],
+}
+
+impl Heads {
+    fn slot(&self, kind: Kind) -> &HashMap<String, Found> {
+        &self.kinds[index(kind)]
+    }
+
+    /// Forgets every entry when a commit happened since they were read. Inside a read
+    /// transaction this also starts its snapshot, so the reads that follow match it.
+    pub(crate) fn sync(&mut self, conn: &Connection) -> Result<(), StoreError> {
+        let version: i64 = conn
+            .prepare_cached("PRAGMA data_version")
+            .db()?
+            .query_row([], |row| row.get(0))
+            .db()?;
+        if self.data_version != Some(version) {
+            self.kinds.iter_mut().for_each(HashMap::clear);
+            self.data_version = Some(version);
+        }
+        Ok(())
+    }
+
+    /// The head of `id` as read since the last change, if it was.
+    pub(crate) fn get(&self, kind: Kind, id: &str) -> Option<Found> {
+        self.slot(kind).get(id).cloned()
+    }
+
+    /// Remembers the head of `id`.
+    pub(crate) fn put(&mut self, kind: Kind, id: &str, found: &Found) {
+        let map = &mut self.kinds[index(kind)];
+        if map.len() >= CAPACITY {
+            map.clear();
+        }
+        map.insert(id.to_owned(), found.clone());
+    }
+}
+
+fn index(kind: Kind) -> usize {
+    match kind {
+        Kind::Agent => 0,
+        Kind::Tool => 1,
+    }
+}
