@@ -144,7 +144,7 @@ pub enum ContextBody {
     /// definitions are fetched (a prepared context does not cross an `.await`).
     Text(Bytes),
     /// Any other valid body, parsed into the typed context.
-    Typed(RequestContext),
+    Typed(Box<RequestContext>),
 }
 
 impl<S: Send + Sync> FromRequest<S> for ContextBody {
@@ -155,7 +155,7 @@ impl<S: Send + Sync> FromRequest<S> for ContextBody {
         if PreparedContext::read_json(&bytes).is_some() {
             return Ok(Self::Text(bytes));
         }
-        parse_json(&bytes).map(Self::Typed)
+        parse_json(&bytes).map(|context| Self::Typed(Box::new(context)))
     }
 }
 
