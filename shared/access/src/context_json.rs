@@ -8,8 +8,8 @@
 //! than a plain integer, a time) it hands to `serde_json` or `chrono` exactly as the
 //! typed path does. It enforces the context limits as it reads, so what it gives
 //! needs no second walk. Anything else (invalid text, an unknown field, an object
-//! repeating a key, a key with escapes, anything over a limit) is `None`, and the caller takes the typed
-//! path, which says what is wrong and where.
+//! repeating a key, a key with escapes, anything over a limit) is `None`, and the
+//! caller takes the typed path, which says what is wrong and where.
 
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,

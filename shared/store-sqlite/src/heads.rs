@@ -26,10 +26,6 @@ pub(crate) struct Heads {
 }
 
 impl Heads {
-    fn slot(&self, kind: Kind) -> &HashMap<String, Found> {
-        &self.kinds[index(kind)]
-    }
-
     /// Forgets every entry when a commit happened since they were read. Inside a read
     /// transaction this also starts its snapshot, so the reads that follow match it.
     pub(crate) fn sync(&mut self, conn: &Connection) -> Result<(), StoreError> {
@@ -47,7 +43,7 @@ impl Heads {
 
     /// The head of `id` as read since the last change, if it was.
     pub(crate) fn get(&self, kind: Kind, id: &str) -> Option<Found> {
-        self.slot(kind).get(id).cloned()
+        self.kinds[index(kind)].get(id).cloned()
     }
 
     /// Remembers the head of `id`.

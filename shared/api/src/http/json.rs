@@ -88,6 +88,8 @@ pub fn json_ok<T: Serialize>(value: &T) -> Response {
     }
 }
 
+/// Accepts `application/json` and any `application/*+json` (such as
+/// `application/merge-patch+json`), with parameters.
 fn check_content_type(headers: &http::HeaderMap) -> Result<(), Problem> {
     let essence = headers
         .get(header::CONTENT_TYPE)

@@ -26,13 +26,6 @@ impl<T: Serialize> Encoded<T> {
     }
 }
 
-impl<T> Encoded<T> {
-    /// The JSON text.
-    pub fn json(&self) -> &str {
-        self.json.get()
-    }
-}
-
 impl<T> Deref for Encoded<T> {
     type Target = T;
 
