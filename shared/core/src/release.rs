@@ -95,6 +95,9 @@ impl ToolRef {
         let Some((name, rest)) = text.split_once('@') else {
             return Ok(Self::Exact(text.to_owned()));
         };
+        if is_plain_version(rest) {
+            return Ok(Self::Exact(text.to_owned()));
+        }
         if let Ok(version) = semver::Version::parse(rest) {
             if !version.build.is_empty() {
                 return Err("build metadata (`+...`) is not part of a release id".into());
@@ -110,6 +113,31 @@ impl ToolRef {
             )),
         }
     }
+}
+
+/// Whether a reference may name a range: it has `@` and is not `name@MAJOR.MINOR.PATCH`,
+/// decided without parsing (and allocating) as [`ToolRef::parse`] does.
+pub(crate) fn may_be_range(text: &str) -> bool {
+    text.split_once('@').is_some_and(|(_, version)| !is_plain_version(version))
+}
+
+/// Whether `text` is `MAJOR.MINOR.PATCH` with no pre-release: what most references are,
+/// recognized without `semver` (which takes exactly these, and more).
+fn is_plain_version(text: &str) -> bool {
+    let mut parts = 0;
+    for part in text.split('.') {
+        parts += 1;
+        // no leading zero, and at most 19 digits: always within `u64`, as semver requires
+        let digits = part.bytes().all(|b| b.is_ascii_digit());
+        if !digits
+            || part.is_empty()
+            || part.len() > 19
+            || (part.len() > 1 && part.starts_with('0'))
+        {
+            return false;
+        }
+    }
+    parts == 3
 }
 
 /// Why a release of the right name was not the one chosen.
@@ -232,6 +260,28 @@ mod tests {
         match ToolRef::parse(&format!("weather@{text}")).unwrap() {
             ToolRef::Range { req, .. } => req,
             exact => panic!("{text} is not a range: {exact:?}"),
+        }
+    }
+
+    /// The shortcut takes only what `semver` takes as a plain release, and most of it.
+    #[test]
+    fn plain_versions_are_what_semver_parses_without_pre_release() {
+        let parts = ["0", "1", "01", "10", "", "x", "9999999999999999999", "18446744073709551616"];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    let text = format!("{a}.{b}.{c}");
+                    let semver = semver::Version::parse(&text).is_ok();
+                    if is_plain_version(&text) {
+                        assert!(semver, "{text}");
+                    } else {
+                        assert!(!semver || c.len() > 19 || a.len() > 19 || b.len() > 19, "{text}");
+                    }
+                }
+            }
+        }
+        for text in ["1.2", "1.2.3.4", "1.2.3-rc.1", "1.2.3+b", " 1.2.3", "1.2.3 ", "+1.2.3"] {
+            assert!(!is_plain_version(text), "{text}");
         }
     }
 

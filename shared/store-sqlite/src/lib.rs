@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
 use connections::{Connections, Reader};
-use registry_store::{Expected, ListFilter, ListQuery, Page, Store, StoreError};
+use registry_store::{Expected, ListFilter, ListQuery, Page, Referenced, Store, StoreError};
 
 pub use schema::SCHEMA_VERSION;
 
@@ -166,6 +166,14 @@ impl Store for SqliteStore {
         }
         let (ids, decoded) = (ids.to_vec(), Arc::clone(&self.decoded));
         self.read(move |r| read::get_many(r, &decoded, kind, &ids)).await
+    }
+
+    async fn get_with_references_shared(
+        &self,
+        kind: Kind,
+        id: &str,
+    ) -> Result<Option<Referenced>, StoreError> {
+        self.read_inline(|r| read::get_with_references(r, &self.decoded, kind, id))
     }
 
     async fn list_shared(

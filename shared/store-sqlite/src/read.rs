@@ -11,7 +11,7 @@ use crate::connections::Reader;
 use crate::cursor;
 use crate::decoded::Decoded;
 use crate::heads::Heads;
-use registry_store::{ListQuery, Page, StoreError};
+use registry_store::{ListQuery, Page, Referenced, StoreError};
 
 /// A head row: the decoded definition when `decoded` had its version, else the
 /// document to decode.
@@ -91,6 +91,44 @@ pub(crate) fn get(
     let Reader { conn, heads } = reader;
     heads.sync(conn)?;
     lookup(conn, heads, decoded, kind, id)
+}
+
+/// The live head of a definition and the live heads of the tools it references, from
+/// one snapshot; `None` when it is not live. (Validation bounds an agent's references,
+/// so this is bounded work, like a `get_many` of an inline batch.)
+pub(crate) fn get_with_references(
+    reader: &mut Reader,
+    decoded: &Decoded,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<Referenced>, StoreError> {
+    let Reader { conn, heads } = reader;
+    heads.sync(conn)?;
+    // Nothing committed since all of them were read: one state, no statement.
+    if let Some(Some(head)) = heads.get(kind, id) {
+        let references = head.references();
+        let remembered: Option<Vec<_>> =
+            references.iter().map(|r| heads.get(Kind::Tool, r)).collect();
+        if let Some(tools) = remembered {
+            return Ok(Some(Referenced { head, references, tools }));
+        }
+    }
+    // Else one read transaction, as in `get_many`.
+    let tx = conn.unchecked_transaction().db()?;
+    heads.sync(&tx)?;
+    let found = match lookup(&tx, heads, decoded, kind, id)? {
+        None => None,
+        Some(head) => {
+            let references = head.references();
+            let tools = references
+                .iter()
+                .map(|r| lookup(&tx, heads, decoded, Kind::Tool, r))
+                .collect::<Result<_, _>>()?;
+            Some(Referenced { head, references, tools })
+        }
+    };
+    tx.finish().db()?;
+    Ok(found)
 }
 
 /// Live heads of many definitions, in the order asked, from one snapshot.

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use registry_core::{Kind, LifecycleStatus};
-use registry_store::contract::sample::{tool, with_status};
+use registry_store::contract::sample::{agent, tool, with_status};
 use registry_store::{Expected, Store, StoreError};
 use registry_store_sqlite::{SCHEMA_VERSION, SqliteStore};
 use rusqlite::Connection;
@@ -184,4 +184,29 @@ async fn remembered_heads_are_dropped_on_any_commit() {
     raw.execute("UPDATE heads SET deleted = 1 WHERE id = 't1'", []).unwrap();
     assert!(store.get(Kind::Tool, "t1").await.unwrap().is_none());
     assert_eq!(versions(store.get_many(Kind::Tool, &ids).await.unwrap()), [None, Some(2)]);
+}
+
+/// An agent read with its tools is remembered with them, and another handle's commit
+/// to one of the tools is seen on the next read.
+#[tokio::test]
+async fn an_agent_and_its_tools_are_read_again_after_another_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    let other = SqliteStore::open(&path).unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    store.put(agent("a", &["t1"]), Expected::Absent).await.unwrap();
+    let tool_version = |store: &SqliteStore| {
+        let store = store.clone();
+        async move {
+            let found = store.get_with_references_shared(Kind::Agent, "a").await.unwrap();
+            let tools = found.unwrap().tools;
+            tools[0].as_ref().map(|t| t.version())
+        }
+    };
+    for _ in 0..2 {
+        assert_eq!(tool_version(&store).await, Some(1));
+    }
+    other.put(tool("t1"), Expected::Version(1)).await.unwrap();
+    assert_eq!(tool_version(&store).await, Some(2));
 }

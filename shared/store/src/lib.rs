@@ -16,4 +16,4 @@ mod store;
 pub use error::StoreError;
 pub use private_dir::create_private_dir;
 pub use query::{Expected, ListFilter, ListQuery, Page, TagFilter};
-pub use store::Store;
+pub use store::{Referenced, Store};

@@ -7,6 +7,18 @@ use registry_core::{Definition, Kind};
 
 use crate::{Expected, ListQuery, Page, StoreError};
 
+/// A live definition with the tools it references, as
+/// [`Store::get_with_references_shared`] reads them.
+#[derive(Debug, Clone)]
+pub struct Referenced {
+    /// The definition.
+    pub head: Arc<Definition>,
+    /// Its [`Definition::references`].
+    pub references: Vec<String>,
+    /// The live head of each of `references`, in that order (`None` when not live).
+    pub tools: Vec<Option<Arc<Definition>>>,
+}
+
 /// Durable storage of definitions. Every write is atomic: the head record, an immutable
 /// version snapshot and the agent->tool references change together or not at all,
 /// conditional on the expected version. Backends never interpret definitions beyond
@@ -82,6 +94,25 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
         let found = self.get_many(kind, ids).await?;
         Ok(found.into_iter().map(|d| d.map(Arc::new)).collect())
+    }
+
+    /// [`Store::get_shared`], and with it the live heads of the tools the definition
+    /// references ([`Definition::references`], in that order): one read of the snapshot
+    /// where the backend can. `None` when the definition is not live. The default makes
+    /// the two calls.
+    async fn get_with_references_shared(
+        &self,
+        kind: Kind,
+        id: &str,
+    ) -> Result<Option<Referenced>, StoreError> {
+        let Some(head) = self.get_shared(kind, id).await? else { return Ok(None) };
+        let references = head.references();
+        let tools = if references.is_empty() {
+            Vec::new()
+        } else {
+            self.get_many_shared(Kind::Tool, &references).await?
+        };
+        Ok(Some(Referenced { head, references, tools }))
     }
 
     /// [`Store::list`], shared (see [`Store::get_shared`]). The default wraps

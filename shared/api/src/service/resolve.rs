@@ -13,6 +13,8 @@ use registry_core::resolve::{
 };
 use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefinition, Violation};
 
+use registry_store::Referenced;
+
 use crate::service::{Registry, ServiceError, references};
 
 /// Why a resolution did not produce a configuration.
@@ -87,16 +89,22 @@ impl Registry {
     /// targets included) and its collaborators down to the depth limit, with theirs.
     /// The definitions are shared with the store, not copied.
     pub async fn fetch_for_resolution(&self, agent_id: &str) -> Result<Fetched, ServiceError> {
+        // the agent and the tools it names exactly: one read
         let root = self
             .store()
-            .get_shared(Kind::Agent, agent_id)
+            .get_with_references_shared(Kind::Agent, agent_id)
             .await
             .map_err(|e| ServiceError::from_store(Kind::Agent, agent_id, e))?;
-        let Some(root) = root.filter(|d| matches!(**d, Definition::Agent(_))) else {
+        let Some(Referenced { head: root, references, tools }) =
+            root.filter(|r| matches!(*r.head, Definition::Agent(_)))
+        else {
             return Err(ServiceError::NotFound { kind: Kind::Agent, id: agent_id.to_owned() });
         };
         let mut defs = Fetched::default();
-        let mut asked_tools: HashSet<String> = HashSet::new();
+        for tool in tools.into_iter().flatten().filter(|d| d.kind() == Kind::Tool) {
+            defs.insert(tool);
+        }
+        let mut asked_tools: HashSet<String> = references.into_iter().collect();
         let mut asked_names: HashSet<String> = HashSet::new();
         let mut asked_agents: HashSet<String> = HashSet::from([root.id().to_owned()]);
         let mut level = vec![root];

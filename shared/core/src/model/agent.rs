@@ -9,7 +9,7 @@ use super::bedrock::{
 use super::{AgentFramework, Lifecycle, RolloutPolicy, ServerFields, Tags, Unknown};
 use registry_access::AccessRule;
 
-use crate::release::ToolRef;
+use crate::release::{ToolRef, may_be_range};
 
 /// How conversation history is relayed to a collaborator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -194,6 +194,7 @@ impl AgentDefinition {
     pub fn range_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .all_references()
+            .filter(|r| may_be_range(r))
             .filter_map(|r| match ToolRef::parse(r) {
                 Ok(ToolRef::Range { name, .. }) => Some(name),
                 _ => None,

@@ -28,7 +28,8 @@ pub use list::{
     releases_by_name,
 };
 pub use references::{
-    bad_references_are_refused, referrers_are_live_agents, tool_overrides_are_references,
+    bad_references_are_refused, heads_come_with_their_references, referrers_are_live_agents,
+    tool_overrides_are_references,
 };
 
 /// Expands to one `#[tokio::test(flavor = "multi_thread")]` per contract check. The
@@ -58,6 +59,7 @@ macro_rules! contract_tests {
             bad_references_are_refused,
             tool_overrides_are_references,
             referrers_are_live_agents,
+            heads_come_with_their_references,
             list_filters,
             list_pages_without_gaps,
             garbled_cursor_is_invalid,

@@ -86,3 +86,34 @@ pub async fn referrers_are_live_agents(store: Arc<dyn Store>) {
     store.put(agent("c", &["t1"]), Expected::Absent).await.expect("re-create c");
     assert_eq!(store.referrers("t1").await.expect("t1"), ["b", "c"]);
 }
+
+/// `get_with_references_shared` gives the live head with the live heads of its tools, in
+/// the order of `references`, and follows writes made since the last read.
+pub async fn heads_come_with_their_references(store: Arc<dyn Store>) {
+    store.put(tool("t1"), Expected::Absent).await.expect("tool");
+    store.put(tool("t2"), Expected::Absent).await.expect("tool");
+    store.put(agent("a", &["t2", "t1"]), Expected::Absent).await.expect("agent");
+    assert!(store.get_with_references_shared(Kind::Agent, "none").await.expect("none").is_none());
+
+    let got = store.get_with_references_shared(Kind::Agent, "a").await.expect("read").expect("a");
+    assert_eq!(got.head.id(), "a");
+    assert_eq!(got.references, ["t1", "t2"]);
+    let ids: Vec<_> = got.tools.iter().map(|t| t.as_ref().map(|t| t.id().to_owned())).collect();
+    assert_eq!(ids, [Some("t1".to_owned()), Some("t2".to_owned())]);
+
+    // a tool changed and the agent changed: both are seen on the next read
+    let t1 = store.get(Kind::Tool, "t1").await.expect("t1").expect("live");
+    let t1 = store.put(t1, Expected::Version(1)).await.expect("t1 v2");
+    store.put(agent("a", &["t1"]), Expected::Version(1)).await.expect("agent v2");
+    let got = store.get_with_references_shared(Kind::Agent, "a").await.expect("read").expect("a");
+    assert_eq!(got.head.version(), 2);
+    assert_eq!(got.references, ["t1"]);
+    assert_eq!(got.tools.len(), 1);
+    assert_eq!(got.tools[0].as_deref(), Some(&t1));
+
+    // a tool is its own head, with no references
+    let got = store.get_with_references_shared(Kind::Tool, "t2").await.expect("read").expect("t2");
+    assert!(got.references.is_empty() && got.tools.is_empty());
+    store.delete(Kind::Agent, "a", 2).await.expect("delete");
+    assert!(store.get_with_references_shared(Kind::Agent, "a").await.expect("gone").is_none());
+}
