@@ -194,6 +194,7 @@ impl<'a> PreparedContext<'a> {
     }
 
     /// The prepared context of `p`, whose limits the caller has checked.
+    #[inline(always)]
     fn assemble(p: Parts<'a>) -> Self {
         let [user_id, user_type, email, roles] = p.user;
         let mut user = Vec::with_capacity(4);
