@@ -202,6 +202,20 @@ impl<'a> Eval<'a> {
             Node::In(needle, haystack) => self.in_value(needle, haystack),
             Node::StrFn(f, target, arg) => self.string_fn(*f, target, arg),
             Node::Loop(l) => self.comprehension(l),
+            Node::CmpCtxStr(op, path, s) => compare(*op, self.path(path)?, V::Str(s)),
+            Node::CmpVarStr(op, at, s) => {
+                let v = self.vars.get(*at).copied().ok_or(Fail::Bail)?;
+                compare(*op, v, V::Str(s))
+            }
+            Node::CmpCtxSize(op, path, n) => {
+                let v = self.path(path)?;
+                compare(*op, self.size_of(v)?, V::Int(*n))
+            }
+            // the literal argument first, then the target, as a method call evaluates
+            Node::StrFnCtx(f, path, arg) => {
+                let target = self.path(path)?;
+                self.string_fn_of(*f, target, V::Str(arg))
+            }
             _ => as_bool(self.eval(node)?).ok_or(Fail::Error),
         }
     }
@@ -230,7 +244,11 @@ impl<'a> Eval<'a> {
             | Node::InList(..)
             | Node::In(..)
             | Node::StrFn(..)
-            | Node::Loop(_) => self.truth(node).map(|b| V::Bool(Flag::from(b))),
+            | Node::Loop(_)
+            | Node::CmpCtxStr(..)
+            | Node::CmpVarStr(..)
+            | Node::CmpCtxSize(..)
+            | Node::StrFnCtx(..) => self.truth(node).map(|b| V::Bool(Flag::from(b))),
         }
     }
 
@@ -373,6 +391,11 @@ impl<'a> Eval<'a> {
 
     fn size(&mut self, operand: &'a Node) -> R<'a> {
         let v = self.eval(operand)?;
+        self.size_of(v)
+    }
+
+    /// `size` of a value, charging the budget for a string's scan.
+    fn size_of(&mut self, v: V<'a>) -> R<'a> {
         if let Some(s) = as_str(v) {
             self.charge(crate::charged::scan_steps(s.len()))?;
         }
@@ -393,6 +416,11 @@ impl<'a> Eval<'a> {
         // a method call evaluates its arguments before its target
         let a = self.eval(arg)?;
         let t = self.eval(target)?;
+        self.string_fn_of(f, t, a)
+    }
+
+    /// `t.startsWith(a)` (or the other functions) once both are evaluated.
+    fn string_fn_of(&mut self, f: StrFn, t: V<'a>, a: V<'a>) -> T {
         let (Some(t), Some(a)) = (as_str(t), as_str(a)) else {
             return Err(Fail::Error);
         };

@@ -150,7 +150,7 @@ fn call<'e>(call: &'e CallExpr, scope: &mut Scope<'e>) -> Option<Node> {
     let name = call.func_name.as_str();
     let Some(target) = &call.target else {
         if let (Some(op), [left, right]) = (comparison(name), args.as_slice()) {
-            return Some(Node::Cmp(op, boxed(left, scope)?, boxed(right, scope)?));
+            return Some(comparison_node(op, node(left, scope)?, node(right, scope)?));
         }
         return match (name, args.len()) {
             (operators::LOGICAL_AND, 2) => {
@@ -187,8 +187,27 @@ fn call<'e>(call: &'e CallExpr, scope: &mut Scope<'e>) -> Option<Node> {
         _ => return None,
     };
     match args.as_slice() {
-        [arg] => Some(Node::StrFn(string_fn, boxed(target, scope)?, boxed(arg, scope)?)),
+        [arg] => Some(match (node(target, scope)?, node(arg, scope)?) {
+            (Node::Ctx(path), Node::Str(s)) => Node::StrFnCtx(string_fn, path, s),
+            (target, arg) => Node::StrFn(string_fn, Box::new(target), Box::new(arg)),
+        }),
         _ => None,
+    }
+}
+
+/// `left op right`, in one node for the shapes most conditions have (a context value or
+/// a comprehension variable against a string literal, a size against an int literal).
+fn comparison_node(op: CmpOp, left: Node, right: Node) -> Node {
+    match (left, right) {
+        (Node::Ctx(path), Node::Str(s)) => Node::CmpCtxStr(op, path, s),
+        (Node::Var(at), Node::Str(s)) => Node::CmpVarStr(op, at, s),
+        (Node::Size(operand), Node::Int(n)) => match *operand {
+            Node::Ctx(path) => Node::CmpCtxSize(op, path, n),
+            operand => {
+                Node::Cmp(op, Box::new(Node::Size(Box::new(operand))), Box::new(Node::Int(n)))
+            }
+        },
+        (left, right) => Node::Cmp(op, Box::new(left), Box::new(right)),
     }
 }
 

@@ -55,6 +55,15 @@ pub(crate) enum Node {
     StrFn(StrFn, Box<Node>, Box<Node>),
     /// `range.exists(v, body)` or `range.all(v, body)`.
     Loop(Box<Loop>),
+    /// `path op 'literal'`: a [`Node::Cmp`] of a context value with a string literal, in
+    /// one node (the most common condition, evaluated without two recursive calls).
+    CmpCtxStr(CmpOp, Path, String),
+    /// `v op 'literal'`: a [`Node::Cmp`] of a comprehension variable with a string literal.
+    CmpVarStr(CmpOp, usize, String),
+    /// `size(path) op n`: a [`Node::Cmp`] of a context value's size with an int literal.
+    CmpCtxSize(CmpOp, Path, i64),
+    /// `path.startsWith('literal')` (and the other [`StrFn`]s) on a context value.
+    StrFnCtx(StrFn, Path, String),
 }
 
 /// The comparison operators.
