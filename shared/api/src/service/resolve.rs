@@ -109,8 +109,10 @@ impl Registry {
         let mut asked_agents: HashSet<String> = HashSet::from([root.id().to_owned()]);
         let mut level = vec![root];
         for depth in 0..=MAX_COLLABORATOR_DEPTH {
+            // the root's were read with it
             let tool_ids: Vec<String> = level
                 .iter()
+                .filter(|_| depth > 0)
                 .filter_map(|d| as_agent(d))
                 .flat_map(tools_to_fetch)
                 .filter(|id| asked_tools.insert(id.clone()))
