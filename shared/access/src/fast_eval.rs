@@ -203,15 +203,13 @@ impl<'a> Eval<'a> {
             Node::StrFn(f, target, arg) => self.string_fn(*f, target, arg),
             Node::Loop(l) => self.comprehension(l),
             Node::CmpCtxStr(op, path, s) => compare(*op, self.path(path)?, V::Str(s)),
-            Node::CmpVarStr(op, at, s) => {
-                let v = self.vars.get(*at).copied().ok_or(Fail::Bail)?;
-                compare(*op, v, V::Str(s))
-            }
+            Node::CmpVarStr(op, at, s) => compare(*op, self.var(*at)?, V::Str(s)),
             Node::CmpCtxSize(op, path, n) => {
                 let v = self.path(path)?;
                 compare(*op, self.size_of(v)?, V::Int(*n))
             }
-            // the literal argument first, then the target, as a method call evaluates
+            // the argument is a literal (nothing to evaluate, nothing to charge): reading
+            // only the target keeps the method call's order
             Node::StrFnCtx(f, path, arg) => {
                 let target = self.path(path)?;
                 self.string_fn_of(*f, target, V::Str(arg))
@@ -228,7 +226,7 @@ impl<'a> Eval<'a> {
             Node::Str(s) => Ok(V::Str(s)),
             Node::Int(i) => Ok(V::Int(*i)),
             Node::Ctx(path) => self.path(path),
-            Node::Var(at) => self.vars.get(*at).copied().ok_or(Fail::Bail),
+            Node::Var(at) => self.var(*at),
             Node::Select(operand, field) => self.select(operand, field),
             Node::Index(operand, index) => self.index(operand, index),
             Node::Cond(cond, then, otherwise) => self.cond(cond, then, otherwise),
@@ -250,6 +248,11 @@ impl<'a> Eval<'a> {
             | Node::CmpCtxSize(..)
             | Node::StrFnCtx(..) => self.truth(node).map(|b| V::Bool(Flag::from(b))),
         }
+    }
+
+    /// The comprehension variable at `at`.
+    fn var(&self, at: usize) -> R<'a> {
+        self.vars.get(at).copied().ok_or(Fail::Bail)
     }
 
     fn select(&mut self, operand: &'a Node, key: &CelMapKey<'static>) -> R<'a> {

@@ -315,3 +315,31 @@ fn comprehension<'e>(c: &'e ComprehensionExpr, scope: &mut Scope<'e>) -> Option<
     scope.pop();
     Some(Node::Loop(Box::new(Loop { all, range, weight, var, body: body? })))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use crate::compile::conditions;
+    use crate::node::Node;
+
+    fn lowered(source: &str) -> Node {
+        let compiled = conditions(vec![Some(source.to_owned())]).pop().flatten();
+        match compiled {
+            Some(Ok(condition)) => condition.fast.unwrap(),
+            _ => panic!("`{source}` does not compile"),
+        }
+    }
+
+    /// The common shapes are one node each (decision 47); others keep the general nodes.
+    #[test]
+    fn common_comparisons_are_fused() {
+        assert!(matches!(lowered("user.userType == 'x'"), Node::CmpCtxStr(..)));
+        assert!(matches!(lowered("size(user.roles) > 1"), Node::CmpCtxSize(..)));
+        assert!(matches!(lowered("user.email.startsWith('a')"), Node::StrFnCtx(..)));
+        let Node::Loop(l) = lowered("user.roles.exists(r, r == 'a')") else { panic!("loop") };
+        assert!(matches!(l.body, Node::CmpVarStr(..)));
+        assert!(matches!(lowered("'x' == user.userType"), Node::Cmp(..)));
+        assert!(matches!(lowered("size(user.roles) > size(user.email)"), Node::Cmp(..)));
+        assert!(matches!(lowered("user.email.startsWith(user.userType)"), Node::StrFn(..)));
+    }
+}

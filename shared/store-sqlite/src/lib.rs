@@ -26,6 +26,10 @@ pub use schema::SCHEMA_VERSION;
 /// blocking pool.
 const INLINE_BATCH: usize = 32;
 
+// `get_with_references_shared` reads an agent's tools on the calling task: as many as
+// an inline batch at most.
+const _: () = assert!(registry_core::validate::MAX_TOOLS <= INLINE_BATCH);
+
 /// [`Store`] on a SQLite file. Cheap to clone; clones share the connections. Point reads
 /// and unfiltered pages run on the calling task; filtered lists, histories and writes
 /// on tokio's blocking pool.

@@ -94,8 +94,9 @@ pub(crate) fn get(
 }
 
 /// The live head of a definition and the live heads of the tools it references, from
-/// one snapshot; `None` when it is not live. (Validation bounds an agent's references,
-/// so this is bounded work, like a `get_many` of an inline batch.)
+/// one snapshot; `None` when it is not live. Validation bounds an agent's references
+/// (`MAX_TOOLS`, at most `INLINE_BATCH`), so this is bounded work, like a `get_many` of
+/// an inline batch.
 pub(crate) fn get_with_references(
     reader: &mut Reader,
     decoded: &Decoded,
@@ -105,15 +106,20 @@ pub(crate) fn get_with_references(
     let Reader { conn, heads } = reader;
     heads.sync(conn)?;
     // Nothing committed since all of them were read: one state, no statement.
-    if let Some(Some(head)) = heads.get(kind, id) {
-        let references = head.references();
-        let remembered: Option<Vec<_>> =
-            references.iter().map(|r| heads.get(Kind::Tool, r)).collect();
-        if let Some(tools) = remembered {
-            return Ok(Some(Referenced { head, references, tools }));
+    match heads.get(kind, id) {
+        Some(None) => return Ok(None),
+        Some(Some(head)) => {
+            let references = head.references();
+            let remembered: Option<Vec<_>> =
+                references.iter().map(|r| heads.get(Kind::Tool, r)).collect();
+            if let Some(tools) = remembered {
+                return Ok(Some(Referenced { head, references, tools }));
+            }
         }
+        None => {}
     }
-    // Else one read transaction, as in `get_many`.
+    // Else one read transaction, as in `get_many` (the head is looked up again: a commit
+    // may have come before the transaction's own check).
     let tx = conn.unchecked_transaction().db()?;
     heads.sync(&tx)?;
     let found = match lookup(&tx, heads, decoded, kind, id)? {

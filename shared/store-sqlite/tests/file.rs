@@ -186,8 +186,9 @@ async fn remembered_heads_are_dropped_on_any_commit() {
     assert_eq!(versions(store.get_many(Kind::Tool, &ids).await.unwrap()), [None, Some(2)]);
 }
 
-/// An agent read with its tools is remembered with them, and another handle's commit
-/// to one of the tools is seen on the next read.
+/// An agent read with its tools is remembered with them (also after it was remembered
+/// alone), an absent one as absent, and another handle's commit to one of the tools is
+/// seen on the next read.
 #[tokio::test]
 async fn an_agent_and_its_tools_are_read_again_after_another_commit() {
     let dir = tempfile::tempdir().unwrap();
@@ -196,6 +197,11 @@ async fn an_agent_and_its_tools_are_read_again_after_another_commit() {
     let other = SqliteStore::open(&path).unwrap();
     store.put(tool("t1"), Expected::Absent).await.unwrap();
     store.put(agent("a", &["t1"]), Expected::Absent).await.unwrap();
+    // remembered as absent, then the agent remembered without its tools
+    for _ in 0..2 {
+        assert!(store.get_with_references_shared(Kind::Agent, "b").await.unwrap().is_none());
+    }
+    assert!(store.get(Kind::Agent, "a").await.unwrap().is_some());
     let tool_version = |store: &SqliteStore| {
         let store = store.clone();
         async move {

@@ -98,8 +98,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// [`Store::get_shared`], and with it the live heads of the tools the definition
     /// references ([`Definition::references`], in that order): one read of the snapshot
-    /// where the backend can. `None` when the definition is not live. The default makes
-    /// the two calls.
+    /// where the backend can. `None` when the definition is not live. The default is
+    /// [`Store::get_shared`], then [`Store::get_many_shared`] of the references, if any.
     async fn get_with_references_shared(
         &self,
         kind: Kind,

@@ -1,4 +1,4 @@
-//! Resolution over the store: the agent (one read), its tools (one batch read), then
+//! Resolution over the store: the agent with the tools it names exactly (one read), then
 //! collaborators level by level (one batch for the agents of a level, one for their
 //! tools), then the pure resolver of `registry_core::resolve` with the registry's
 //! compiled-rule cache.
@@ -109,14 +109,17 @@ impl Registry {
         let mut asked_agents: HashSet<String> = HashSet::from([root.id().to_owned()]);
         let mut level = vec![root];
         for depth in 0..=MAX_COLLABORATOR_DEPTH {
-            // the root's were read with it
-            let tool_ids: Vec<String> = level
-                .iter()
-                .filter(|_| depth > 0)
-                .filter_map(|d| as_agent(d))
-                .flat_map(tools_to_fetch)
-                .filter(|id| asked_tools.insert(id.clone()))
-                .collect();
+            // The root's were read with it: `tools_to_fetch` is `references`.
+            let tool_ids: Vec<String> = if depth == 0 {
+                Vec::new()
+            } else {
+                level
+                    .iter()
+                    .filter_map(|d| as_agent(d))
+                    .flat_map(tools_to_fetch)
+                    .filter(|id| asked_tools.insert(id.clone()))
+                    .collect()
+            };
             for found in self.get_many(Kind::Tool, &tool_ids).await? {
                 defs.insert(found);
             }

@@ -6,6 +6,6 @@ mod common;
 mod rollout;
 mod tool;
 
-pub use agent::agent;
+pub use agent::{MAX_TOOLS, agent};
 pub use common::is_id;
 pub use tool::tool;
