@@ -93,8 +93,29 @@ pub(crate) fn get(
     lookup(conn, heads, decoded, kind, id)
 }
 
+/// What `remembered` finds in the reader's heads when nothing was committed since they
+/// were read (they are one state), else what `read` reads in one read transaction: its
+/// snapshot starts at its own `data_version` check, so the remembered and the freshly
+/// read heads it combines are of one state too.
+fn one_state<T>(
+    reader: &mut Reader,
+    remembered: impl FnOnce(&Heads) -> Option<T>,
+    read: impl FnOnce(&Connection, &mut Heads) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let Reader { conn, heads } = reader;
+    heads.sync(conn)?;
+    if let Some(found) = remembered(heads) {
+        return Ok(found);
+    }
+    let tx = conn.unchecked_transaction().db()?;
+    heads.sync(&tx)?;
+    let found = read(&tx, heads)?;
+    tx.finish().db()?;
+    Ok(found)
+}
+
 /// The live head of a definition and the live heads of the tools it references, from
-/// one snapshot; `None` when it is not live. Validation bounds an agent's references
+/// one state; `None` when it is not live. Validation bounds an agent's references
 /// (`MAX_TOOLS`, at most `INLINE_BATCH`), so this is bounded work, like a `get_many` of
 /// an inline batch.
 pub(crate) fn get_with_references(
@@ -103,60 +124,42 @@ pub(crate) fn get_with_references(
     kind: Kind,
     id: &str,
 ) -> Result<Option<Referenced>, StoreError> {
-    let Reader { conn, heads } = reader;
-    heads.sync(conn)?;
-    // Nothing committed since all of them were read: one state, no statement.
-    match heads.get(kind, id) {
-        Some(None) => return Ok(None),
-        Some(Some(head)) => {
-            let references = head.references();
-            let remembered: Option<Vec<_>> =
-                references.iter().map(|r| heads.get(Kind::Tool, r)).collect();
-            if let Some(tools) = remembered {
-                return Ok(Some(Referenced { head, references, tools }));
+    one_state(
+        reader,
+        |heads| match heads.get(kind, id)? {
+            None => Some(None),
+            Some(head) => {
+                let references = head.references();
+                let tools =
+                    references.iter().map(|r| heads.get(Kind::Tool, r)).collect::<Option<_>>()?;
+                Some(Some(Referenced { head, references, tools }))
             }
-        }
-        None => {}
-    }
-    // Else one read transaction, as in `get_many` (the head is looked up again: a commit
-    // may have come before the transaction's own check).
-    let tx = conn.unchecked_transaction().db()?;
-    heads.sync(&tx)?;
-    let found = match lookup(&tx, heads, decoded, kind, id)? {
-        None => None,
-        Some(head) => {
+        },
+        // the head is looked up again: a commit may have come before this check
+        |conn, heads| {
+            let Some(head) = lookup(conn, heads, decoded, kind, id)? else { return Ok(None) };
             let references = head.references();
             let tools = references
                 .iter()
-                .map(|r| lookup(&tx, heads, decoded, Kind::Tool, r))
+                .map(|r| lookup(conn, heads, decoded, Kind::Tool, r))
                 .collect::<Result<_, _>>()?;
-            Some(Referenced { head, references, tools })
-        }
-    };
-    tx.finish().db()?;
-    Ok(found)
+            Ok(Some(Referenced { head, references, tools }))
+        },
+    )
 }
 
-/// Live heads of many definitions, in the order asked, from one snapshot.
+/// Live heads of many definitions, in the order asked, from one state.
 pub(crate) fn get_many(
     reader: &mut Reader,
     decoded: &Decoded,
     kind: Kind,
     ids: &[String],
 ) -> Result<Vec<Option<Arc<Definition>>>, StoreError> {
-    let Reader { conn, heads } = reader;
-    // Nothing committed since every id was read: the remembered heads are one state.
-    heads.sync(conn)?;
-    if let Some(found) = ids.iter().map(|id| heads.get(kind, id)).collect() {
-        return Ok(found);
-    }
-    // Else one read transaction for the batch: its snapshot starts at the
-    // `data_version` check, so remembered and freshly read heads are of the same state.
-    let tx = conn.unchecked_transaction().db()?;
-    heads.sync(&tx)?;
-    let found = ids.iter().map(|id| lookup(&tx, heads, decoded, kind, id)).collect();
-    tx.finish().db()?;
-    found
+    one_state(
+        reader,
+        |heads| ids.iter().map(|id| heads.get(kind, id)).collect(),
+        |conn, heads| ids.iter().map(|id| lookup(conn, heads, decoded, kind, id)).collect(),
+    )
 }
 
 /// One page of live heads ordered by id (byte order), all filters combined with AND.
