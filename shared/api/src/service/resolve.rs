@@ -101,7 +101,7 @@ impl Registry {
             return Err(ServiceError::NotFound { kind: Kind::Agent, id: agent_id.to_owned() });
         };
         let mut defs = Fetched::default();
-        for tool in tools.into_iter().flatten().filter(|d| d.kind() == Kind::Tool) {
+        for tool in live_of(Kind::Tool, tools) {
             defs.insert(tool);
         }
         let mut asked_tools: HashSet<String> = references.into_iter().collect();
@@ -171,8 +171,16 @@ impl Registry {
             .get_many_shared(kind, ids)
             .await
             .map_err(|e| ServiceError::from_store(kind, "", e))?;
-        Ok(found.into_iter().flatten().filter(|d| d.kind() == kind).collect())
+        Ok(live_of(kind, found).collect())
     }
+}
+
+/// The live definitions of `kind` among the answers of a batch read.
+fn live_of(
+    kind: Kind,
+    found: Vec<Option<Arc<Definition>>>,
+) -> impl Iterator<Item = Arc<Definition>> {
+    found.into_iter().flatten().filter(move |d| d.kind() == kind)
 }
 
 fn as_agent(definition: &Definition) -> Option<&AgentDefinition> {
