@@ -8,6 +8,14 @@ use registry_store::{Expected, Store, StoreError};
 use registry_store_sqlite::{SCHEMA_VERSION, SqliteStore};
 use rusqlite::Connection;
 
+/// A fresh database file and two handles on it, as two processes would have.
+fn two_handles() -> (tempfile::TempDir, std::path::PathBuf, SqliteStore, SqliteStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let (one, two) = (SqliteStore::open(&path).unwrap(), SqliteStore::open(&path).unwrap());
+    (dir, path, one, two)
+}
+
 #[tokio::test]
 async fn data_survives_reopening_and_numbering_continues() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,10 +129,7 @@ async fn a_database_locked_by_another_process_is_unavailable() {
 /// (another process) changing, deleting and recreating a definition is seen at once.
 #[tokio::test]
 async fn the_decoded_cache_follows_writes_made_elsewhere() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("registry.db");
-    let writer = SqliteStore::open(&path).unwrap();
-    let reader = SqliteStore::open(&path).unwrap();
+    let (_dir, _path, writer, reader) = two_handles();
     let with_description = |text: &str| {
         let mut t = tool("t1");
         if let registry_core::Definition::Tool(tool) = &mut t {
@@ -159,10 +164,7 @@ async fn the_decoded_cache_follows_writes_made_elsewhere() {
 /// plain SQLite connection is seen by the next point read and the next batch.
 #[tokio::test]
 async fn remembered_heads_are_dropped_on_any_commit() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("registry.db");
-    let store = SqliteStore::open(&path).unwrap();
-    let other = SqliteStore::open(&path).unwrap();
+    let (_dir, path, store, other) = two_handles();
     let ids = ["t1".to_owned(), "t2".to_owned()];
     let versions = |found: Vec<Option<registry_core::Definition>>| {
         found.into_iter().map(|d| d.map(|d| d.version())).collect::<Vec<_>>()
@@ -191,10 +193,7 @@ async fn remembered_heads_are_dropped_on_any_commit() {
 /// seen on the next read.
 #[tokio::test]
 async fn an_agent_and_its_tools_are_read_again_after_another_commit() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("registry.db");
-    let store = SqliteStore::open(&path).unwrap();
-    let other = SqliteStore::open(&path).unwrap();
+    let (_dir, _path, store, other) = two_handles();
     store.put(tool("t1"), Expected::Absent).await.unwrap();
     store.put(agent("a", &["t1"]), Expected::Absent).await.unwrap();
     // remembered as absent, then the agent remembered without its tools
