@@ -116,6 +116,7 @@ impl<'a> Run<'a> {
     /// `bool`; otherwise (outside the subset, an error, a shape the fast path does
     /// not follow) on the interpreter, from the budget as it was before the fast
     /// path, which gives the interpreter's own result and error message.
+    #[inline]
     fn condition(&mut self, condition: Option<&'a Condition>) -> RuleResult {
         let Some(condition) = condition else {
             return RuleResult::Matched;
@@ -143,6 +144,7 @@ impl<'a> Run<'a> {
 }
 
 /// Folds one rule's result into the decision; `Some` when it decides.
+#[inline]
 fn decide(
     rule: &CompiledRule,
     result: &RuleResult,
@@ -213,6 +215,11 @@ impl RuleSet {
                 None if decisive => break,
                 None => {}
             }
+        }
+        if run.cel.is_none() {
+            // nothing to drop: skips the out-of-line drop of a `Run`, a tenth of a
+            // decision on the fast path
+            std::mem::forget(run);
         }
         match decided {
             Some((rule, reason)) => Decision {

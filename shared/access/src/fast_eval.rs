@@ -28,7 +28,7 @@
 use crate::lower::MAX_VARS;
 use crate::node::{CmpOp, Loop, Node, Path, RequestField, Root, StrFn};
 use crate::prepared::{Boxed, PreparedContext};
-use crate::value::Value;
+use crate::value::{Value, same, same_bytes};
 use cel::common::types::{
     CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
     CelUInt,
@@ -202,11 +202,11 @@ impl<'a> Eval<'a> {
             Node::In(needle, haystack) => self.in_value(needle, haystack),
             Node::StrFn(f, target, arg) => self.string_fn(*f, target, arg),
             Node::Loop(l) => self.comprehension(l),
-            Node::CmpCtxStr(op, path, s) => compare(*op, self.path(path)?, V::Str(s)),
-            Node::CmpVarStr(op, at, s) => compare(*op, self.var(*at)?, V::Str(s)),
+            Node::CmpCtxStr(op, path, s) => compare_str(*op, self.path(path)?, s),
+            Node::CmpVarStr(op, at, s) => compare_str(*op, self.var(*at)?, s),
             Node::CmpCtxSize(op, path, n) => {
                 let v = self.path(path)?;
-                compare(*op, self.size_of(v)?, V::Int(*n))
+                compare_int(*op, self.size_of(v)?, *n)
             }
             // the argument is a literal (nothing to evaluate, nothing to charge): reading
             // only the target keeps the method call's order
@@ -362,10 +362,10 @@ impl<'a> Eval<'a> {
             (V::Val(Value::List(items)), Some(s))
                 if items.iter().all(|i| matches!(i, Value::Str(_))) =>
             {
-                return Ok(items.iter().any(|i| matches!(i, Value::Str(e) if e == s)));
+                return Ok(items.iter().any(|i| matches!(i, Value::Str(e) if same(e, s))));
             }
             (V::Val(Value::Map(entries)), Some(s)) => {
-                return Ok(entries.iter().any(|(k, _)| k == s));
+                return Ok(entries.iter().any(|(k, _)| same(k, s)));
             }
             (V::Val(Value::List(_) | Value::Map(_)), _) => {
                 return with_val(h, |h| {
@@ -428,9 +428,14 @@ impl<'a> Eval<'a> {
             return Err(Fail::Error);
         };
         self.charge(crate::charged::scan_steps(t.len() + a.len()))?;
+        let (bytes, affix) = (t.as_bytes(), a.as_bytes());
         Ok(match f {
-            StrFn::StartsWith => t.starts_with(a),
-            StrFn::EndsWith => t.ends_with(a),
+            StrFn::StartsWith => bytes.get(..affix.len()).is_some_and(|p| same_bytes(p, affix)),
+            StrFn::EndsWith => bytes
+                .len()
+                .checked_sub(affix.len())
+                .and_then(|at| bytes.get(at..))
+                .is_some_and(|s| same_bytes(s, affix)),
             StrFn::Contains => t.contains(a),
         })
     }
@@ -539,13 +544,37 @@ impl<'a> Eval<'a> {
     }
 }
 
+/// [`compare`] with a string literal on the right: two strings compare here, inline.
+#[inline(always)]
+fn compare_str(op: CmpOp, l: V<'_>, r: &String) -> Result<bool, Fail> {
+    match (op, as_str(l)) {
+        (CmpOp::Eq, Some(a)) => Ok(same(a, r)),
+        (CmpOp::Ne, Some(a)) => Ok(!same(a, r)),
+        _ => compare(op, l, V::Str(r)),
+    }
+}
+
+/// [`compare`] with an int on the right (a `size` against a literal): two ints compare
+/// here, inline.
+#[inline(always)]
+fn compare_int(op: CmpOp, l: V<'_>, r: i64) -> Result<bool, Fail> {
+    match l {
+        V::Int(a) => Ok(ordered(op, a.cmp(&r))),
+        _ => compare(op, l, V::Int(r)),
+    }
+}
+
 /// `==`, `!=` (`cel`'s equality, never an error) or an ordering (an error when the
 /// values do not compare). Two strings, two ints and two bools compare here directly,
 /// as `cel` compares them; anything else goes through `cel`'s `Val::equals` and
 /// `Comparer::compare`.
 fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
     let ordering = if let (Some(a), Some(b)) = (as_str(l), as_str(r)) {
-        a.cmp(b)
+        match op {
+            CmpOp::Eq => return Ok(same(a, b)),
+            CmpOp::Ne => return Ok(!same(a, b)),
+            _ => a.cmp(b),
+        }
     } else if let (Some(a), Some(b)) = (as_int(l), as_int(r)) {
         a.cmp(&b)
     } else if let (V::Bool(a), V::Bool(b)) = (l, r) {
@@ -559,14 +588,20 @@ fn compare(op: CmpOp, l: V<'_>, r: V<'_>) -> Result<bool, Fail> {
             with_val(r, |b| comparer.compare(b)).map_err(|_| Fail::Error)
         })?
     };
-    Ok(match op {
+    Ok(ordered(op, ordering))
+}
+
+/// Whether `ordering` satisfies `op`.
+#[inline(always)]
+fn ordered(op: CmpOp, ordering: Ordering) -> bool {
+    match op {
         CmpOp::Eq => ordering == Ordering::Equal,
         CmpOp::Ne => ordering != Ordering::Equal,
         CmpOp::Lt => ordering == Ordering::Less,
         CmpOp::Le => ordering != Ordering::Greater,
         CmpOp::Gt => ordering == Ordering::Greater,
         CmpOp::Ge => ordering != Ordering::Less,
-    })
+    }
 }
 
 /// `size`: strings in code points, lists and maps in entries; no other value of the

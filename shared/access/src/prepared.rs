@@ -32,8 +32,9 @@ pub struct PreparedContext<'a> {
     tool_id: Option<Value<'a>>,
     /// Where each of [`SLOTS`] sits in its root map ([`ABSENT`] when not present).
     slots: [u8; SLOTS.len()],
-    /// The interpreter's values, built on first need.
-    cel: OnceLock<CelValues>,
+    /// The interpreter's values, built on first need (boxed: a context that never
+    /// needs them is moved and dropped as a fifth of the size).
+    cel: OnceLock<Box<CelValues>>,
 }
 
 /// Flattened paths resolved from a slot instead of a map walk.
@@ -171,15 +172,20 @@ impl<'a> PreparedContext<'a> {
     pub fn from_json(json: &'a [u8]) -> Result<Self, ContextJsonError> {
         match Self::read_json(json) {
             Some(prepared) => Ok(prepared),
-            // invalid, repeated keys, or over a limit: the typed path says where,
-            // exactly as before (a repeated `customData` key: the last one wins)
-            None => {
-                let context: RequestContext =
-                    serde_json::from_slice(json).map_err(ContextJsonError::Json)?;
-                let prepared = PreparedContext::new(&context).map_err(ContextJsonError::Limits)?;
-                Ok(prepared.into_owned())
-            }
+            None => Self::from_json_typed(json),
         }
+    }
+
+    /// What [`PreparedContext::from_json`] gives for text the reader does not take
+    /// (invalid, repeated keys, over a limit): the typed path says what is wrong and
+    /// where, exactly as before (a repeated `customData` key: the last one wins).
+    #[cold]
+    #[inline(never)]
+    fn from_json_typed(json: &[u8]) -> Result<Self, ContextJsonError> {
+        let context: RequestContext =
+            serde_json::from_slice(json).map_err(ContextJsonError::Json)?;
+        let prepared = PreparedContext::new(&context).map_err(ContextJsonError::Limits)?;
+        Ok(prepared.into_owned())
     }
 
     /// The one-pass reader of [`PreparedContext::from_json`] alone: `None` for any
@@ -290,10 +296,12 @@ impl<'a> PreparedContext<'a> {
 
     /// The interpreter's values, built on first use.
     fn cel(&self) -> &CelValues {
-        self.cel.get_or_init(|| CelValues {
-            roots: [Root::User, Root::CustomData, Root::Account, Root::Request]
-                .map(|root| self.root(root).to_cel()),
-            slots: std::array::from_fn(|at| self.slot(at).map(Value::to_cel)),
+        self.cel.get_or_init(|| {
+            Box::new(CelValues {
+                roots: [Root::User, Root::CustomData, Root::Account, Root::Request]
+                    .map(|root| self.root(root).to_cel()),
+                slots: std::array::from_fn(|at| self.slot(at).map(Value::to_cel)),
+            })
         })
     }
 
