@@ -26,7 +26,7 @@
 #![allow(clippy::borrowed_box)]
 
 use crate::lower::MAX_VARS;
-use crate::node::{CmpOp, Loop, Node, Path, RequestField, Root, StrFn};
+use crate::node::{CmpOp, Loop, Node, Path, RequestField, StrFn};
 use crate::prepared::{Boxed, PreparedContext};
 use crate::value::{Value, same, same_bytes};
 use cel::common::types::{
@@ -270,7 +270,7 @@ impl<'a> Eval<'a> {
             RequestField::ToolId => self.ctx.tool_id().is_some(),
             RequestField::AgentId => self.ctx.agent_id().is_some(),
             RequestField::Other(key) => {
-                key_str(key).is_some_and(|key| self.ctx.root(Root::Request).get(key).is_some())
+                key_str(key).is_some_and(|key| self.ctx.request_field(key).is_some())
             }
         }
     }

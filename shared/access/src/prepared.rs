@@ -35,6 +35,9 @@ pub struct PreparedContext<'a> {
     /// The interpreter's values, built on first need (boxed: a context that never
     /// needs them is moved and dropped as a fifth of the size).
     cel: OnceLock<Box<CelValues>>,
+    /// `request.time` when the context has none: the current time, read when a
+    /// condition first needs it, then the same for every later evaluation.
+    now: OnceLock<Value<'static>>,
 }
 
 /// Flattened paths resolved from a slot instead of a map walk.
@@ -65,6 +68,9 @@ const SLOT_ROOTS: [Root; SLOTS.len()] = [
 
 /// A slot whose field is absent.
 const ABSENT: u8 = u8::MAX;
+
+/// The slot of `request.time`.
+const TIME_SLOT: usize = 8;
 
 /// The `cel` values of the context, for the interpreter.
 struct CelValues {
@@ -137,7 +143,7 @@ impl Default for Parts<'_> {
 
 impl<'a> PreparedContext<'a> {
     /// Prepares `context`, checking the context limits (see `limits`). An absent
-    /// `request.time` is the current time.
+    /// `request.time` is the current time, read when a condition first needs it.
     pub fn new(context: &'a RequestContext) -> Result<Self, Vec<ContextError>> {
         let (u, a, r) = (&context.user, &context.account, &context.request);
         let roles = u
@@ -206,7 +212,6 @@ impl<'a> PreparedContext<'a> {
         let mut user = Vec::with_capacity(4);
         let [account_id, account_type, organization_id] = p.account;
         let mut account = Vec::with_capacity(3);
-        let time = p.time.unwrap_or_else(|| chrono::Utc::now().fixed_offset());
         let mut request = Vec::with_capacity(2);
         // in the order of `SLOTS`
         let slots = [
@@ -218,22 +223,30 @@ impl<'a> PreparedContext<'a> {
             put(&mut account, "type", account_type),
             put(&mut account, "organizationId", organization_id),
             put(&mut request, "region", p.region),
-            put(&mut request, "time", Some(Value::Time(time))),
+            put(&mut request, "time", p.time.map(Value::Time)),
         ];
         let roots = [Value::Map(user), p.custom_data, Value::Map(account), Value::Map(request)];
-        Self { roots, agent_id: p.agent_id, tool_id: p.tool_id, slots, cel: OnceLock::new() }
+        Self {
+            roots,
+            agent_id: p.agent_id,
+            tool_id: p.tool_id,
+            slots,
+            cel: OnceLock::new(),
+            now: OnceLock::new(),
+        }
     }
 
     /// The same context owning its strings (no longer borrowing what it was
     /// prepared from).
     pub fn into_owned(self) -> PreparedContext<'static> {
-        let Self { roots, agent_id, tool_id, slots, cel } = self;
+        let Self { roots, agent_id, tool_id, slots, cel, now } = self;
         PreparedContext {
             roots: roots.map(Value::into_owned),
             agent_id: agent_id.map(Value::into_owned),
             tool_id: tool_id.map(Value::into_owned),
             slots,
             cel,
+            now,
         }
     }
 
@@ -251,8 +264,47 @@ impl<'a> PreparedContext<'a> {
     pub(crate) fn slot(&self, at: usize) -> Option<&Value<'a>> {
         let i = *self.slots.get(at)?;
         match &self.roots[SLOT_ROOTS[at] as usize] {
-            Value::Map(entries) => entries.get(usize::from(i)).map(|(_, v)| v),
+            Value::Map(entries) => match entries.get(usize::from(i)) {
+                Some((_, v)) => Some(v),
+                None => self.absent_slot(at),
+            },
             _ => None,
+        }
+    }
+
+    /// What [`PreparedContext::slot`] gives for a field the context lacks: the current
+    /// time for `request.time`, else nothing. Kept out of line, which keeps `slot`
+    /// small enough to inline into the evaluator.
+    #[cold]
+    #[inline(never)]
+    fn absent_slot(&self, at: usize) -> Option<&Value<'a>> {
+        (at == TIME_SLOT).then(|| self.now())
+    }
+
+    /// The current time, as `request.time` of a context without one.
+    fn now(&self) -> &Value<'a> {
+        self.now.get_or_init(|| Value::Time(chrono::Utc::now().fixed_offset()))
+    }
+
+    /// The field `key` of `request` (not `agentId` or `toolId`), the current time
+    /// standing for an absent `time`.
+    pub(crate) fn request_field(&self, key: &str) -> Option<&Value<'a>> {
+        match self.root(Root::Request).get(key) {
+            None if key == "time" => Some(self.now()),
+            found => found,
+        }
+    }
+
+    /// The `request` root as the interpreter sees it: with its `time`, the current
+    /// time when the context has none.
+    fn request_root(&self) -> Cow<'_, Value<'a>> {
+        match self.root(Root::Request) {
+            Value::Map(fields) if self.slots[TIME_SLOT] == ABSENT => {
+                let mut fields = fields.clone();
+                fields.push((Cow::Borrowed("time"), self.now().clone()));
+                Cow::Owned(Value::Map(fields))
+            }
+            root => Cow::Borrowed(root),
         }
     }
 
@@ -298,8 +350,12 @@ impl<'a> PreparedContext<'a> {
     fn cel(&self) -> &CelValues {
         self.cel.get_or_init(|| {
             Box::new(CelValues {
-                roots: [Root::User, Root::CustomData, Root::Account, Root::Request]
-                    .map(|root| self.root(root).to_cel()),
+                roots: [
+                    self.root(Root::User).to_cel(),
+                    self.root(Root::CustomData).to_cel(),
+                    self.root(Root::Account).to_cel(),
+                    self.request_root().to_cel(),
+                ],
                 slots: std::array::from_fn(|at| self.slot(at).map(Value::to_cel)),
             })
         })
@@ -308,7 +364,7 @@ impl<'a> PreparedContext<'a> {
     /// The whole `request` map, `agentId` and `toolId` included (built on demand).
     fn request_map(&self) -> Boxed {
         let mut entries: HashMap<CelMapKey<'static>, Boxed> = HashMap::with_capacity(4);
-        if let Value::Map(fields) = self.root(Root::Request) {
+        if let Value::Map(fields) = self.request_root().as_ref() {
             for (key, v) in fields {
                 entries.insert(CelMapKey::from(key.to_string()), v.to_cel());
             }

@@ -76,6 +76,37 @@ fn absent_fields_are_errors_that_fail_closed() {
     );
 }
 
+/// Without `request.time`, the current time is read when a condition first needs it and
+/// is then the one time of the context: on the fast path, in the interpreter's `request`
+/// map and in its `request.time`, from the typed context and from JSON alike.
+#[test]
+fn an_absent_time_is_one_current_time_wherever_it_is_read() {
+    let typed: RequestContext =
+        serde_json::from_value(json!({"request": {"region": "r"}})).unwrap();
+    let body = br#"{"request": {"region": "r"}}"#;
+    for p in [PreparedContext::new(&typed).unwrap(), PreparedContext::from_json(body).unwrap()] {
+        for cond in [
+            // fast path
+            "has(request.time) && request.time > timestamp('2020-01-01T00:00:00Z')",
+            // interpreter: the field and the whole map (read at different moments)
+            "request['time'] == request.time && 'time' in request && size(request) == 2",
+            // the fast path again, after the interpreter fixed the time
+            "request.time < timestamp('2100-01-01T00:00:00Z')",
+        ] {
+            assert_eq!(decide(cond, &p), (ReasonCode::RuleMatch, vec![]), "{cond}");
+        }
+    }
+    // a time the context gives is left alone, and is in the map once
+    let given = br#"{"request": {"time": "2024-05-01T08:00:00Z"}}"#;
+    let p = PreparedContext::from_json(given).unwrap();
+    for cond in [
+        "request.time == timestamp('2024-05-01T08:00:00Z') && has(request.time)",
+        "request['time'] == timestamp('2024-05-01T08:00:00Z') && size(request) == 1",
+    ] {
+        assert_eq!(decide(cond, &p), (ReasonCode::RuleMatch, vec![]), "{cond}");
+    }
+}
+
 #[test]
 fn tool_and_agent_ids_change_per_tool_without_rebuilding() {
     let ctx = context();
