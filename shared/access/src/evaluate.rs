@@ -217,7 +217,7 @@ impl RuleSet {
             }
         }
         if run.cel.is_none() {
-            // nothing to drop: skips the out-of-line drop of a `Run`, a tenth of a
+            // nothing to drop: skips the out-of-line drop of a `Run`, 4 to 8% of a
             // decision on the fast path
             std::mem::forget(run);
         }
