@@ -1,17 +1,17 @@
 //! Event -> typed arguments -> response, the per-invocation cost of the crate.
 //!
-//! `event-text-to-response-bytes` is the whole path `run` serves: `lambda_runtime` reads the
-//! invocation body into a `Box<RawValue>` (through `serde_path_to_error`, as its deserializer
-//! does), [`handle_json`] reads that text once, and the response is serialized with
-//! `serde_json::to_vec`, as `lambda_runtime` does before posting it.
+//! `event-text-to-response-bytes` is the whole path `run` serves: [`handle_body`] reads the
+//! invocation body once, then `lambda_runtime` reads the `null` event `run` hands its own
+//! handler (through `serde_path_to_error`, as its deserializer does) and serializes the
+//! response with `serde_json::to_vec` before posting it.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
 
-use bedrock_action_group::{Arguments, ToolError, handle, handle_json, parse_event};
+use bedrock_action_group::{Arguments, ToolError, handle, handle_body, handle_json, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 
 #[derive(Deserialize)]
 struct Args {
@@ -53,16 +53,17 @@ const EVENT: &str = r#"{
   "promptSessionAttributes": {}
 }"#;
 
-/// What `lambda_runtime` 1.x does with an invocation body before calling the service.
-fn runtime_payload(body: &[u8]) -> Box<RawValue> {
+/// What `lambda_runtime` 1.x does with the `null` event `run` hands its handler.
+fn runtime_payload(body: &[u8]) -> IgnoredAny {
     serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(body)).unwrap()
 }
 
 fn bench(c: &mut Criterion) {
     c.bench_function("event-text-to-response-bytes", |b| {
         b.iter(|| {
-            let payload = runtime_payload(black_box(EVENT.as_bytes()));
-            serde_json::to_vec(&handle_json(payload.get(), convert)).unwrap()
+            let response = handle_body(black_box(EVENT.as_bytes()), convert);
+            runtime_payload(b"null");
+            serde_json::to_vec(&response).unwrap()
         })
     });
     let value: serde_json::Value = serde_json::from_str(EVENT).unwrap();

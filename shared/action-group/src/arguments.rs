@@ -4,12 +4,13 @@
 //! (after [`Arguments::decode_json`] of rich parameters) and report problems as an
 //! [`InvalidArguments`] built from `(pointer, message)` pairs.
 
+use registry_types::bedrock_value_is_text;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::convert::convert;
 use crate::event::{ActionGroupEvent, Parameter};
-use crate::extract::extract;
+use crate::extract::{Param, extract};
 use crate::invalid::{ArgumentError, InvalidArguments, quote};
 
 /// The arguments of one call as a JSON object, keyed by parameter name.
@@ -50,6 +51,23 @@ impl Arguments {
             }
         }
         errors.into_result().map(|()| Self(map))
+    }
+
+    /// Every parameter converted, in order, or `None` when one does not convert (the fast path
+    /// of typed extraction; [`Arguments::from_triples`] reports the problems).
+    pub(crate) fn converted<'a>(
+        params: impl Iterator<Item = (&'a str, &'a str, &'a str)>,
+    ) -> Option<Vec<(&'a str, Param<'a>)>> {
+        let mut out = Vec::with_capacity(params.size_hint().0);
+        for (name, kind, value) in params {
+            let param = if bedrock_value_is_text(kind) {
+                Param::Text(value)
+            } else {
+                Param::Json(convert(name, kind, value).ok()?)
+            };
+            out.push((name, param));
+        }
+        Some(out)
     }
 
     /// Converts the parameters of an event (and the request-body properties of the API form).

@@ -57,8 +57,7 @@ impl ResponseBuilder {
                     .unwrap_or_else(|| DEFAULT_API_CONTENT_TYPE.to_string()),
             },
         };
-        let mut b = Self::blank(event.action_group(), form);
-        b.message_version = event.message_version().to_string();
+        let mut b = Self::blank(event.message_version(), event.action_group(), form);
         b.session_attributes = event.session_attributes().clone();
         b.prompt_session_attributes = event.prompt_session_attributes().clone();
         b
@@ -122,8 +121,7 @@ impl ResponseBuilder {
         let attrs = |a: &[(&str, &str)]| -> Attributes {
             a.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
         };
-        let mut b = Self::blank(view.action_group, form);
-        b.message_version = view.message_version.to_string();
+        let mut b = Self::blank(view.message_version, view.action_group, form);
         b.session_attributes = attrs(&view.session_attributes);
         b.prompt_session_attributes = attrs(&view.prompt_session_attributes);
         b
@@ -131,12 +129,13 @@ impl ResponseBuilder {
 
     /// A function-details response for names known without a parsed event.
     pub fn function(action_group: &str, function: &str) -> Self {
-        Self::blank(action_group, Form::Function { function: function.to_string() })
+        Self::blank("1.0", action_group, Form::Function { function: function.to_string() })
     }
 
     /// An API-schema response for names known without a parsed event.
     pub fn api(action_group: &str, api_path: &str, http_method: &str) -> Self {
         Self::blank(
+            "1.0",
             action_group,
             Form::Api {
                 api_path: api_path.to_string(),
@@ -147,9 +146,9 @@ impl ResponseBuilder {
         )
     }
 
-    fn blank(action_group: &str, form: Form) -> Self {
+    fn blank(message_version: &str, action_group: &str, form: Form) -> Self {
         Self {
-            message_version: "1.0".to_string(),
+            message_version: message_version.to_string(),
             action_group: action_group.to_string(),
             form,
             body: String::new(),

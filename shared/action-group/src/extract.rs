@@ -5,7 +5,7 @@
 //! sequence or data enum is decoded from JSON first: that is how rich parameters travel
 //! through Bedrock, whose function details only declare scalar and array types.
 
-use serde::de::value::MapDeserializer;
+use serde::de::value::{BorrowedStrDeserializer, MapDeserializer};
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
@@ -15,10 +15,10 @@ use crate::invalid::{ArgumentError, pointer};
 /// Deserializes `T` from an arguments object, naming the failing field on error.
 pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, ArgumentError> {
     // Fast path without path tracking; on failure, deserialize again to locate the error.
-    if let Ok(value) = T::deserialize(ArgsDe(args)) {
+    if let Ok(value) = T::deserialize(ArgsDe(entries(args))) {
         return Ok(value);
     }
-    serde_path_to_error::deserialize(ArgsDe(args)).map_err(|e| {
+    serde_path_to_error::deserialize(ArgsDe(entries(args))).map_err(|e| {
         let segments: Vec<String> = e
             .path()
             .iter()
@@ -32,6 +32,43 @@ pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<
         let message = e.inner().to_string();
         field_error(segments, &message)
     })
+}
+
+/// `T` straight from converted `(name, value)` parameters, without building the arguments
+/// object: `None` when a name repeats or `T` refuses them, and the caller then builds the
+/// object and extracts from it, which reports the problem. Entries are handed over in key
+/// order, as from the object.
+pub(crate) fn extract_entries<T: DeserializeOwned>(
+    mut params: Vec<(&str, Param<'_>)>,
+) -> Option<T> {
+    params.sort_by(|a, b| a.0.cmp(b.0));
+    if params.iter().zip(params.iter().skip(1)).any(|(a, b)| a.0 == b.0) {
+        return None;
+    }
+    T::deserialize(ArgsDe(params.into_iter().map(|(k, v)| (k, v.into_de())))).ok()
+}
+
+/// An arguments object's entries as [`ArgsDe`] reads them.
+fn entries(args: &Map<String, Value>) -> impl Iterator<Item = (&str, ParamDe<'_>)> {
+    args.iter().map(|(k, v)| (k.as_str(), ParamDe::Json(v)))
+}
+
+/// One converted parameter: the text itself for string types, else the decoded JSON.
+pub(crate) enum Param<'a> {
+    /// A parameter whose type keeps the text as it is.
+    Text(&'a str),
+    /// A decoded number, boolean, array or object.
+    Json(Value),
+}
+
+impl<'a> Param<'a> {
+    /// The deserializer that reads it, moving decoded strings into the target.
+    fn into_de(self) -> ParamDe<'a> {
+        match self {
+            Param::Text(s) => ParamDe::Text(s),
+            Param::Json(v) => ParamDe::Owned(v),
+        }
+    }
 }
 
 /// Moves the field named in serde's "missing field" / "unknown field" messages into the pointer.
@@ -60,14 +97,15 @@ fn field_error(mut segments: Vec<String>, message: &str) -> ArgumentError {
     ArgumentError::at(pointer(&segments), message)
 }
 
-/// The arguments object as a map deserializer whose values decode JSON strings on demand.
-struct ArgsDe<'a>(&'a Map<String, Value>);
+/// The arguments object's entries, in key order, as a map deserializer whose values decode
+/// JSON strings on demand.
+struct ArgsDe<I>(I);
 
-impl<'de> de::Deserializer<'de> for ArgsDe<'de> {
+impl<'de, I: Iterator<Item = (&'de str, ParamDe<'de>)>> de::Deserializer<'de> for ArgsDe<I> {
     type Error = serde_json::Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        let mut map = MapDeserializer::new(self.0.iter().map(|(k, v)| (k.as_str(), ParamDe(v))));
+        let mut map = MapDeserializer::new(self.0);
         let value = visitor.visit_map(&mut map)?;
         map.end()?;
         Ok(value)
@@ -92,14 +130,22 @@ impl<'de> de::Deserializer<'de> for ArgsDe<'de> {
     }
 }
 
-/// One top-level parameter value.
-#[derive(Clone, Copy)]
-struct ParamDe<'a>(&'a Value);
+/// One top-level parameter value: decoded JSON (borrowed from an arguments object, or owned
+/// by a converted parameter), or a string parameter's text.
+enum ParamDe<'a> {
+    Json(&'a Value),
+    Owned(Value),
+    Text(&'a str),
+}
 
 impl<'a> ParamDe<'a> {
     /// The JSON a string parameter holds, when it holds a container (`accept` says which).
     fn decoded(&self, accept: fn(&Value) -> bool) -> Result<Option<Value>, serde_json::Error> {
-        let Value::String(s) = self.0 else { return Ok(None) };
+        let s = match self {
+            ParamDe::Json(Value::String(s)) | ParamDe::Owned(Value::String(s)) => s.as_str(),
+            ParamDe::Text(s) => s,
+            ParamDe::Json(_) | ParamDe::Owned(_) => return Ok(None),
+        };
         let t = s.trim_start();
         if !(t.starts_with('{') || t.starts_with('[')) {
             return Ok(None);
@@ -110,6 +156,21 @@ impl<'a> ParamDe<'a> {
             Err(e) => Err(de::Error::custom(format!("expected JSON, got invalid JSON text ({e})"))),
         }
     }
+}
+
+/// Calls a `Deserializer` method on the value as it is: the JSON value, or the text as a
+/// borrowed string (which every method reads as a `&Value` string reads).
+macro_rules! as_is {
+    ($self:expr, $method:ident($($arg:expr),*)) => {
+        match $self {
+            ParamDe::Json(v) => de::Deserializer::$method(v, $($arg),*),
+            ParamDe::Owned(v) => de::Deserializer::$method(v, $($arg),*),
+            ParamDe::Text(s) => de::Deserializer::$method(
+                BorrowedStrDeserializer::<serde_json::Error>::new(s),
+                $($arg),*
+            ),
+        }
+    };
 }
 
 impl<'de> IntoDeserializer<'de, serde_json::Error> for ParamDe<'de> {
@@ -128,7 +189,7 @@ macro_rules! forward_to_value {
     ($($method:ident)*) => {
         $(
             fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-                de::Deserializer::$method(self.0, visitor)
+                as_is!(self, $method(visitor))
             }
         )*
     };
@@ -146,8 +207,8 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        match self.0 {
-            Value::Null => visitor.visit_none(),
+        match self {
+            ParamDe::Json(Value::Null) | ParamDe::Owned(Value::Null) => visitor.visit_none(),
             _ => visitor.visit_some(self),
         }
     }
@@ -157,7 +218,7 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        de::Deserializer::deserialize_unit_struct(self.0, name, visitor)
+        as_is!(self, deserialize_unit_struct(name, visitor))
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -171,7 +232,7 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.decoded(is_container)? {
             Some(v) => de::Deserializer::deserialize_seq(v, visitor),
-            None => de::Deserializer::deserialize_seq(self.0, visitor),
+            None => as_is!(self, deserialize_seq(visitor)),
         }
     }
 
@@ -182,7 +243,7 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
     ) -> Result<V::Value, Self::Error> {
         match self.decoded(is_container)? {
             Some(v) => de::Deserializer::deserialize_tuple(v, len, visitor),
-            None => de::Deserializer::deserialize_tuple(self.0, len, visitor),
+            None => as_is!(self, deserialize_tuple(len, visitor)),
         }
     }
 
@@ -194,14 +255,14 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
     ) -> Result<V::Value, Self::Error> {
         match self.decoded(is_container)? {
             Some(v) => de::Deserializer::deserialize_tuple_struct(v, name, len, visitor),
-            None => de::Deserializer::deserialize_tuple_struct(self.0, name, len, visitor),
+            None => as_is!(self, deserialize_tuple_struct(name, len, visitor)),
         }
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         match self.decoded(is_container)? {
             Some(v) => de::Deserializer::deserialize_map(v, visitor),
-            None => de::Deserializer::deserialize_map(self.0, visitor),
+            None => as_is!(self, deserialize_map(visitor)),
         }
     }
 
@@ -213,7 +274,7 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
     ) -> Result<V::Value, Self::Error> {
         match self.decoded(is_container)? {
             Some(v) => de::Deserializer::deserialize_struct(v, name, fields, visitor),
-            None => de::Deserializer::deserialize_struct(self.0, name, fields, visitor),
+            None => as_is!(self, deserialize_struct(name, fields, visitor)),
         }
     }
 
@@ -225,7 +286,89 @@ impl<'de> de::Deserializer<'de> for ParamDe<'de> {
     ) -> Result<V::Value, Self::Error> {
         match self.decoded(Value::is_object)? {
             Some(v) => de::Deserializer::deserialize_enum(v, name, variants, visitor),
-            None => de::Deserializer::deserialize_enum(self.0, name, variants, visitor),
+            None => as_is!(self, deserialize_enum(name, variants, visitor)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Deserialize;
+    use serde::de::DeserializeOwned;
+    use serde_json::Value;
+
+    use super::extract_entries;
+    use crate::arguments::Arguments;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Args {
+        n: Option<f64>,
+        s: Option<String>,
+        tags: Option<Vec<String>>,
+        flag: Option<bool>,
+        inner: Option<BTreeMap<String, Value>>,
+    }
+
+    /// The fast path, when it answers, gives what the arguments object gives.
+    fn agrees<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+        params: &[(String, String, String)],
+    ) -> Result<bool, TestCaseError> {
+        let triples = || params.iter().map(|(n, k, v)| (n.as_str(), k.as_str(), v.as_str()));
+        let Some(fast) = Arguments::converted(triples()).and_then(extract_entries::<T>) else {
+            return Ok(false);
+        };
+        let slow = Arguments::from_triples(triples()).ok().and_then(|a| a.extract::<T>().ok());
+        prop_assert_eq!(Some(fast), slow);
+        Ok(true)
+    }
+
+    fn params() -> impl Strategy<Value = Vec<(String, String, String)>> {
+        let name = prop::sample::select(vec!["n", "s", "tags", "flag", "inner", "other"]);
+        let kind = prop::sample::select(vec![
+            "string", "number", "integer", "boolean", "array", "object", "x",
+        ]);
+        let value = prop_oneof![
+            Just("12.5".to_string()),
+            Just("[a, b]".to_string()),
+            Just(r#"["a"]"#.to_string()),
+            Just(r#"{"k": [1]}"#.to_string()),
+            Just("TRUE".to_string()),
+            "[a-z0-9\\[\\]{},\" ]{0,8}",
+        ];
+        prop::collection::vec(
+            (name.prop_map(String::from), kind.prop_map(String::from), value),
+            0..5,
+        )
+    }
+
+    #[test]
+    fn plain_parameters_take_the_fast_path() {
+        let p = |n: &str, k: &str, v: &str| (n.to_string(), k.to_string(), v.to_string());
+        let params = [p("tags", "array", "[a, b]"), p("n", "number", "2"), p("s", "string", "[x]")];
+        let mut runner = proptest::test_runner::TestRunner::default();
+        runner
+            .run(&Just(()), |()| {
+                prop_assert!(agrees::<Args>(&params)?);
+                prop_assert!(agrees::<Value>(&params)?);
+                Ok(())
+            })
+            .unwrap();
+        let twice = [p("s", "string", "a"), p("s", "string", "a")];
+        let triples = twice.iter().map(|(n, k, v)| (n.as_str(), k.as_str(), v.as_str()));
+        assert!(Arguments::converted(triples).and_then(extract_entries::<Value>).is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_path_agrees_with_the_arguments_object(params in params()) {
+            agrees::<Args>(&params)?;
+            agrees::<Value>(&params)?;
+            agrees::<BTreeMap<String, String>>(&params)?;
         }
     }
 }

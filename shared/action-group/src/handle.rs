@@ -13,9 +13,13 @@ use crate::arguments::Arguments;
 use crate::builder::ResponseBuilder;
 use crate::error::ToolError;
 use crate::event::{ActionGroupEvent, Attributes};
-use crate::parse::{EventError, parse_event, view};
+use crate::extract::extract_entries;
+use crate::parse::{EventError, EventView, parse_event, view};
 use crate::response::{ActionGroupResponse, ResponseState};
-use crate::slots::{AttributeSlots, EventSlots, RootSlots, Slot, from_text, from_value};
+use crate::scan;
+use crate::slots::{
+    AttributeSlots, EventSlots, RootSlots, Slot, from_bytes, from_text, from_value,
+};
 
 /// Runs a handler that takes typed arguments `T` (see [`Arguments::extract`]).
 ///
@@ -34,23 +38,35 @@ where
     }
 }
 
-/// [`handle`] and [`handle_json`] after the one read of the event.
+/// [`handle`] and [`handle_json`] after the serde read of the event.
 fn handle_slots<T, R, F>(root: &RootSlots<'_>, handler: F) -> ActionGroupResponse
 where
     T: DeserializeOwned,
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    let view = match view(root) {
-        Ok(v) => v,
-        Err(e) => return malformed(root, &e),
-    };
+    match view(root) {
+        Ok(view) => handle_view(&view, handler),
+        Err(e) => malformed(root, &e),
+    }
+}
+
+/// The pipeline once the event is read and validated.
+fn handle_view<T, R, F>(view: &EventView<'_>, handler: F) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let triples = view.all_parameters().map(|p| (p.name, p.kind, p.value));
-        let args = Arguments::from_triples(triples)?;
-        handler(args.extract::<T>()?)
+        let triples = || view.all_parameters().map(|p| (p.name, p.kind, p.value));
+        let args = match Arguments::converted(triples()).and_then(extract_entries) {
+            Some(args) => args,
+            None => Arguments::from_triples(triples())?.extract::<T>()?,
+        };
+        handler(args)
     }));
-    let builder = ResponseBuilder::from_view(&view);
+    let builder = ResponseBuilder::from_view(view);
     match outcome {
         Ok(result) => with_result(builder, result),
         Err(payload) => with_panic(builder, payload.as_ref()),
@@ -88,9 +104,29 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
+    if let Some(view) = scan::read(event) {
+        return handle_view(&view, handler);
+    }
     match from_text(event) {
         Ok(root) => handle_slots(&root, handler),
         Err(e) => unreadable_response(&e),
+    }
+}
+
+/// Like [`handle_json`], from an invocation body's bytes, as [`crate::run`] receives them. A
+/// body that is not UTF-8 is read by `serde_json`, whose error the `FAILURE` response names.
+pub fn handle_body<T, R, F>(body: &[u8], handler: F) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    match std::str::from_utf8(body) {
+        Ok(text) => handle_json(text, handler),
+        Err(_) => match from_bytes(body) {
+            Ok(root) => handle_slots(&root, handler),
+            Err(e) => unreadable_response(&e),
+        },
     }
 }
 
@@ -98,6 +134,9 @@ where
 /// the `FAILURE` response [`handle_json`] would give.
 #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
 pub(crate) fn event_from_text(event: &str) -> Result<ActionGroupEvent, Box<ActionGroupResponse>> {
+    if let Some(view) = scan::read(event) {
+        return Ok(view.to_event());
+    }
     let root = from_text(event).map_err(|e| Box::new(unreadable_response(&e)))?;
     match view(&root) {
         Ok(v) => Ok(v.to_event()),

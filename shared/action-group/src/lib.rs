@@ -31,6 +31,7 @@ pub mod response;
 pub mod return_control;
 #[cfg(feature = "runtime")]
 pub mod runtime;
+mod scan;
 #[cfg(feature = "schema")]
 mod schema;
 mod slots;
@@ -41,8 +42,8 @@ pub use canonical::{TextContent, ToolCall, ToolResult};
 pub use error::ToolError;
 pub use event::{ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, Parameter};
 pub use handle::{
-    handle, handle_event, handle_json, malformed_response, panic_message, panic_response, respond,
-    unreadable_response,
+    handle, handle_body, handle_event, handle_json, malformed_response, panic_message,
+    panic_response, respond, unreadable_response,
 };
 pub use invalid::{ArgumentError, InvalidArguments, pointer};
 pub use limit::MAX_RESPONSE_BYTES;

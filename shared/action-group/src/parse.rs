@@ -78,7 +78,7 @@ pub fn parse_event(value: &Value) -> Result<ActionGroupEvent, EventError> {
 }
 
 /// One `{name, type, value}` entry, borrowed from the raw event.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct ParamView<'v> {
     pub name: &'v str,
     pub kind: &'v str,
@@ -86,7 +86,7 @@ pub(crate) struct ParamView<'v> {
 }
 
 /// Which form the event has, with its operation names.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum FormView<'v> {
     Function(&'v str),
     Api { api_path: &'v str, http_method: &'v str },
@@ -94,7 +94,7 @@ pub(crate) enum FormView<'v> {
 
 /// A validated event borrowed from the raw JSON: what [`parse_event`] copies into an
 /// [`ActionGroupEvent`], and what the typed pipeline uses without copying.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct EventView<'v> {
     pub message_version: &'v str,
     pub agent: [&'v str; 4],
@@ -302,7 +302,7 @@ fn attributes<'a>(
 }
 
 /// `requestBody.content` as (content type, properties) pairs.
-type BodyView<'v> = Vec<(&'v str, Vec<ParamView<'v>>)>;
+pub(crate) type BodyView<'v> = Vec<(&'v str, Vec<ParamView<'v>>)>;
 
 fn request_body<'a>(slot: &'a Shaped<BodySlots<'_>>) -> Result<Option<BodyView<'a>>, EventError> {
     let loc = ROOT.key("requestBody");

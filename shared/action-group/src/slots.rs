@@ -419,6 +419,11 @@ pub(crate) fn from_text(text: &str) -> Result<RootSlots<'_>, serde_json::Error> 
     serde_json::from_str(text)
 }
 
+/// Reads event bytes that are not UTF-8 text (for the error `serde_json` gives them).
+pub(crate) fn from_bytes(bytes: &[u8]) -> Result<RootSlots<'_>, serde_json::Error> {
+    serde_json::from_slice(bytes)
+}
+
 /// Reads an already-parsed event, borrowing its strings (never fails in practice).
 pub(crate) fn from_value(value: &serde_json::Value) -> Result<RootSlots<'_>, serde_json::Error> {
     RootSlots::deserialize(value)

@@ -4,7 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bedrock_action_group::{
-    ActionGroupResponse, ToolError, handle, handle_json, unreadable_response,
+    ActionGroupResponse, ResponseState, ToolError, handle, handle_body, handle_json,
+    unreadable_response,
 };
 use serde_json::Value;
 
@@ -98,4 +99,14 @@ fn text_serde_json_refuses_is_refused_alike() {
     for text in ["[]", "\"text\"", "null", "12", "true", "[{\"a\": [1]}]"] {
         same(text);
     }
+}
+
+#[test]
+fn an_invocation_body_reads_as_its_text() {
+    let text =
+        r#"{"actionGroup": "g", "function": "f", "parameters": [{"name": "a", "value": "x"}]}"#;
+    assert_eq!(handle_body(text.as_bytes(), echo), same(text));
+    let r = handle_body(b"{\"actionGroup\": \"g\xff\", \"function\": \"f\"}", echo);
+    assert_eq!(r.state(), Some(ResponseState::Failure));
+    assert!(r.body().starts_with("malformed action-group event: not valid JSON: "), "{}", r.body());
 }

@@ -18,14 +18,21 @@ use crate::unquoted_list;
 /// Decodes one parameter value sent by Bedrock as text, by its declared Bedrock type;
 /// `Err` says what was expected and quotes what came.
 pub fn decode_bedrock_value(kind: &str, value: &str) -> Result<Value, String> {
+    if bedrock_value_is_text(kind) {
+        return Ok(Value::String(value.to_string()));
+    }
     match kind {
         "number" => number(value),
         "integer" => integer(value),
         "boolean" => boolean(value),
         "array" => array(value),
-        "object" => object(value),
-        _ => Ok(Value::String(value.to_string())),
+        _ => object(value),
     }
+}
+
+/// Whether [`decode_bedrock_value`] gives values of this Bedrock type back as the same string.
+pub fn bedrock_value_is_text(kind: &str) -> bool {
+    !matches!(kind, "number" | "integer" | "boolean" | "array" | "object")
 }
 
 /// `value` quoted for a message, cut after 80 characters.
@@ -88,18 +95,31 @@ fn boolean(s: &str) -> Result<Value, String> {
 }
 
 fn array(s: &str) -> Result<Value, String> {
-    if let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s) {
+    if may_be_json_array(s)
+        && let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s)
+    {
         return Ok(v);
     }
     let t = s.trim();
     let inner = t.strip_prefix('[').and_then(|r| r.strip_suffix(']'));
     match inner {
         Some(inner) => match unquoted_list::split(inner) {
-            Ok(items) => Ok(Value::Array(items.into_iter().map(Value::String).collect())),
+            Ok(items) => Ok(Value::Array(items)),
             Err(index) => Err(format!("empty element {index} in list {}", quote(s))),
         },
         None => Err(format!("expected a JSON array or a [a, b] list, got {}", quote(s))),
     }
+}
+
+/// Whether `s` can parse as a JSON array: `[`, then `]` or a byte a JSON value starts with
+/// (so `[road, trip]` goes straight to the unquoted form without a failed JSON parse).
+fn may_be_json_array(s: &str) -> bool {
+    const WS: [char; 4] = [' ', '\t', '\n', '\r'];
+    let Some(rest) = s.trim_start_matches(WS).strip_prefix('[') else { return false };
+    matches!(
+        rest.trim_start_matches(WS).as_bytes().first(),
+        Some(b']' | b'"' | b'[' | b'{' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n')
+    )
 }
 
 fn object(s: &str) -> Result<Value, String> {
@@ -107,5 +127,61 @@ fn object(s: &str) -> Result<Value, String> {
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(_) => Err(format!("expected a JSON object, got {}", quote(s))),
         Err(e) => Err(format!("expected a JSON object, got {} ({e})", quote(s))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    use super::may_be_json_array;
+
+    /// The pre-check never turns away text that parses as a JSON array.
+    fn agrees(s: &str) -> Result<(), TestCaseError> {
+        if let Ok(Value::Array(_)) = serde_json::from_str::<Value>(s) {
+            prop_assert!(may_be_json_array(s), "{s:?} parses as an array");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn known_forms() {
+        assert!(may_be_json_array(" [ 1, 2]"));
+        assert!(may_be_json_array("[\n]"));
+        assert!(may_be_json_array("[\"a\"]"));
+        assert!(may_be_json_array("[true, x]"));
+        assert!(!may_be_json_array("[road, trip]"));
+        assert!(!may_be_json_array("road"));
+        assert!(!may_be_json_array("[ 'a']"));
+    }
+
+    proptest! {
+        #[test]
+        fn json_arrays_pass_the_pre_check(
+            items in prop::collection::vec(
+                prop_oneof![
+                    any::<i64>().prop_map(Value::from),
+                    any::<f64>().prop_map(Value::from),
+                    any::<bool>().prop_map(Value::from),
+                    ".{0,6}".prop_map(Value::from),
+                    Just(Value::Null),
+                    Just(serde_json::json!({"a": [1]})),
+                    Just(serde_json::json!([[]])),
+                ],
+                0..4,
+            ),
+            lead in "[ \t\n\r]{0,2}",
+            inner in "[ \t\n\r]{0,2}",
+        ) {
+            let text = serde_json::to_string(&items).unwrap_or_default();
+            let spaced = format!("{lead}[{inner}{}", text.strip_prefix('[').unwrap_or(&text));
+            agrees(&spaced)?;
+        }
+
+        #[test]
+        fn arbitrary_text_is_never_turned_away_wrongly(s in "[ \\[\\]\"a-z0-9,.{}:-]{0,12}") {
+            agrees(&s)?;
+        }
     }
 }

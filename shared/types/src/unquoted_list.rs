@@ -1,9 +1,11 @@
 //! Bedrock's unquoted list form for array parameters: `[a, b, c]`.
 
-/// Splits the inside of `[a, b, "c, d"]` into trimmed items, respecting quotes and nested
+use serde_json::Value;
+
+/// Splits the inside of `[a, b, "c, d"]` into trimmed string items, respecting quotes and nested
 /// brackets. Items wrapped in matching `"` or `'` are unquoted. Returns the 1-based index
 /// of the first empty item as the error. `inner` is the text between the outer brackets.
-pub(crate) fn split(inner: &str) -> Result<Vec<String>, usize> {
+pub(crate) fn split(inner: &str) -> Result<Vec<Value>, usize> {
     if inner.trim().is_empty() {
         return Ok(Vec::new());
     }
@@ -28,13 +30,13 @@ pub(crate) fn split(inner: &str) -> Result<Vec<String>, usize> {
             '[' | '{' => depth += 1,
             ']' | '}' => depth = depth.saturating_sub(1),
             ',' if depth == 0 => {
-                items.push(item(&inner[start..i], items.len() + 1)?);
+                items.push(Value::String(item(&inner[start..i], items.len() + 1)?));
                 start = i + 1;
             }
             _ => {}
         }
     }
-    items.push(item(&inner[start..], items.len() + 1)?);
+    items.push(Value::String(item(&inner[start..], items.len() + 1)?));
     Ok(items)
 }
 
