@@ -6,8 +6,9 @@
 //! - [`Arguments`]: strict parameter conversion ([`convert`]) and typed extraction.
 //! - [`ResponseBuilder`]: TEXT bodies, response state, attributes, the size limit ([`limit`]).
 //! - [`ToolError`]: error mapping to normal / `REPROMPT` / `FAILURE` responses.
-//! - [`handle`]: the whole pipeline, panics included; [`runtime::run`] (feature `runtime`)
-//!   serves it with `lambda_runtime`.
+//! - [`handle`]: the whole pipeline, panics included ([`handle_json`] / [`handle_body`] from
+//!   event text or bytes, read once); [`runtime::run`] (feature `runtime`) serves it with
+//!   `lambda_runtime`.
 //! - [`ToolCall`] / [`ToolResult`]: the provider-neutral canonical form.
 //! - [`return_control`]: MCP and inline tools run by the runtime: [`parse_return_control`]
 //!   reads Bedrock's `returnControl` payload into typed calls, [`ControlCall::result`]
