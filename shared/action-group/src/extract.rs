@@ -11,6 +11,7 @@ use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
 use crate::invalid::{ArgumentError, pointer};
+use crate::slots::sorted_unique;
 
 /// Deserializes `T` from an arguments object, naming the failing field on error.
 pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, ArgumentError> {
@@ -38,13 +39,8 @@ pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<
 /// object: `None` when a name repeats or `T` refuses them, and the caller then builds the
 /// object and extracts from it, which reports the problem. Entries are handed over in key
 /// order, as from the object.
-pub(crate) fn extract_entries<T: DeserializeOwned>(
-    mut params: Vec<(&str, Param<'_>)>,
-) -> Option<T> {
-    params.sort_by(|a, b| a.0.cmp(b.0));
-    if params.iter().zip(params.iter().skip(1)).any(|(a, b)| a.0 == b.0) {
-        return None;
-    }
+pub(crate) fn extract_entries<T: DeserializeOwned>(params: Vec<(&str, Param<'_>)>) -> Option<T> {
+    let params = sorted_unique(params)?;
     T::deserialize(ArgsDe(params.into_iter().map(|(k, v)| (k, v.into_de())))).ok()
 }
 

@@ -11,6 +11,7 @@
 //! accepts, which `tests/one_parse.rs` and the property tests check.
 
 use crate::parse::{BodyView, EventView, FormView, ParamView};
+use crate::slots::sorted_unique;
 
 /// Nesting this reader follows inside unknown fields before it leaves the event to serde
 /// (well under `serde_json`'s limit, so everything it accepts `serde_json` accepts too).
@@ -68,13 +69,6 @@ fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
             Some(())
         }
     }
-}
-
-/// Entries sorted by key, as `as_map` orders them; a repeated key gives up.
-fn sorted<T>(mut entries: Vec<(&str, T)>) -> Option<Vec<(&str, T)>> {
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    let repeated = entries.iter().zip(entries.iter().skip(1)).any(|(a, b)| a.0 == b.0);
-    (!repeated).then_some(entries)
 }
 
 impl<'a> Cursor<'a> {
@@ -275,7 +269,7 @@ impl<'a> Cursor<'a> {
             out.push((key, c.string()?));
             Some(())
         })?;
-        sorted(out)
+        sorted_unique(out)
     }
 
     /// `requestBody`: its `content` (none when absent).
@@ -302,7 +296,7 @@ impl<'a> Cursor<'a> {
             out.push((ctype, properties.unwrap_or_default()));
             Some(())
         })?;
-        sorted(out)
+        sorted_unique(out)
     }
 }
 

@@ -236,6 +236,14 @@ impl<'v, T> Entries<'v, T> {
     }
 }
 
+/// Entries sorted by key, in the order [`Entries::as_map`] gives; `None` when a key repeats
+/// (where `as_map` would keep the last value, the fast paths leave the input to it).
+pub(crate) fn sorted_unique<T>(mut entries: Vec<(&str, T)>) -> Option<Vec<(&str, T)>> {
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let repeated = entries.iter().zip(entries.iter().skip(1)).any(|(a, b)| a.0 == b.0);
+    (!repeated).then_some(entries)
+}
+
 /// An object key, borrowed when it has no escapes.
 struct Key<'de>(Cow<'de, str>);
 

@@ -18,21 +18,30 @@ use crate::unquoted_list;
 /// Decodes one parameter value sent by Bedrock as text, by its declared Bedrock type;
 /// `Err` says what was expected and quotes what came.
 pub fn decode_bedrock_value(kind: &str, value: &str) -> Result<Value, String> {
-    if bedrock_value_is_text(kind) {
-        return Ok(Value::String(value.to_string()));
-    }
-    match kind {
-        "number" => number(value),
-        "integer" => integer(value),
-        "boolean" => boolean(value),
-        "array" => array(value),
-        _ => object(value),
+    match decoder(kind) {
+        Some(decode) => decode(value),
+        None => Ok(Value::String(value.to_string())),
     }
 }
 
 /// Whether [`decode_bedrock_value`] gives values of this Bedrock type back as the same string.
 pub fn bedrock_value_is_text(kind: &str) -> bool {
-    !matches!(kind, "number" | "integer" | "boolean" | "array" | "object")
+    decoder(kind).is_none()
+}
+
+/// Decodes one value of one Bedrock type.
+type Decoder = fn(&str) -> Result<Value, String>;
+
+/// The decoder of a Bedrock type whose values are not kept as text.
+fn decoder(kind: &str) -> Option<Decoder> {
+    match kind {
+        "number" => Some(number),
+        "integer" => Some(integer),
+        "boolean" => Some(boolean),
+        "array" => Some(array),
+        "object" => Some(object),
+        _ => None,
+    }
 }
 
 /// `value` quoted for a message, cut after 80 characters.
