@@ -110,12 +110,7 @@ impl ResponseBuilder {
                 api_path: api_path.to_string(),
                 http_method: http_method.to_string(),
                 status: None,
-                content_type: view
-                    .request_body
-                    .as_ref()
-                    .and_then(|b| b.first())
-                    .map_or(DEFAULT_API_CONTENT_TYPE, |(ct, _)| ct)
-                    .to_string(),
+                content_type: view.content_type().to_string(),
             },
         };
         let attrs = |a: &[(&str, &str)]| -> Attributes {

@@ -8,6 +8,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::{RawValue, to_raw_value};
 
 use crate::arguments::Arguments;
 use crate::builder::ResponseBuilder;
@@ -15,6 +16,7 @@ use crate::error::ToolError;
 use crate::event::{ActionGroupEvent, Attributes};
 use crate::extract::extract_entries;
 use crate::parse::{EventError, EventView, parse_event, view};
+use crate::reply;
 use crate::response::{ActionGroupResponse, ResponseState};
 use crate::scan;
 use crate::slots::{
@@ -58,14 +60,30 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    answer(view, run_handler(view, handler))
+}
+
+/// What the handler made of the event's arguments; `Err` holds the payload of a panic.
+type Outcome<R> = Result<Result<R, ToolError>, Box<dyn Any + Send>>;
+
+/// Converts and extracts the arguments and calls the handler, catching a panic.
+fn run_handler<T, R, F>(view: &EventView<'_>, handler: F) -> Outcome<R>
+where
+    T: DeserializeOwned,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    catch_unwind(AssertUnwindSafe(|| {
         let triples = || view.all_parameters().map(|p| (p.name, p.kind, p.value));
         let args = match Arguments::converted(triples()).and_then(extract_entries) {
             Some(args) => args,
             None => Arguments::from_triples(triples())?.extract::<T>()?,
         };
         handler(args)
-    }));
+    }))
+}
+
+/// The response to `view` for what its handler did.
+fn answer<R: Serialize>(view: &EventView<'_>, outcome: Outcome<R>) -> ActionGroupResponse {
     let builder = ResponseBuilder::from_view(view);
     match outcome {
         Ok(result) => with_result(builder, result),
@@ -128,6 +146,32 @@ where
             Err(e) => unreadable_response(&e),
         },
     }
+}
+
+/// [`handle_body`]'s response as the JSON text [`crate::run`] posts. A successful handler
+/// on a plainly written event (as Bedrock sends them) has its response written straight
+/// from the event, without building an [`ActionGroupResponse`]; the text is the same.
+///
+/// # Errors
+/// Only if serializing the response fails, which no response this crate builds does.
+pub fn handle_body_raw<T, R, F>(body: &[u8], handler: F) -> Result<Box<RawValue>, serde_json::Error>
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    let Some(view) = std::str::from_utf8(body).ok().and_then(scan::read) else {
+        return to_raw_value(&handle_body(body, handler));
+    };
+    let outcome = run_handler(&view, handler);
+    if let Ok(Ok(value)) = &outcome
+        // a JSON string result becomes its text unquoted: the builder does that
+        && let Some(json) = serde_json::to_string(value).ok().filter(|t| !t.starts_with('"'))
+        && let Some(raw) = reply::success(&view, &json)
+    {
+        return Ok(raw);
+    }
+    to_raw_value(&answer(&view, outcome))
 }
 
 /// Reads event text once into an owned event; text that cannot be read or validated gives

@@ -7,8 +7,8 @@
 //! - [`ResponseBuilder`]: TEXT bodies, response state, attributes, the size limit ([`limit`]).
 //! - [`ToolError`]: error mapping to normal / `REPROMPT` / `FAILURE` responses.
 //! - [`handle`]: the whole pipeline, panics included ([`handle_json`] / [`handle_body`] from
-//!   event text or bytes, read once); [`runtime::run`] (feature `runtime`) serves it with
-//!   `lambda_runtime`.
+//!   event text or bytes, read once; [`handle_body_raw`] to the response's JSON text);
+//!   [`runtime::run`] (feature `runtime`) serves it with `lambda_runtime`.
 //! - [`ToolCall`] / [`ToolResult`]: the provider-neutral canonical form.
 //! - [`return_control`]: MCP and inline tools run by the runtime: [`parse_return_control`]
 //!   reads Bedrock's `returnControl` payload into typed calls, [`ControlCall::result`]
@@ -28,6 +28,7 @@ mod handle;
 mod invalid;
 pub mod limit;
 mod parse;
+mod reply;
 pub mod response;
 pub mod return_control;
 #[cfg(feature = "runtime")]
@@ -43,8 +44,8 @@ pub use canonical::{TextContent, ToolCall, ToolResult};
 pub use error::ToolError;
 pub use event::{ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, Parameter};
 pub use handle::{
-    handle, handle_body, handle_event, handle_json, malformed_response, panic_message,
-    panic_response, respond, unreadable_response,
+    handle, handle_body, handle_body_raw, handle_event, handle_json, malformed_response,
+    panic_message, panic_response, respond, unreadable_response,
 };
 pub use invalid::{ArgumentError, InvalidArguments, pointer};
 pub use limit::MAX_RESPONSE_BYTES;

@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::builder::DEFAULT_API_CONTENT_TYPE;
 use crate::event::{
     ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, MediaContent, Parameter,
     RequestBody,
@@ -114,6 +115,15 @@ impl EventView<'_> {
     pub fn all_parameters(&self) -> impl Iterator<Item = &ParamView<'_>> {
         let body = self.request_body.iter().flatten().flat_map(|(_, props)| props);
         self.parameters.iter().chain(body)
+    }
+
+    /// The content type an API-schema response answers with: the request body's first,
+    /// else [`DEFAULT_API_CONTENT_TYPE`].
+    pub(crate) fn content_type(&self) -> &str {
+        self.request_body
+            .as_ref()
+            .and_then(|b| b.first())
+            .map_or(DEFAULT_API_CONTENT_TYPE, |(ct, _)| ct)
     }
 
     /// The owned event, every string copied.

@@ -1,7 +1,7 @@
 //! `lambda_runtime` adapter (feature `runtime`): a tool is one handler function.
 //!
 //! [`run`] answers each invocation from the body bytes the runtime received, read once
-//! ([`crate::handle_body`]), so even an event `serde_json` cannot read (for example a lone
+//! ([`crate::handle_body_raw`]), so even an event `serde_json` cannot read (for example a lone
 //! UTF-16 surrogate escape) is answered with a `FAILURE` response instead of a Lambda
 //! invocation error.
 
@@ -24,7 +24,9 @@ use serde_json::value::RawValue;
 use crate::arguments::Arguments;
 use crate::error::ToolError;
 use crate::event::ActionGroupEvent;
-use crate::handle::{event_from_text, handle_body, malformed_response, panic_response, respond};
+use crate::handle::{
+    event_from_text, handle_body_raw, malformed_response, panic_response, respond,
+};
 use crate::parse::parse_event;
 use crate::response::ActionGroupResponse;
 
@@ -32,8 +34,8 @@ use crate::response::ActionGroupResponse;
 pub use lambda_runtime::Error as RuntimeError;
 
 /// The layer [`run`] puts in front of the runtime: it answers each invocation from its body
-/// bytes and leaves the response in `pending` for the runtime's own handler ([`posted`]),
-/// which the runtime then serializes and posts. The runtime serves one invocation at a time,
+/// bytes and leaves the response's JSON text in `pending` for the runtime's own handler
+/// ([`posted`]), which the runtime then posts. The runtime serves one invocation at a time,
 /// so one slot is enough.
 struct Answer<'h, F, T, R> {
     handler: &'h F,
@@ -49,8 +51,8 @@ struct AnswerService<'h, S, F, T, R> {
     types: PhantomData<fn(T) -> R>,
 }
 
-/// The response of the invocation in flight, from [`Answer`] to [`posted`].
-type Pending = Cell<Option<ActionGroupResponse>>;
+/// The response text of the invocation in flight, from [`Answer`] to [`posted`].
+type Pending = Cell<Option<Result<Box<RawValue>, serde_json::Error>>>;
 
 /// What the runtime reads as its handler's event once [`Answer`] has read the real one.
 const READ: &[u8] = b"null";
@@ -69,8 +71,11 @@ where
 }
 
 /// The runtime's handler under [`Answer`]: the response [`Answer`] left.
-async fn posted(pending: &Pending) -> Result<ActionGroupResponse, RuntimeError> {
-    pending.take().ok_or_else(|| "no action-group response was prepared".into())
+async fn posted(pending: &Pending) -> Result<Box<RawValue>, RuntimeError> {
+    match pending.take() {
+        Some(answered) => Ok(answered?),
+        None => Err("no action-group response was prepared".into()),
+    }
 }
 
 impl<'h, S, F, T, R> Layer<S> for Answer<'h, F, T, R> {
@@ -97,7 +102,7 @@ where
     }
 
     fn call(&mut self, mut invocation: LambdaInvocation) -> Self::Future {
-        self.pending.set(Some(handle_body(&invocation.body, self.handler)));
+        self.pending.set(Some(handle_body_raw(&invocation.body, self.handler)));
         invocation.body = Bytes::from_static(READ);
         self.inner.call(invocation)
     }

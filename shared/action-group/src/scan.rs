@@ -40,7 +40,8 @@ struct EventFields<'a> {
     prompt_attributes: Option<Vec<(&'a str, &'a str)>>,
 }
 
-/// Reads an event as Bedrock sends it, or `None` when the serde reader must decide.
+/// Reads an event as Bedrock sends it, or `None` when the serde reader must decide. Its
+/// attributes come sorted by key, each key once (a repeated key is left to serde).
 pub(crate) fn read(text: &str) -> Option<EventView<'_>> {
     let mut cursor = Cursor { text, at: 0 };
     let view = cursor.event()?;
@@ -301,7 +302,7 @@ impl<'a> Cursor<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used)]
 
     use proptest::prelude::*;
@@ -322,11 +323,11 @@ mod tests {
     }
 
     /// Strings as Bedrock sends them, and strings the fast reader leaves to serde.
-    fn plain() -> impl Strategy<Value = String> {
+    pub(crate) fn plain() -> impl Strategy<Value = String> {
         "[a-zA-Z0-9 ./:_-]{0,12}"
     }
 
-    fn any_string() -> impl Strategy<Value = String> {
+    pub(crate) fn any_string() -> impl Strategy<Value = String> {
         prop_oneof![plain(), "[a-z\"\\\\\n\t\u{1}é😀/]{0,8}"]
     }
 
@@ -347,7 +348,7 @@ mod tests {
 
     /// A Bedrock-like event whose strings come from `s`, with optional fields dropped,
     /// either form (or both, or neither) and unknown fields.
-    fn event(s: BoxedStrategy<String>) -> impl Strategy<Value = Value> {
+    pub(crate) fn event(s: BoxedStrategy<String>) -> impl Strategy<Value = Value> {
         let params = prop::collection::vec(param(s.clone()), 0..4).boxed();
         let attrs = prop::collection::btree_map(s.clone(), s.clone(), 0..3).boxed();
         (
