@@ -270,11 +270,7 @@ impl ResponseBuilder {
                     action_group: self.action_group,
                     api_path,
                     http_method,
-                    http_status_code: status.unwrap_or(match self.state {
-                        None => 200,
-                        Some(ResponseState::Reprompt) => 400,
-                        Some(ResponseState::Failure) => 500,
-                    }),
+                    http_status_code: status.unwrap_or(status_of(self.state)),
                     response_body: BTreeMap::from([(
                         content_type,
                         ContentBody { body: self.body },
@@ -291,6 +287,15 @@ impl ResponseBuilder {
         };
         fit(&mut out, self.limit);
         out
+    }
+}
+
+/// The HTTP status of an API-schema response in `state`, unless one is set.
+pub(crate) fn status_of(state: Option<ResponseState>) -> u16 {
+    match state {
+        None => 200,
+        Some(ResponseState::Reprompt) => 400,
+        Some(ResponseState::Failure) => 500,
     }
 }
 

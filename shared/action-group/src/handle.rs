@@ -113,6 +113,47 @@ where
     }
 }
 
+/// Event text read once: by the fast reader ([`scan`]) when it takes it, else by serde.
+enum Read<'a> {
+    /// Read and validated by the fast reader.
+    Fast(EventView<'a>),
+    /// Read by serde, to be validated by [`view`].
+    Slots(RootSlots<'a>),
+}
+
+/// Reads event text (see [`Read`]); `Err` when it is not JSON.
+fn read_text(text: &str) -> Result<Read<'_>, serde_json::Error> {
+    match scan::read(text) {
+        Some(view) => Ok(Read::Fast(view)),
+        None => from_text(text).map(Read::Slots),
+    }
+}
+
+/// Reads an invocation body; bytes that are not UTF-8 go to serde, which names the error.
+fn read_body(body: &[u8]) -> Result<Read<'_>, serde_json::Error> {
+    match std::str::from_utf8(body) {
+        Ok(text) => read_text(text),
+        Err(_) => from_bytes(body).map(Read::Slots),
+    }
+}
+
+/// The pipeline after [`read_text`] or [`read_body`].
+fn handle_read<T, R, F>(
+    read: Result<Read<'_>, serde_json::Error>,
+    handler: F,
+) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    match read {
+        Ok(Read::Fast(view)) => handle_view(&view, handler),
+        Ok(Read::Slots(root)) => handle_slots(&root, handler),
+        Err(e) => unreadable_response(&e),
+    }
+}
+
 /// Like [`handle`], from the event's JSON text, read once (no `Value` is built); text that
 /// is not valid JSON (for example a lone UTF-16 surrogate escape) gives a `FAILURE`
 /// response naming the error, as `serde_json` words it.
@@ -122,13 +163,7 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    if let Some(view) = scan::read(event) {
-        return handle_view(&view, handler);
-    }
-    match from_text(event) {
-        Ok(root) => handle_slots(&root, handler),
-        Err(e) => unreadable_response(&e),
-    }
+    handle_read(read_text(event), handler)
 }
 
 /// Like [`handle_json`], from an invocation body's bytes, as [`crate::run`] receives them. A
@@ -139,13 +174,7 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    match std::str::from_utf8(body) {
-        Ok(text) => handle_json(text, handler),
-        Err(_) => match from_bytes(body) {
-            Ok(root) => handle_slots(&root, handler),
-            Err(e) => unreadable_response(&e),
-        },
-    }
+    handle_read(read_body(body), handler)
 }
 
 /// [`handle_body`]'s response as the JSON text [`crate::run`] posts. A successful handler
@@ -160,8 +189,9 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    let Some(view) = std::str::from_utf8(body).ok().and_then(scan::read) else {
-        return to_raw_value(&handle_body(body, handler));
+    let view = match read_body(body) {
+        Ok(Read::Fast(view)) => view,
+        other => return to_raw_value(&handle_read(other, handler)),
     };
     let outcome = run_handler(&view, handler);
     if let Ok(Ok(value)) = &outcome
@@ -178,13 +208,13 @@ where
 /// the `FAILURE` response [`handle_json`] would give.
 #[cfg_attr(not(feature = "runtime"), allow(dead_code))]
 pub(crate) fn event_from_text(event: &str) -> Result<ActionGroupEvent, Box<ActionGroupResponse>> {
-    if let Some(view) = scan::read(event) {
-        return Ok(view.to_event());
-    }
-    let root = from_text(event).map_err(|e| Box::new(unreadable_response(&e)))?;
-    match view(&root) {
-        Ok(v) => Ok(v.to_event()),
-        Err(e) => Err(Box::new(malformed(&root, &e))),
+    match read_text(event) {
+        Ok(Read::Fast(view)) => Ok(view.to_event()),
+        Ok(Read::Slots(root)) => match view(&root) {
+            Ok(v) => Ok(v.to_event()),
+            Err(e) => Err(Box::new(malformed(&root, &e))),
+        },
+        Err(e) => Err(Box::new(unreadable_response(&e))),
     }
 }
 

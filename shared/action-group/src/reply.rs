@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::value::RawValue;
 
+use crate::builder::status_of;
 use crate::limit::MAX_RESPONSE_BYTES;
 use crate::parse::{EventView, FormView};
 use crate::response::TEXT;
@@ -95,7 +96,7 @@ pub(crate) fn success(view: &EventView<'_>, text: &str) -> Option<Box<RawValue>>
             action_group: view.action_group,
             api_path,
             http_method,
-            http_status_code: 200,
+            http_status_code: status_of(None),
             response_body: Body { content_type: view.content_type(), text },
         },
     };
