@@ -4,7 +4,8 @@
 # seeds a realistic registry (scripts/load/seed.py: 100 tools, 20 agents of 10 tools,
 # 3 rules on each), runs wrk (installed from Debian's packages if missing) against each
 # route for a bounded time, and prints each route's throughput and p99 as a ratio of
-# /healthz's, measured in the same run. Stops the server.
+# /healthz's, measured in the same run, and the server's CPU time per request (user +
+# system, from /proc; wrk's own share of the two cores is the rest). Stops the server.
 #   scripts/load.sh [SECONDS_PER_ROUTE (default 10)] [CONNECTIONS (default 32)]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -33,17 +34,23 @@ BASE="http://127.0.0.1:$PORT"
 python3 scripts/load/seed.py "$BASE" "$LOAD_TOKEN"
 
 RESULTS="$DATA/results.tsv"
+TICKS="$(getconf CLK_TCK)"
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
 run() { # name script url
   echo
   echo "### $1"
-  local out
+  local out before after
+  before="$(cpu_ticks)"
   out="$(wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "scripts/load/$2" "$3")"
+  after="$(cpu_ticks)"
   echo "$out" | sed -n '/Latency Distribution/,/Transfer/p'
   if echo "$out" | grep -q "Non-2xx"; then echo "load: non-2xx responses on $1" >&2; exit 1; fi
-  local rps p99
+  local rps p99 requests
   rps="$(echo "$out" | awk '/Requests\/sec/ {print $2}')"
   p99="$(echo "$out" | awk '$1 == "99%" {print $2}')"
-  printf '%s\t%s\t%s\n' "$1" "$rps" "$p99" >>"$RESULTS"
+  requests="$(echo "$out" | awk '/requests in/ {print $1}')"
+  printf '%s\t%s\t%s\t%s\n' "$1" "$rps" "$p99" \
+    "$(awk -v t="$((after - before))" -v hz="$TICKS" -v n="$requests" 'BEGIN {printf "%.1f", t / hz / n * 1e6}')" >>"$RESULTS"
 }
 echo "agent-registry load test: $CONNECTIONS connections, ${DURATION}s per route, $(nproc) cores, loopback"
 run "GET /healthz" get.lua "$BASE/healthz"
@@ -58,13 +65,13 @@ def ms(t):
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
 base_rps, base_p99 = float(rows[0][1]), ms(rows[0][2])
 goals = {"GET /agents/{id}": (0.60, None), "GET /tools?limit=25": (0.30, None), "POST /agents/{id}/resolve": (0.50, 2.0)}
-print("\nroute\treq/s\tp99\tthroughput vs /healthz\tp99 vs /healthz\tgoal")
-for name, rps, p99 in rows:
+print("\nroute\treq/s\tp99\tthroughput vs /healthz\tp99 vs /healthz\tserver CPU/request\tgoal")
+for name, rps, p99, cpu in rows:
     share, ratio = float(rps) / base_rps, ms(p99) / base_p99
     goal = goals.get(name)
     verdict = ""
     if goal:
         ok = share >= goal[0] and (goal[1] is None or ratio <= goal[1])
         verdict = f">= {goal[0]:.0%}" + (f", p99 <= {goal[1]}x" if goal[1] else "") + (" met" if ok else " NOT met")
-    print(f"{name}\t{float(rps):,.0f}\t{p99}\t{share:.0%}\t{ratio:.2f}x\t{verdict}")
+    print(f"{name}\t{float(rps):,.0f}\t{p99}\t{share:.0%}\t{ratio:.2f}x\t{cpu} us\t{verdict}")
 PY
