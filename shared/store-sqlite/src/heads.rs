@@ -1,7 +1,8 @@
 //! The live heads one reader connection has read, kept while the database is unchanged.
 //! `PRAGMA data_version` on a connection changes whenever any other connection commits
 //! (this process's writer or another process), so a point read that finds it unchanged
-//! answers from memory: no statement per id, no row decode, no decoded-cache lock.
+//! answers from memory: no statement per id, no row decode, no decoded-cache lock, and
+//! no second parse of a remembered head's references.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,6 +24,8 @@ type Found = Option<Arc<Definition>>;
 pub(crate) struct Heads {
     data_version: Option<i64>,
     kinds: [HashMap<String, Found>; 2],
+    /// [`Definition::references`] of remembered heads, by kind and id.
+    references: [HashMap<String, Vec<String>>; 2],
 }
 
 impl Heads {
@@ -36,6 +39,7 @@ impl Heads {
             .db()?;
         if self.data_version != Some(version) {
             self.kinds.iter_mut().for_each(HashMap::clear);
+            self.references.iter_mut().for_each(HashMap::clear);
             self.data_version = Some(version);
         }
         Ok(())
@@ -53,6 +57,20 @@ impl Heads {
             map.clear();
         }
         map.insert(id.to_owned(), found.clone());
+    }
+
+    /// The references of `head`, the remembered head of `id`: worked out once per state.
+    pub(crate) fn references(&mut self, kind: Kind, id: &str, head: &Definition) -> Vec<String> {
+        let map = &mut self.references[index(kind)];
+        if let Some(references) = map.get(id) {
+            return references.clone();
+        }
+        if map.len() >= CAPACITY {
+            map.clear();
+        }
+        let references = head.references();
+        map.insert(id.to_owned(), references.clone());
+        references
     }
 }
 

@@ -99,7 +99,7 @@ pub(crate) fn get(
 /// read heads it combines are of one state too.
 fn one_state<T>(
     reader: &mut Reader,
-    remembered: impl FnOnce(&Heads) -> Option<T>,
+    remembered: impl FnOnce(&mut Heads) -> Option<T>,
     read: impl FnOnce(&Connection, &mut Heads) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
     let Reader { conn, heads } = reader;
@@ -129,7 +129,7 @@ pub(crate) fn get_with_references(
         |heads| match heads.get(kind, id)? {
             None => Some(None),
             Some(head) => {
-                let references = head.references();
+                let references = heads.references(kind, id, &head);
                 let tools =
                     references.iter().map(|r| heads.get(Kind::Tool, r)).collect::<Option<_>>()?;
                 Some(Some(Referenced { head, references, tools }))

@@ -104,6 +104,13 @@ impl Registry {
         for tool in live_of(Kind::Tool, tools) {
             defs.insert(tool);
         }
+        // Most agents name their tools exactly and have no collaborators: nothing more to read.
+        if as_agent(&root).is_some_and(|agent| {
+            collaborators_to_fetch(agent).next().is_none() && tool_names_to_fetch(agent).is_empty()
+        }) {
+            defs.insert(root);
+            return Ok(defs);
+        }
         let mut asked_tools: HashSet<String> = references.into_iter().collect();
         let mut asked_names: HashSet<String> = HashSet::new();
         let mut asked_agents: HashSet<String> = HashSet::from([root.id().to_owned()]);
