@@ -215,3 +215,31 @@ async fn an_agent_and_its_tools_are_read_again_after_another_commit() {
     other.put(tool("t1"), Expected::Version(1)).await.unwrap();
     assert_eq!(tool_version(&store).await, Some(2));
 }
+
+/// The references a reader worked out for a remembered agent go with it: after another
+/// handle's commit changes the agent's tools, the next read names the new ones.
+#[tokio::test]
+async fn an_agents_references_are_worked_out_again_after_another_commit() {
+    let (_dir, _path, store, other) = two_handles();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    store.put(tool("t2"), Expected::Absent).await.unwrap();
+    store.put(agent("a", &["t1"]), Expected::Absent).await.unwrap();
+    let read = |store: &SqliteStore| {
+        let store = store.clone();
+        async move {
+            let found = store.get_with_references_shared(Kind::Agent, "a").await.unwrap().unwrap();
+            let tools = found.tools.iter().map(|t| t.as_ref().map(|t| t.id().to_owned()));
+            (found.references, tools.collect::<Vec<_>>())
+        }
+    };
+    for _ in 0..2 {
+        assert_eq!(read(&store).await, (vec!["t1".to_owned()], vec![Some("t1".to_owned())]));
+    }
+    other.put(agent("a", &["t1", "t2"]), Expected::Version(1)).await.unwrap();
+    let both = vec!["t1".to_owned(), "t2".to_owned()];
+    for _ in 0..2 {
+        let (references, tools) = read(&store).await;
+        assert_eq!(references, both);
+        assert_eq!(tools, both.iter().cloned().map(Some).collect::<Vec<_>>());
+    }
+}
