@@ -19,13 +19,17 @@ const CAPACITY: usize = 4096;
 /// What one id's live head was (`None`: absent or deleted).
 type Found = Option<Arc<Definition>>;
 
+/// A remembered head, and its [`Definition::references`] once asked for.
+struct Entry {
+    found: Found,
+    references: Option<Vec<String>>,
+}
+
 /// Heads read by one connection at one `data_version`.
 #[derive(Default)]
 pub(crate) struct Heads {
     data_version: Option<i64>,
-    kinds: [HashMap<String, Found>; 2],
-    /// [`Definition::references`] of remembered heads, by kind and id.
-    references: [HashMap<String, Vec<String>>; 2],
+    kinds: [HashMap<String, Entry>; 2],
 }
 
 impl Heads {
@@ -39,7 +43,6 @@ impl Heads {
             .db()?;
         if self.data_version != Some(version) {
             self.kinds.iter_mut().for_each(HashMap::clear);
-            self.references.iter_mut().for_each(HashMap::clear);
             self.data_version = Some(version);
         }
         Ok(())
@@ -47,7 +50,7 @@ impl Heads {
 
     /// The head of `id` as read since the last change, if it was.
     pub(crate) fn get(&self, kind: Kind, id: &str) -> Option<Found> {
-        self.kinds[index(kind)].get(id).cloned()
+        self.kinds[index(kind)].get(id).map(|entry| entry.found.clone())
     }
 
     /// Remembers the head of `id`.
@@ -56,21 +59,15 @@ impl Heads {
         if map.len() >= CAPACITY {
             map.clear();
         }
-        map.insert(id.to_owned(), found.clone());
+        map.insert(id.to_owned(), Entry { found: found.clone(), references: None });
     }
 
     /// The references of `head`, the remembered head of `id`: worked out once per state.
     pub(crate) fn references(&mut self, kind: Kind, id: &str, head: &Definition) -> Vec<String> {
-        let map = &mut self.references[index(kind)];
-        if let Some(references) = map.get(id) {
-            return references.clone();
+        match self.kinds[index(kind)].get_mut(id) {
+            Some(entry) => entry.references.get_or_insert_with(|| head.references()).clone(),
+            None => head.references(),
         }
-        if map.len() >= CAPACITY {
-            map.clear();
-        }
-        let references = head.references();
-        map.insert(id.to_owned(), references.clone());
-        references
     }
 }
 

@@ -138,7 +138,7 @@ pub(crate) fn get_with_references(
         // the head is looked up again: a commit may have come before this check
         |conn, heads| {
             let Some(head) = lookup(conn, heads, decoded, kind, id)? else { return Ok(None) };
-            let references = head.references();
+            let references = heads.references(kind, id, &head);
             let tools = references
                 .iter()
                 .map(|r| lookup(conn, heads, decoded, Kind::Tool, r))
