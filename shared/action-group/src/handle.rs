@@ -116,7 +116,7 @@ where
 /// Event text read once: by the fast reader ([`scan`]) when it takes it, else by serde.
 enum Read<'a> {
     /// Read and validated by the fast reader.
-    Fast(EventView<'a>),
+    Fast(scan::Plain<'a>),
     /// Read by serde, to be validated by [`view`].
     Slots(RootSlots<'a>),
 }

@@ -1,113 +1,130 @@
-//! The response to a successful invocation, serialized straight from the event view: the
-//! JSON text [`crate::ResponseBuilder`] and `serde_json` would give for it, without building
-//! the owned response (no copies of the echoed names and attributes, no maps).
+//! The response to a successful invocation, written straight from the event the fast reader
+//! accepted: the JSON text [`crate::ResponseBuilder`] and `serde_json` would give for it,
+//! without building the owned response (no copies of the echoed names and attributes, no
+//! maps) and without serde's writer, whose string escaping was a fifth of an invocation.
+//!
+//! The text is handed to `lambda_runtime` as a [`RawValue`] without being parsed again
+//! (decision 54): every string the event gives is plain ([`Plain`]), and the handler's result
+//! is written as a JSON string by [`push_escaped`], so the text is one JSON object by
+//! construction. Debug builds (every test) parse it again to check.
 
-use serde::Serialize;
-use serde::ser::{SerializeMap, Serializer};
+use std::fmt::Write as _;
+
 use serde_json::value::RawValue;
 
 use crate::builder::status_of;
 use crate::limit::MAX_RESPONSE_BYTES;
-use crate::parse::{EventView, FormView};
+use crate::parse::FormView;
 use crate::response::TEXT;
+use crate::scan::{Plain, plain_run};
 
-/// `ActionGroupResponse` of a success, borrowed; fields in the same order.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Reply<'v> {
-    message_version: &'v str,
-    response: Kind<'v>,
-    #[serde(skip_serializing_if = "Attributes::is_empty")]
-    session_attributes: Attributes<'v>,
-    #[serde(skip_serializing_if = "Attributes::is_empty")]
-    prompt_session_attributes: Attributes<'v>,
-}
+/// What the fixed parts of the longest response (the API form) take, keys and punctuation.
+const FIXED: usize = 160;
 
-/// `ResponseKind`: either form, untagged.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Kind<'v> {
-    #[serde(rename_all = "camelCase")]
-    Function { action_group: &'v str, function: &'v str, function_response: FunctionBody<'v> },
-    #[serde(rename_all = "camelCase")]
-    Api {
-        action_group: &'v str,
-        api_path: &'v str,
-        http_method: &'v str,
-        http_status_code: u16,
-        response_body: Body<'v>,
-    },
-}
-
-/// `functionResponse` of a success: no `responseState`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FunctionBody<'v> {
-    response_body: Body<'v>,
-}
-
-/// `{"<content type>": {"body": "<text>"}}`.
-struct Body<'v> {
-    content_type: &'v str,
-    text: &'v str,
-}
-
-/// `ContentBody`.
-#[derive(Serialize)]
-struct Content<'v> {
-    body: &'v str,
-}
-
-/// An attribute map as the event reader gives it: sorted by key, each key once.
-struct Attributes<'v>(&'v [(&'v str, &'v str)]);
-
-impl Attributes<'_> {
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl Serialize for Body<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(1))?;
-        map.serialize_entry(self.content_type, &Content { body: self.text })?;
-        map.end()
-    }
-}
-
-impl Serialize for Attributes<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().copied())
-    }
-}
-
-/// The success response to `view` whose body is `text` (a handler result's JSON that is
+/// The success response to `event` whose body is `text` (a handler result's JSON that is
 /// not a JSON string), as JSON text; `None` over [`MAX_RESPONSE_BYTES`], where the builder
-/// cuts the body. The view's attributes are as [`crate::scan::read`] gives them: sorted,
-/// each key once, as the response's maps hold them.
-pub(crate) fn success(view: &EventView<'_>, text: &str) -> Option<Box<RawValue>> {
-    let response = match view.form {
-        FormView::Function(function) => Kind::Function {
-            action_group: view.action_group,
-            function,
-            function_response: FunctionBody { response_body: Body { content_type: TEXT, text } },
-        },
-        FormView::Api { api_path, http_method } => Kind::Api {
-            action_group: view.action_group,
-            api_path,
-            http_method,
-            http_status_code: status_of(None),
-            response_body: Body { content_type: view.content_type(), text },
-        },
+/// cuts the body. The event's attributes are as [`crate::scan::read`] gives them: sorted,
+/// each key once, as the response's maps hold them. Fields in `ActionGroupResponse`'s
+/// order, empty attribute maps left out, as serde writes it.
+pub(crate) fn success(event: &Plain<'_>, text: &str) -> Option<Box<RawValue>> {
+    let attributes =
+        |a: &[(&str, &str)]| a.iter().map(|(k, v)| k.len() + v.len() + 6).sum::<usize>();
+    let mut out = String::with_capacity(
+        FIXED
+            + event.message_version.len()
+            + event.action_group.len()
+            + match event.form {
+                FormView::Function(function) => function.len(),
+                FormView::Api { api_path, http_method } => {
+                    api_path.len() + http_method.len() + event.content_type().len()
+                }
+            }
+            + text.len() * 5 / 4
+            + attributes(&event.session_attributes)
+            + attributes(&event.prompt_session_attributes),
+    );
+    out.push_str(r#"{"messageVersion":""#);
+    out.push_str(event.message_version);
+    out.push_str(r#"","response":{"actionGroup":""#);
+    out.push_str(event.action_group);
+    let content_type = match event.form {
+        FormView::Function(function) => {
+            out.push_str(r#"","function":""#);
+            out.push_str(function);
+            out.push_str(r#"","functionResponse":{"responseBody":{""#);
+            TEXT
+        }
+        FormView::Api { api_path, http_method } => {
+            out.push_str(r#"","apiPath":""#);
+            out.push_str(api_path);
+            out.push_str(r#"","httpMethod":""#);
+            out.push_str(http_method);
+            write!(out, r#"","httpStatusCode":{},"responseBody":{{""#, status_of(None)).ok()?;
+            event.content_type()
+        }
     };
-    let reply = Reply {
-        message_version: view.message_version,
-        response,
-        session_attributes: Attributes(&view.session_attributes),
-        prompt_session_attributes: Attributes(&view.prompt_session_attributes),
-    };
-    let json = serde_json::value::to_raw_value(&reply).ok()?;
-    (json.get().len() <= MAX_RESPONSE_BYTES).then_some(json)
+    out.push_str(content_type);
+    out.push_str(r#"":{"body":""#);
+    push_escaped(&mut out, text)?;
+    out.push_str(match event.form {
+        FormView::Function(_) => r#""}}}}"#,
+        FormView::Api { .. } => r#""}}}"#,
+    });
+    push_attributes(&mut out, "sessionAttributes", &event.session_attributes);
+    push_attributes(&mut out, "promptSessionAttributes", &event.prompt_session_attributes);
+    out.push('}');
+    if out.len() > MAX_RESPONSE_BYTES {
+        return None;
+    }
+    // SAFETY: `out` is one JSON object without surrounding whitespace: its keys and
+    // punctuation are fixed, the strings between quotes are plain (`Plain`) or escaped by
+    // `push_escaped`, and the status is a number. `from_string_unchecked` parses it again in
+    // debug builds, and `tests` compare it with serde's text for any event and result.
+    #[allow(unsafe_code)]
+    let raw = unsafe { RawValue::from_string_unchecked(out) };
+    Some(raw)
+}
+
+/// `,"<name>":{"<key>":"<value>",...}` unless `attributes` is empty; keys and values plain.
+fn push_attributes(out: &mut String, name: &str, attributes: &[(&str, &str)]) {
+    if attributes.is_empty() {
+        return;
+    }
+    out.push_str(",\"");
+    out.push_str(name);
+    out.push_str("\":{");
+    for (i, (key, value)) in attributes.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(key);
+        out.push_str("\":\"");
+        out.push_str(value);
+        out.push('"');
+    }
+    out.push('}');
+}
+
+/// `text` as the inside of a JSON string, escaped as `serde_json` escapes it.
+fn push_escaped(out: &mut String, text: &str) -> Option<()> {
+    let mut rest = text;
+    loop {
+        let (plain, tail) = rest.split_at_checked(plain_run(rest.as_bytes()))?;
+        out.push_str(plain);
+        let Some(&stop) = tail.as_bytes().first() else { return Some(()) };
+        match stop {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            control => write!(out, "\\u{control:04x}").ok()?,
+        }
+        rest = tail.get(1..)?;
+    }
 }
 
 #[cfg(test)]
@@ -157,6 +174,19 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn text_is_escaped_as_serde_escapes_it(
+            chars in prop::collection::vec(prop_oneof![
+                Just('"'), Just('\\'), (0u8..0x20).prop_map(char::from), any::<char>(),
+            ], 0..24)
+        ) {
+            let text = String::from_iter(chars);
+            let mut out = String::from('"');
+            super::push_escaped(&mut out, &text).unwrap();
+            out.push('"');
+            prop_assert_eq!(out, serde_json::to_string(&text).unwrap());
+        }
+
         #[test]
         fn the_written_response_is_the_built_one(
             e in event(plain().boxed()), result in result(), pretty in any::<bool>(),
