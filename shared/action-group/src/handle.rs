@@ -195,9 +195,7 @@ where
     };
     let outcome = run_handler(&view, handler);
     if let Ok(Ok(value)) = &outcome
-        // a JSON string result becomes its text unquoted: the builder does that
-        && let Some(json) = serde_json::to_string(value).ok().filter(|t| !t.starts_with('"'))
-        && let Some(raw) = reply::success(&view, &json)
+        && let Some(raw) = reply::success(&view, value)
     {
         return Ok(raw);
     }

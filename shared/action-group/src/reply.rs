@@ -1,15 +1,19 @@
 //! The response to a successful invocation, written straight from the event the fast reader
 //! accepted: the JSON text [`crate::ResponseBuilder`] and `serde_json` would give for it,
 //! without building the owned response (no copies of the echoed names and attributes, no
-//! maps) and without serde's writer, whose string escaping was a fifth of an invocation.
+//! maps) and without serde's writer for the response itself, whose string escaping was a
+//! fifth of an invocation.
 //!
-//! The text is handed to `lambda_runtime` as a [`RawValue`] without being parsed again
-//! (decision 54): every string the event gives is plain ([`Plain`]), and the handler's result
-//! is written as a JSON string by [`push_escaped`], so the text is one JSON object by
-//! construction. Debug builds (every test) parse it again to check.
+//! The handler's result is serialized once, straight into the response as the body string
+//! ([`Escaped`]). The text is handed to `lambda_runtime` as a [`RawValue`] without being
+//! parsed again (decision 54): every string the event gives is plain ([`Plain`]) and the body
+//! is escaped, so the text is one JSON object by construction. Debug builds (every test)
+//! parse it again to check.
 
-use std::fmt::Write as _;
+use std::io::{self, Write as _};
 
+use serde::Serialize;
+use serde_json::ser::{CharEscape, CompactFormatter, Formatter, Serializer};
 use serde_json::value::RawValue;
 
 use crate::builder::status_of;
@@ -18,112 +22,141 @@ use crate::parse::FormView;
 use crate::response::TEXT;
 use crate::scan::{Plain, plain_run};
 
-/// What the fixed parts of the longest response (the API form) take, keys and punctuation.
-const FIXED: usize = 160;
+/// Room for the fixed parts of the longest response (the API form) and a small result.
+const ROOM: usize = 320;
 
-/// The success response to `event` whose body is `text` (a handler result's JSON that is
-/// not a JSON string), as JSON text; `None` over [`MAX_RESPONSE_BYTES`], where the builder
-/// cuts the body. The event's attributes are as [`crate::scan::read`] gives them: sorted,
-/// each key once, as the response's maps hold them. Fields in `ActionGroupResponse`'s
-/// order, empty attribute maps left out, as serde writes it.
-pub(crate) fn success(event: &Plain<'_>, text: &str) -> Option<Box<RawValue>> {
-    let attributes =
-        |a: &[(&str, &str)]| a.iter().map(|(k, v)| k.len() + v.len() + 6).sum::<usize>();
-    let mut out = String::with_capacity(
-        FIXED
-            + event.message_version.len()
-            + event.action_group.len()
-            + match event.form {
-                FormView::Function(function) => function.len(),
-                FormView::Api { api_path, http_method } => {
-                    api_path.len() + http_method.len() + event.content_type().len()
-                }
-            }
-            + text.len() * 5 / 4
-            + attributes(&event.session_attributes)
-            + attributes(&event.prompt_session_attributes),
-    );
-    out.push_str(r#"{"messageVersion":""#);
-    out.push_str(event.message_version);
-    out.push_str(r#"","response":{"actionGroup":""#);
-    out.push_str(event.action_group);
+/// Writes JSON as the inside of a JSON string: `serde_json`'s compact text, escaped as
+/// `serde_json` escapes a string.
+struct Escaped;
+
+impl Formatter for Escaped {
+    fn begin_string<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(b"\\\"")
+    }
+
+    fn end_string<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        writer.write_all(b"\\\"")
+    }
+
+    fn write_char_escape<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        char_escape: CharEscape,
+    ) -> io::Result<()> {
+        let mut escape = io::Cursor::new([0; 6]);
+        CompactFormatter.write_char_escape(&mut escape, char_escape)?;
+        let written = usize::try_from(escape.position()).unwrap_or_default();
+        write_escaped(writer, escape.get_ref().get(..written).unwrap_or_default())
+    }
+
+    fn write_raw_fragment<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        write_escaped(writer, fragment.as_bytes())
+    }
+}
+
+/// The success response to `event` whose handler returned `result`, as JSON text; `None`
+/// when `result` is a JSON string (the builder writes its text unquoted), does not
+/// serialize, or makes the response longer than [`MAX_RESPONSE_BYTES`] (the builder cuts the
+/// body). The event's attributes are as [`crate::scan::read`] gives them: sorted, each key
+/// once, as the response's maps hold them. Fields in `ActionGroupResponse`'s order, empty
+/// attribute maps left out, as serde writes it.
+pub(crate) fn success<R: Serialize>(event: &Plain<'_>, result: &R) -> Option<Box<RawValue>> {
+    let mut out = Vec::with_capacity(ROOM);
+    out.extend_from_slice(br#"{"messageVersion":""#);
+    out.extend_from_slice(event.message_version.as_bytes());
+    out.extend_from_slice(br#"","response":{"actionGroup":""#);
+    out.extend_from_slice(event.action_group.as_bytes());
     let content_type = match event.form {
         FormView::Function(function) => {
-            out.push_str(r#"","function":""#);
-            out.push_str(function);
-            out.push_str(r#"","functionResponse":{"responseBody":{""#);
+            out.extend_from_slice(br#"","function":""#);
+            out.extend_from_slice(function.as_bytes());
+            out.extend_from_slice(br#"","functionResponse":{"responseBody":{""#);
             TEXT
         }
         FormView::Api { api_path, http_method } => {
-            out.push_str(r#"","apiPath":""#);
-            out.push_str(api_path);
-            out.push_str(r#"","httpMethod":""#);
-            out.push_str(http_method);
+            out.extend_from_slice(br#"","apiPath":""#);
+            out.extend_from_slice(api_path.as_bytes());
+            out.extend_from_slice(br#"","httpMethod":""#);
+            out.extend_from_slice(http_method.as_bytes());
             write!(out, r#"","httpStatusCode":{},"responseBody":{{""#, status_of(None)).ok()?;
             event.content_type()
         }
     };
-    out.push_str(content_type);
-    out.push_str(r#"":{"body":""#);
-    push_escaped(&mut out, text)?;
-    out.push_str(match event.form {
-        FormView::Function(_) => r#""}}}}"#,
-        FormView::Api { .. } => r#""}}}"#,
+    out.extend_from_slice(content_type.as_bytes());
+    out.extend_from_slice(br#"":{"body":""#);
+    let body = out.len();
+    result.serialize(&mut Serializer::with_formatter(&mut out, Escaped)).ok()?;
+    if out.get(body..)?.starts_with(b"\\\"") {
+        return None;
+    }
+    out.extend_from_slice(match event.form {
+        FormView::Function(_) => br#""}}}}"#,
+        FormView::Api { .. } => br#""}}}"#,
     });
     push_attributes(&mut out, "sessionAttributes", &event.session_attributes);
     push_attributes(&mut out, "promptSessionAttributes", &event.prompt_session_attributes);
-    out.push('}');
+    out.push(b'}');
     if out.len() > MAX_RESPONSE_BYTES {
         return None;
     }
-    // SAFETY: `out` is one JSON object without surrounding whitespace: its keys and
-    // punctuation are fixed, the strings between quotes are plain (`Plain`) or escaped by
-    // `push_escaped`, and the status is a number. `from_string_unchecked` parses it again in
-    // debug builds, and `tests` compare it with serde's text for any event and result.
+    let text = String::from_utf8(out).ok()?;
+    // SAFETY: `text` is one JSON object without surrounding whitespace: its keys and
+    // punctuation are fixed, the strings between quotes are plain (`Plain`) or the result's
+    // JSON escaped (`Escaped`), and the status is a number. `from_string_unchecked` parses it
+    // again in debug builds, and `tests` compare it with serde's text for any event and result.
     #[allow(unsafe_code)]
-    let raw = unsafe { RawValue::from_string_unchecked(out) };
+    let raw = unsafe { RawValue::from_string_unchecked(text) };
     Some(raw)
 }
 
 /// `,"<name>":{"<key>":"<value>",...}` unless `attributes` is empty; keys and values plain.
-fn push_attributes(out: &mut String, name: &str, attributes: &[(&str, &str)]) {
+fn push_attributes(out: &mut Vec<u8>, name: &str, attributes: &[(&str, &str)]) {
     if attributes.is_empty() {
         return;
     }
-    out.push_str(",\"");
-    out.push_str(name);
-    out.push_str("\":{");
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":{");
     for (i, (key, value)) in attributes.iter().enumerate() {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
-        out.push('"');
-        out.push_str(key);
-        out.push_str("\":\"");
-        out.push_str(value);
-        out.push('"');
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":\"");
+        out.extend_from_slice(value.as_bytes());
+        out.push(b'"');
     }
-    out.push('}');
+    out.push(b'}');
 }
 
-/// `text` as the inside of a JSON string, escaped as `serde_json` escapes it.
-fn push_escaped(out: &mut String, text: &str) -> Option<()> {
+/// `text` as the inside of a JSON string, escaped as `serde_json` escapes a string.
+fn write_escaped<W: ?Sized + io::Write>(writer: &mut W, text: &[u8]) -> io::Result<()> {
     let mut rest = text;
     loop {
-        let (plain, tail) = rest.split_at_checked(plain_run(rest.as_bytes()))?;
-        out.push_str(plain);
-        let Some(&stop) = tail.as_bytes().first() else { return Some(()) };
-        match stop {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            control => write!(out, "\\u{control:04x}").ok()?,
-        }
-        rest = tail.get(1..)?;
+        let (plain, tail) = rest.split_at_checked(plain_run(rest)).unwrap_or((rest, &[]));
+        writer.write_all(plain)?;
+        let Some((&stop, after)) = tail.split_first() else { return Ok(()) };
+        CompactFormatter.write_char_escape(writer, char_escape(stop))?;
+        rest = after;
+    }
+}
+
+/// How `serde_json` escapes `byte` (a quote, a backslash or a control character).
+fn char_escape(byte: u8) -> CharEscape {
+    match byte {
+        b'"' => CharEscape::Quote,
+        b'\\' => CharEscape::ReverseSolidus,
+        0x08 => CharEscape::Backspace,
+        0x0c => CharEscape::FormFeed,
+        b'\n' => CharEscape::LineFeed,
+        b'\r' => CharEscape::CarriageReturn,
+        b'\t' => CharEscape::Tab,
+        control => CharEscape::AsciiControl(control),
     }
 }
 
@@ -181,10 +214,10 @@ mod tests {
             ], 0..24)
         ) {
             let text = String::from_iter(chars);
-            let mut out = String::from('"');
-            super::push_escaped(&mut out, &text).unwrap();
-            out.push('"');
-            prop_assert_eq!(out, serde_json::to_string(&text).unwrap());
+            let mut out = b"\"".to_vec();
+            super::write_escaped(&mut out, text.as_bytes()).unwrap();
+            out.push(b'"');
+            prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap());
         }
 
         #[test]
@@ -215,7 +248,8 @@ mod tests {
             "httpMethod":"POST","requestBody":{"content":{"text/plain":{"properties":[]}}},
             "parameters":[],"sessionAttributes":{"u":"1","a":"2"},"promptSessionAttributes":{}}"#;
         let view = crate::scan::read(text).unwrap();
-        let raw = super::success(&view, r#"{"miles":7.7}"#).unwrap();
+        assert!(super::success(&view, &"a JSON string").is_none());
+        let raw = super::success(&view, &json!({"miles": 7.7})).unwrap();
         let expected = json!({
             "messageVersion": "1.0",
             "response": {"actionGroup": "units", "apiPath": "/convert", "httpMethod": "POST",
@@ -231,7 +265,7 @@ mod tests {
         let text = r#"{"actionGroup":"g","function":"f"}"#;
         let view = crate::scan::read(text).unwrap();
         let long = "x".repeat(MAX_RESPONSE_BYTES);
-        assert!(super::success(&view, &long).is_none());
+        assert!(super::success(&view, &[long.as_str()]).is_none());
         let answer = |_: IgnoredAny| Ok::<_, ToolError>(vec![long.as_str()]);
         let raw = handle_body_raw(text.as_bytes(), answer).unwrap();
         assert!(raw.get().len() <= MAX_RESPONSE_BYTES);
