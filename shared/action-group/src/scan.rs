@@ -121,8 +121,12 @@ impl<'a> Cursor<'a> {
     /// Consumes `byte` after whitespace, when it is next.
     #[inline]
     fn next_is(&mut self, byte: u8) -> bool {
-        self.ws();
-        let found = self.peek() == Some(byte);
+        let mut next = self.peek();
+        if let Some(b' ' | b'\t' | b'\n' | b'\r') = next {
+            self.ws();
+            next = self.peek();
+        }
+        let found = next == Some(byte);
         self.at += usize::from(found);
         found
     }
