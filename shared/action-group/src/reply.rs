@@ -164,8 +164,11 @@ fn char_escape(byte: u8) -> CharEscape {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use std::collections::BTreeMap;
+
     use proptest::prelude::*;
     use serde::de::IgnoredAny;
+    use serde_json::value::RawValue;
     use serde_json::{Value, json};
 
     use crate::error::ToolError;
@@ -258,6 +261,22 @@ mod tests {
             "sessionAttributes": {"a": "2", "u": "1"},
         });
         assert_eq!(raw.get(), expected.to_string());
+    }
+
+    #[test]
+    fn a_result_holding_raw_json_is_escaped_as_the_builder_escapes_it() {
+        let text = r#"{"actionGroup":"g","function":"f"}"#;
+        // serde_json writes a `RawValue` as it is, spaces included: `write_raw_fragment`
+        let answer = |_: IgnoredAny| {
+            let raw = RawValue::from_string("[1, \"a\\n\"]".to_string()).unwrap();
+            Ok::<_, ToolError>(BTreeMap::from([("raw", raw)]))
+        };
+        let raw = handle_body_raw(text.as_bytes(), answer).unwrap();
+        assert!(raw.get().contains(r#""body":"{\"raw\":[1, \"a\\n\"]}""#), "{}", raw.get());
+        assert_eq!(
+            raw.get(),
+            serde_json::to_string(&handle_body(text.as_bytes(), answer)).unwrap()
+        );
     }
 
     #[test]
