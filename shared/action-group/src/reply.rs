@@ -1,8 +1,8 @@
 //! The response to a successful invocation, written straight from the event the fast reader
 //! accepted: the JSON text [`crate::ResponseBuilder`] and `serde_json` would give for it,
 //! without building the owned response (no copies of the echoed names and attributes, no
-//! maps) and without serde's writer for the response itself, whose string escaping was a
-//! fifth of an invocation.
+//! maps) and without serde's writer for the response itself, which was a fifth of an
+//! invocation (its string escaping alone a tenth).
 //!
 //! The handler's result is serialized once, straight into the response as the body string
 //! ([`Escaped`]). The text is handed to `lambda_runtime` as a [`RawValue`] without being
