@@ -1,25 +1,33 @@
 //! Compiling one condition: length, SQL-isms, syntax, declared variables, static
-//! bounds, then instrumenting comprehensions with the budget guard, flattening field
-//! paths and lowering to the fast path.
+//! bounds, then instrumenting comprehensions with the budget guard, charging growing
+//! and scanning operations and flattening field paths.
 
+pub(crate) mod ast;
+mod bounds;
+mod declared;
+mod flatten;
+pub(crate) mod lexer;
+pub(crate) mod rule_set;
+mod sql;
+pub(crate) mod worker;
+
+use crate::diagnostics::position;
+use crate::evaluate::budget;
+use crate::evaluate::charged;
+use crate::evaluate::env;
+use crate::evaluate::regex_cache;
 use crate::limits::{MAX_BRACKET_NESTING, MAX_CACHED_CONDITIONS, MAX_CONDITION_CHARS};
-use crate::node::Node;
-use crate::worker::{self, Failure};
-use crate::{
-    bounds, budget, charged, declared, env, flatten, lexer, lower, position, regex_cache, sql,
-};
 use cel::common::ast::IdedExpr;
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
+use worker::Failure;
 
-/// A condition ready to evaluate: its instrumented AST, and its fast-path form when
-/// it is inside the subset `lower` handles.
+/// A condition ready for the interpreter: its AST, comprehensions wrapped in the
+/// budget guard, growing and scanning operations charged, field paths flattened.
 #[derive(Debug, Clone)]
 pub(crate) struct Condition {
-    /// The AST, comprehensions wrapped in the budget guard, field paths flattened.
+    /// The instrumented AST.
     pub expr: IdedExpr,
-    /// The same condition for `fast_eval`; `None`: the interpreter only.
-    pub fast: Option<Node>,
 }
 
 const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for logic, quoted strings ('text'), lists in [..]";
@@ -146,9 +154,8 @@ fn condition(source: &str) -> Result<Condition, Vec<String>> {
     let mut next_id = max_id(&expr) + 1;
     budget::instrument(&mut expr, &mut next_id);
     flatten::flatten(&mut expr);
-    let fast = lower::lower(&expr);
     charged::instrument(&mut expr);
-    Ok(Condition { expr, fast })
+    Ok(Condition { expr })
 }
 
 /// `matches()` patterns must be string literals that compile within the size limit: a
@@ -158,7 +165,7 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
     let mut found = Vec::new();
     charged::patterns(expr, &mut found);
     let at = |id: u64| {
-        crate::ast::offset(info, id)
+        crate::compile::ast::offset(info, id)
             .map(|offset| position::describe(&info.source, offset))
             .unwrap_or_else(|| "1:1".into())
     };
@@ -176,5 +183,10 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
 }
 
 fn max_id(expr: &IdedExpr) -> u64 {
-    crate::ast::children(expr).into_iter().map(max_id).fold(expr.id, u64::max)
+    crate::compile::ast::children(expr).into_iter().map(max_id).fold(expr.id, u64::max)
+}
+
+/// Checks a rule list on write: syntax, declared variables, SQL-isms, limits.
+pub fn validate_rules(rules: &[crate::rule::AccessRule]) -> Vec<crate::diagnostics::RuleError> {
+    rule_set::RuleSet::compile(rules).err().unwrap_or_default()
 }

@@ -6,10 +6,9 @@
 //! `size(range) * weight` steps to the current decision; when the budget is spent it
 //! fails, which is a run-time error, hence fail-closed. Evaluation is synchronous, so
 //! for the interpreter the budget lives in a thread-local, set from the decision's
-//! counter before a condition runs and read back after. The fast path (`fast_eval`)
-//! charges the same amount at the same point, inline on that counter.
+//! counter before a condition runs and read back after.
 
-use crate::ast;
+use crate::compile::ast;
 use crate::limits::DECISION_STEP_BUDGET;
 use cel::ExecutionError;
 use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue};

@@ -1,6 +1,11 @@
 //! The request context: the JSON body of the resolve and evaluate APIs, and what
 //! conditions see as `user`, `customData`, `account` and `request`.
 
+mod json;
+mod limits;
+pub(crate) mod prepared;
+pub(crate) mod value;
+
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

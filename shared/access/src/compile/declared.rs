@@ -2,7 +2,8 @@
 //! anything else: undeclared variables, unknown fields of typed variables, struct
 //! literals.
 
-use crate::{ast, position};
+use crate::compile::ast;
+use crate::diagnostics::position;
 use cel::common::ast::{Expr, IdedExpr, SourceInfo};
 
 /// A declared top-level variable and its fields (`None`: free-form map).

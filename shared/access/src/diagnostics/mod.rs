@@ -1,5 +1,7 @@
 //! Located problems: with a rule list (on write) or with a request context.
 
+pub(crate) mod position;
+
 use serde::Serialize;
 
 /// One problem with a rule list, located relative to the list (e.g. "/2/condition", "" for the list itself).

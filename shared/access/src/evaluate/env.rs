@@ -2,7 +2,8 @@
 //! library plus the budget guard and the charged twins of growing and scanning
 //! operations (`charged.rs`).
 
-use crate::{budget, charged};
+use crate::evaluate::budget;
+use crate::evaluate::charged;
 use cel::Env;
 use cel::common::types::{DYN_TYPE, INT_TYPE};
 use std::sync::{Arc, LazyLock};

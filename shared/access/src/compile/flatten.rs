@@ -3,7 +3,7 @@
 //! directly: the `cel` interpreter otherwise allocates and walks scopes, types and
 //! containers for every qualified name, which dominates the cost of simple rules.
 
-use crate::declared::VARIABLES;
+use crate::compile::declared::VARIABLES;
 use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 
 /// Flattens every select chain rooted at a declared, unshadowed variable.

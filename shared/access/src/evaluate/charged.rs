@@ -15,9 +15,9 @@
 //! Patterns must be string literals, checked and compiled on write, then compiled once
 //! per process into a bounded cache (`regex_cache.rs`).
 
-use crate::budget;
+use crate::evaluate::budget;
+use crate::evaluate::regex_cache;
 use crate::limits::{DECISION_BYTE_BUDGET, SCAN_BYTES_PER_STEP};
-use crate::regex_cache;
 use cel::ExecutionError;
 use cel::common::ast::{Expr, IdedExpr, LiteralValue};
 use cel::common::types::{CelBool, CelBytes, CelInt, CelList, CelMap, CelString};
@@ -296,7 +296,7 @@ pub(crate) fn patterns(expr: &IdedExpr, out: &mut Vec<(u64, Option<String>)>) {
         };
         out.push((expr.id, pattern));
     }
-    for child in crate::ast::children(expr) {
+    for child in crate::compile::ast::children(expr) {
         patterns(child, out);
     }
 }

@@ -10,16 +10,28 @@
 //! see `flatten`).
 
 use crate::context::RequestContext;
-use crate::error::{ContextError, ContextJsonError};
-use crate::limits_check::check;
-use crate::node::Root;
-use crate::value::Value;
+use crate::context::limits::check;
+use crate::context::value::Value;
+use crate::diagnostics::{ContextError, ContextJsonError};
 use cel::common::types::{CelMap, CelMapKey, CelString};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
+
+/// A root variable of the context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Root {
+    /// `user`
+    User,
+    /// `customData`
+    CustomData,
+    /// `account`
+    Account,
+    /// `request` without `agentId` and `toolId`.
+    Request,
+}
 
 pub(crate) type Boxed = Box<dyn Val + 'static>;
 
@@ -202,7 +214,7 @@ impl<'a> PreparedContext<'a> {
     pub fn read_json(json: &'a [u8]) -> Option<Self> {
         // one UTF-8 check of the whole text, rather than one per string; the reader
         // takes only contexts within the limits: nothing to check again
-        std::str::from_utf8(json).ok().and_then(crate::context_json::read).map(Self::assemble)
+        std::str::from_utf8(json).ok().and_then(crate::context::json::read).map(Self::assemble)
     }
 
     /// The prepared context of `p`, whose limits the caller has checked.
@@ -286,15 +298,6 @@ impl<'a> PreparedContext<'a> {
         self.now.get_or_init(|| Value::Time(chrono::Utc::now().fixed_offset()))
     }
 
-    /// The field `key` of `request` (not `agentId` or `toolId`), the current time
-    /// standing for an absent `time`.
-    pub(crate) fn request_field(&self, key: &str) -> Option<&Value<'a>> {
-        match self.root(Root::Request).get(key) {
-            None if key == "time" => Some(self.now()),
-            found => found,
-        }
-    }
-
     /// The `request` root as the interpreter sees it: with its `time`, the current
     /// time when the context has none.
     fn request_root(&self) -> Cow<'_, Value<'a>> {
@@ -334,16 +337,6 @@ impl<'a> PreparedContext<'a> {
     /// A whole variable (`request` without `agentId` and `toolId`).
     pub(crate) fn root(&self, root: Root) -> &Value<'a> {
         &self.roots[root as usize]
-    }
-
-    /// `request.toolId`, when set.
-    pub(crate) fn tool_id(&self) -> Option<&Value<'a>> {
-        self.tool_id.as_ref()
-    }
-
-    /// `request.agentId`, when set.
-    pub(crate) fn agent_id(&self) -> Option<&Value<'a>> {
-        self.agent_id.as_ref()
     }
 
     /// The interpreter's values, built on first use.

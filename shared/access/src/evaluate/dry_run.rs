@@ -1,14 +1,14 @@
 //! `/access/evaluate`: compile and evaluate a rule list against a context without
 //! storing anything, for admins writing rules.
 
+use crate::compile::rule_set::RuleSet;
 use crate::context::RequestContext;
-use crate::decision::Decision;
-use crate::error::{ContextError, RuleError};
+use crate::context::prepared::PreparedContext;
+use crate::diagnostics::{ContextError, RuleError};
 use crate::evaluate::RuleOutcome;
+use crate::evaluate::decision::Decision;
 use crate::limits::MAX_DRY_RUN_CHARS;
-use crate::prepared::PreparedContext;
 use crate::rule::AccessRule;
-use crate::rule_set::RuleSet;
 use serde::Serialize;
 
 /// The answer of a dry run: either problems, or the decision with per-rule detail.

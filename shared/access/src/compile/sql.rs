@@ -2,8 +2,8 @@
 //! `IS NULL`) before parsing, with a suggested CEL rewrite. String literals are
 //! skipped, so `'a = b'` is left alone.
 
-use crate::lexer::{Kind, Token, tokens};
-use crate::position;
+use crate::compile::lexer::{Kind, Token, tokens};
+use crate::diagnostics::position;
 
 /// The SQL-isms found in a condition and the CEL it most likely meant.
 #[derive(Debug, Clone, PartialEq, Eq)]

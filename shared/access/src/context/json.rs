@@ -11,11 +11,11 @@
 //! repeating a key, a key with escapes, anything over a limit) is `None`, and the
 //! caller takes the typed path, which says what is wrong and where.
 
+use crate::context::prepared::{ACCOUNT_FIELDS, Parts, USER_FIELDS};
+use crate::context::value::Value;
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
 };
-use crate::prepared::{ACCOUNT_FIELDS, Parts, USER_FIELDS};
-use crate::value::Value;
 use chrono::{DateTime, FixedOffset};
 use std::borrow::Cow;
 

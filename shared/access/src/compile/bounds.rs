@@ -1,6 +1,6 @@
 //! Static bounds on a parsed condition: node count, depth and comprehension nesting.
 
-use crate::ast;
+use crate::compile::ast;
 use crate::limits::{MAX_AST_DEPTH, MAX_AST_NODES, MAX_COMPREHENSION_NESTING};
 use cel::common::ast::{Expr, IdedExpr};
 

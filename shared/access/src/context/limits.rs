@@ -2,12 +2,12 @@
 //! is prepared: every violation with its JSON pointer, in the order of the context's
 //! fields. Nothing is allocated when the context is within the limits.
 
-use crate::error::ContextError;
+use crate::context::prepared::{ACCOUNT_FIELDS, Parts, USER_FIELDS};
+use crate::context::value::Value;
+use crate::diagnostics::ContextError;
 use crate::limits::{
     MAX_CONTEXT_COLLECTION, MAX_CONTEXT_DEPTH, MAX_CONTEXT_STRING_BYTES, MAX_CONTEXT_VALUES,
 };
-use crate::prepared::{ACCOUNT_FIELDS, Parts, USER_FIELDS};
-use crate::value::Value;
 
 /// Collects violations while walking the context.
 struct Limits {

@@ -1,14 +1,18 @@
 //! First-match, fail-closed evaluation of a compiled rule list (SPEC section 4).
 
+pub(crate) mod budget;
+pub(crate) mod charged;
+pub(crate) mod decision;
+pub(crate) mod dry_run;
+pub(crate) mod env;
+pub(crate) mod regex_cache;
+
 use crate::compile::Condition;
-use crate::decision::{Decision, EvalError, ReasonCode};
-use crate::env;
-use crate::fast_eval::Eval;
+use crate::compile::rule_set::{CompiledRule, RuleSet};
+use crate::context::prepared::PreparedContext;
+use crate::evaluate::decision::{Decision, EvalError, ReasonCode};
 use crate::limits::{DECISION_BYTE_BUDGET, DECISION_STEP_BUDGET};
-use crate::prepared::PreparedContext;
 use crate::rule::Effect;
-use crate::rule_set::{CompiledRule, RuleSet};
-use crate::{budget, charged};
 use cel::common::types::CelBool;
 use cel::{Context, ExecutionError, Value};
 use serde::{Deserialize, Serialize};
@@ -96,15 +100,14 @@ fn error_message(e: &ExecutionError) -> String {
     }
 }
 
-/// The state of one decision: the step budget left, and the interpreter's context,
-/// built only if a condition needs the interpreter.
+/// The state of one decision: the budgets left, and the interpreter's context,
+/// built when the first condition runs.
 struct Run<'a> {
     ctx: &'a PreparedContext<'a>,
     steps: u64,
     /// Bytes of values the interpreter may still produce (`charged.rs`).
     bytes: u64,
-    /// Boxed: a decision that needs no interpreter only moves a null pointer around.
-    cel: Option<Box<Context<'a, 'a>>>,
+    cel: Option<Context<'a, 'a>>,
 }
 
 impl<'a> Run<'a> {
@@ -112,27 +115,16 @@ impl<'a> Run<'a> {
         Self { ctx, steps: DECISION_STEP_BUDGET, bytes: DECISION_BYTE_BUDGET, cel: None }
     }
 
-    /// What `condition` gives: on the fast path when it is lowered and yields a
-    /// `bool`; otherwise (outside the subset, an error, a shape the fast path does
-    /// not follow) on the interpreter, from the budget as it was before the fast
-    /// path, which gives the interpreter's own result and error message.
-    #[inline]
+    /// What `condition` gives on the interpreter, charged to this decision's budgets.
     fn condition(&mut self, condition: Option<&'a Condition>) -> RuleResult {
         let Some(condition) = condition else {
             return RuleResult::Matched;
         };
-        if let Some(node) = &condition.fast {
-            let mut fast = Eval::new(self.ctx, self.steps);
-            if let Ok(matched) = fast.condition(node) {
-                self.steps = fast.steps;
-                return if matched { RuleResult::Matched } else { RuleResult::NotMatched };
-            }
-        }
         let ctx = self.ctx;
         let cel = self.cel.get_or_insert_with(|| {
             let mut cel = Context::with_env(Arc::clone(env::env()));
             cel.set_variable_resolver(ctx);
-            Box::new(cel)
+            cel
         });
         budget::set(self.steps);
         charged::set(self.bytes);
@@ -144,7 +136,6 @@ impl<'a> Run<'a> {
 }
 
 /// Folds one rule's result into the decision; `Some` when it decides.
-#[inline]
 fn decide(
     rule: &CompiledRule,
     result: &RuleResult,
@@ -215,11 +206,6 @@ impl RuleSet {
                 None if decisive => break,
                 None => {}
             }
-        }
-        if run.cel.is_none() {
-            // nothing to drop: skips the out-of-line drop of a `Run`, 4 to 8% of a
-            // decision on the fast path
-            std::mem::forget(run);
         }
         match decided {
             Some((rule, reason)) => Decision {

@@ -2,7 +2,7 @@
 //! order (SPEC section 4 step 2). Cheap to share: wrap it in an `Arc`.
 
 use crate::compile::{self, Condition};
-use crate::error::RuleError;
+use crate::diagnostics::RuleError;
 use crate::limits::{MAX_DESCRIPTION_CHARS, MAX_RULES};
 use crate::rule::{AccessRule, Effect};
 

@@ -5,7 +5,7 @@
 //! Nothing here is a `cel` value: those are built from this tree ([`Value::to_cel`])
 //! only when a condition falls back to the interpreter.
 
-use crate::prepared::Boxed;
+use crate::context::prepared::Boxed;
 use cel::common::types::{
     CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelTimestamp,
     CelUInt,
@@ -73,15 +73,6 @@ impl<'a> Value<'a> {
         )
     }
 
-    /// The entry under `key`, when this is a map holding it (context maps hold at most
-    /// 64 entries: scanned, as comparing a few short strings is cheaper than hashing one).
-    pub(crate) fn get(&self, key: &str) -> Option<&Value<'a>> {
-        match self {
-            Value::Map(entries) => entries.iter().find(|(k, _)| same(k, key)).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
     /// The same value owning its strings.
     pub(crate) fn into_owned(self) -> Value<'static> {
         match self {
@@ -122,67 +113,6 @@ impl<'a> Value<'a> {
                     .collect();
                 Box::new(CelMap::from(map))
             }
-        }
-    }
-}
-
-/// `a == b`, compared inline for the short strings of conditions and contexts (keys,
-/// ids, literals): a call to `memcmp` costs more than such a comparison itself.
-#[inline(always)]
-pub(crate) fn same(a: &str, b: &str) -> bool {
-    same_bytes(a.as_bytes(), b.as_bytes())
-}
-
-/// [`same`] on bytes.
-#[inline(always)]
-pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    // two overlapping words (or three bytes) cover a string of up to 16 bytes
-    let word = |s: &[u8], at: usize| {
-        s.get(at..at + 8).and_then(|w| w.try_into().ok()).map(u64::from_ne_bytes)
-    };
-    let half = |s: &[u8], at: usize| {
-        s.get(at..at + 4).and_then(|w| w.try_into().ok()).map(u32::from_ne_bytes)
-    };
-    match n {
-        0 => true,
-        1..=3 => a.first() == b.first() && a.get(n / 2) == b.get(n / 2) && a.last() == b.last(),
-        4..=8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
-        9..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        _ => a == b,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_bytes;
-    use proptest::prelude::*;
-
-    /// Every length up to past the inline cases, equal and differing at each position.
-    #[test]
-    fn same_is_equality_at_every_length_and_position() {
-        for n in 0..=40usize {
-            let a: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
-            assert!(same_bytes(&a, &a.clone()), "{n}");
-            for at in 0..n {
-                let mut b = a.clone();
-                b[at] ^= 0x20;
-                assert!(!same_bytes(&a, &b), "{n} {at}");
-            }
-            let mut longer = a.clone();
-            longer.push(b'a');
-            assert!(!same_bytes(&a, &longer), "{n}");
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn same_agrees_with_slice_equality(a in proptest::collection::vec(0u8..4, 0..24),
-                                           b in proptest::collection::vec(0u8..4, 0..24)) {
-            prop_assert_eq!(same_bytes(&a, &b), a == b);
         }
     }
 }
