@@ -22,6 +22,11 @@ CARGO_LAMBDA="$(scripts/cargo-lambda.sh)"
 export CARGO_LAMBDA
 echo "CARGO_LAMBDA=$CARGO_LAMBDA"
 
+step "CEL conformance cases (cel-spec's simple tests, from npm's @bufbuild/cel-spec)"
+CEL_CONFORMANCE_JSON="$(scripts/cel-conformance.sh)"
+export CEL_CONFORMANCE_JSON
+echo "CEL_CONFORMANCE_JSON=$CEL_CONFORMANCE_JSON"
+
 step "cargo fmt --check"
 cargo fmt --all --check
 
