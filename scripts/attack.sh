@@ -2,7 +2,7 @@
 # Reruns the adversarial review's attacks (scripts/attack.py) against the release binary
 # of `agent-registry serve` on loopback, with a fresh data directory and a reader token,
 # and reports for each: answers, slowest request, memory growth, slowest /healthz.
-#   scripts/attack.sh            exit 1 when any attack breaks a bound (docs/hardening.md)
+#   scripts/attack.sh            exit 1 when any attack breaks a bound (docs/limits.md)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo build --release -q -p agent-registry

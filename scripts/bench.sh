@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every benchmark in one go, with the ratios the performance goals are stated in
-# (docs/benchmarks.md), all measured in the same run on this machine:
+# (docs/performance.md), all measured in the same run on this machine:
 #   1. criterion benches of registry-access, registry-core and bedrock-action-group;
 #   2. the JavaScript CEL baseline (shared/bench/js-cel-baseline.mjs), after installing
 #      its one npm package into a temporary directory;

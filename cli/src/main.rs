@@ -1,5 +1,4 @@
-//! The `agent-registry` binary: `serve` runs the registry API; `agents` and `tools`
-//! administer a running one.
+#![doc = include_str!("../README.md")]
 
 mod admin;
 mod args;

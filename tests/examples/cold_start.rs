@@ -3,7 +3,7 @@
 //!
 //! `cargo build --release -p admin-api -p custom-resource -p example-tool`, then
 //! `cargo run -p registry-e2e --example cold_start -- target/release [runs]`
-//! (figures in docs/benchmarks.md; the moto server of the table is started as in tests).
+//! (figures in docs/performance.md; the moto server of the table is started as in tests).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;

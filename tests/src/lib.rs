@@ -1,7 +1,4 @@
-//! End-to-end harness: the function binaries under a local Lambda Runtime API
-//! ([`RuntimeApi`], [`Lambda`]), on a table of the local DynamoDB-API server
-//! ([`Table`]), with a stand-in for CloudFormation's pre-signed response URL
-//! ([`ResponseUrl`]), and the events AWS sends ([`events`]).
+#![doc = include_str!("../README.md")]
 
 pub mod binaries;
 pub mod events;

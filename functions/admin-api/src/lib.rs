@@ -1,7 +1,4 @@
-//! The registry HTTP API as a Lambda function behind API Gateway, on DynamoDB.
-//!
-//! [`app`] builds the router; [`GatewayAuth`] takes the caller identity from the API
-//! Gateway request context ([`Identity`]) and grants roles by `ROLE_MAP` ([`RoleMap`]).
+#![doc = include_str!("../README.md")]
 
 mod app;
 pub mod gateway_auth;

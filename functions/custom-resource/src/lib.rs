@@ -1,10 +1,4 @@
-//! The CloudFormation custom resource of the registry: `Custom::AgentRegistryTool` and
-//! `Custom::AgentRegistryAgent` register, update and delete tools and agents with the
-//! stack (see `README.md`).
-//!
-//! [`Function::invoke`] handles one event and always answers the `ResponseURL`;
-//! [`provider`] is what each request type does; [`properties`] turns the resource
-//! properties into a definition.
+#![doc = include_str!("../README.md")]
 
 pub mod event;
 mod function;

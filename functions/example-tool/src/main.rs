@@ -1,5 +1,4 @@
-//! An example Bedrock action-group tool: converts between units of length, mass, volume
-//! and temperature using a static table.
+#![doc = include_str!("../README.md")]
 
 mod units;
 

@@ -1,21 +1,4 @@
-//! Typed Bedrock action-group Lambda events and responses for tool authors.
-//!
-//! - [`event`] / [`response`]: the input event and the response in both forms AWS documents
-//!   (function details and API schema), field for field.
-//! - [`parse_event`]: lenient-but-precise reading of a raw JSON event.
-//! - [`Arguments`]: strict parameter conversion ([`convert`]) and typed extraction.
-//! - [`ResponseBuilder`]: TEXT bodies, response state, attributes, the size limit ([`limit`]).
-//! - [`ToolError`]: error mapping to normal / `REPROMPT` / `FAILURE` responses.
-//! - [`handle`]: the whole pipeline, panics included ([`handle_json`] / [`handle_body`] from
-//!   event text or bytes, read once; [`handle_body_raw`] to the response's JSON text);
-//!   [`runtime::run`] (feature `runtime`) serves it with `lambda_runtime`.
-//! - [`ToolCall`] / [`ToolResult`]: the provider-neutral canonical form.
-//! - [`return_control`]: MCP and inline tools run by the runtime: [`parse_return_control`]
-//!   reads Bedrock's `returnControl` payload into typed calls, [`ControlCall::result`]
-//!   builds `returnControlInvocationResults` entries, [`session_state`] the
-//!   `inlineSessionState` that resumes the session.
-//! - `Arguments::from_event_with_schema` (feature `schema`): decode JSON-string rich
-//!   parameters and validate every argument against the tool's registry types.
+#![doc = include_str!("../README.md")]
 
 mod arguments;
 mod builder;

@@ -1,6 +1,4 @@
-//! Registry service layer and HTTP admin API: [`service::Registry`] (every operation,
-//! no HTTP), [`http::router`] (axum), [`auth`] (principals, roles, bearer tokens) and
-//! the OpenAPI document ([`openapi`]).
+#![doc = include_str!("../README.md")]
 
 pub mod auth;
 pub mod http;

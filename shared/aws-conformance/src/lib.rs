@@ -1,8 +1,4 @@
-//! Checks JSON values against AWS's own service models (botocore `service-2.json`).
-//!
-//! Conformance tests use it to prove that what the registry emits is what AWS accepts:
-//! required members, no unknown members, enums, patterns (matched whole), lengths,
-//! numeric ranges, list and map sizes, and union arity (exactly one member set).
+#![doc = include_str!("../README.md")]
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

@@ -1,8 +1,4 @@
-//! Acting on AWS for the registry: verify that a tool's Lambda exists and may be invoked
-//! by Bedrock ([`Aws::verify_tool`]), and invoke it with the event Bedrock would send
-//! ([`Aws::test_invoke`]), and publish agents to Bedrock Agents ([`plan`], then
-//! [`Aws::apply_plan`]). Every client takes an endpoint URL, so all of it works against
-//! local servers (moto for the Lambda control API, `cargo lambda watch` for Invoke).
+#![doc = include_str!("../README.md")]
 
 mod arn;
 mod error;

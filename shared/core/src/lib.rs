@@ -1,5 +1,4 @@
-//! The agent and tool registry domain: definitions, validation, rollout and
-//! resolution. Pure: no I/O, no clocks except where the caller passes time in.
+#![doc = include_str!("../README.md")]
 
 pub mod model;
 mod release;

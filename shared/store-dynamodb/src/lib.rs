@@ -1,8 +1,4 @@
-//! DynamoDB single-table backend of the registry [`Store`](registry_store::Store) trait.
-//!
-//! Entry points: [`DynamoStore::connect`] / [`DynamoStore::from_env`] (SDK from the
-//! environment), [`DynamoStore::new`] (bring your own client), [`DynamoStore::create_table`].
-//! The table design and access patterns are in `docs/dynamodb.md`.
+#![doc = include_str!("../README.md")]
 
 mod backoff;
 mod connect;

@@ -1,4 +1,4 @@
-//! The embedded backend: one SQLite file in WAL mode, created on first open.
+#![doc = include_str!("../README.md")]
 
 mod connections;
 mod cursor;

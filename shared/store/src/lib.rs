@@ -1,10 +1,4 @@
-//! Storage for agent and tool definitions: the [`Store`] trait every backend
-//! implements, its query and error types, and the contract suite every backend passes.
-//! The backends live in their own crates (`registry-store-sqlite`,
-//! `registry-store-dynamodb`), so a binary links only the one it uses.
-//!
-//! With the `contract` feature, [`contract`] holds the test suite every backend must
-//! pass and [`contract_tests!`] turns it into `#[tokio::test]`s.
+#![doc = include_str!("../README.md")]
 
 #[cfg(feature = "contract")]
 pub mod contract;

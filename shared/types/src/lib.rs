@@ -1,11 +1,4 @@
-//! The type language for tool parameters (SPEC section 8): the wire form of function
-//! schemas and named types, their validation on write, compilation to JSON Schema and
-//! provider tool schemas with a compatibility report, and validation of call arguments.
-//!
-//! Entry points: [`validate_tool_schema`] (on write), [`compile`] (`GET /tools/{id}/schema`),
-//! [`bedrock_functions`] (resolution), [`validate_arguments`] and
-//! [`decode_bedrock_arguments`] (tool calls), [`decode_bedrock_value`] (the one strict
-//! decoder of Bedrock's parameter strings, also used by the action-group crate).
+#![doc = include_str!("../README.md")]
 
 mod anthropic;
 mod arguments;
