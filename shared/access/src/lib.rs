@@ -1,10 +1,4 @@
-//! Access rules for agents and tools: CEL conditions, compiled on write, evaluated
-//! first-match and fail-closed (SPEC section 4).
-//!
-//! Write path: [`validate_rules`] (or [`RuleSet::compile`]). Request path: build a
-//! [`PreparedContext`] once per decision from a [`RequestContext`], then
-//! [`RuleSet::evaluate`] for the agent and each tool ([`PreparedContext::set_tool_id`]
-//! between tools). Admin dry run: [`dry_run`]. Bounds: [`limits`].
+#![doc = include_str!("../README.md")]
 
 mod compile;
 mod context;

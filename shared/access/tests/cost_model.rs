@@ -3,7 +3,7 @@
 //! attacks of the adversarial review, against the largest context the limits allow,
 //! end in a budget error, which never widens access (an erroring allow does not match;
 //! an erroring deny does). Outcomes are asserted, not times: the figures are in
-//! `benches/access.rs` (`adversarial/*`) and docs/cost-model.md.
+//! `benches/access.rs` (`adversarial/*`) and docs/limits.md.
 
 use registry_access::limits::{MAX_CONTEXT_COLLECTION, MAX_CONTEXT_STRING_BYTES};
 use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestContext, RuleSet};

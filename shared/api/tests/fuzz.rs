@@ -11,7 +11,7 @@
 //!
 //! `REGISTRY_FUZZ_CASES` (default 300) sets the number of cases, `REGISTRY_FUZZ_SEED`
 //! (default 20261122) the seed; a failure names its case for replay. Figures of a
-//! larger run are in docs/fuzzing.md.
+//! larger run are in docs/limits.md.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
