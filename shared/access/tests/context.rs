@@ -77,8 +77,8 @@ fn absent_fields_are_errors_that_fail_closed() {
 }
 
 /// Without `request.time`, the current time is read when a condition first needs it and
-/// is then the one time of the context: on the fast path, in the interpreter's `request`
-/// map and in its `request.time`, from the typed context and from JSON alike.
+/// is then the one time of the context: in `request.time` and in the whole `request`
+/// map, whichever is read first, from the typed context and from JSON alike.
 #[test]
 fn an_absent_time_is_one_current_time_wherever_it_is_read() {
     let typed: RequestContext =
@@ -86,11 +86,11 @@ fn an_absent_time_is_one_current_time_wherever_it_is_read() {
     let body = br#"{"request": {"region": "r"}}"#;
     for p in [PreparedContext::new(&typed).unwrap(), PreparedContext::from_json(body).unwrap()] {
         for cond in [
-            // fast path
+            // the field
             "has(request.time) && request.time > timestamp('2020-01-01T00:00:00Z')",
-            // interpreter: the field and the whole map (read at different moments)
+            // the field and the whole map (read at different moments)
             "request['time'] == request.time && 'time' in request && size(request) == 2",
-            // the fast path again, after the interpreter fixed the time
+            // the field again, after the map fixed the time
             "request.time < timestamp('2100-01-01T00:00:00Z')",
         ] {
             assert_eq!(decide(cond, &p), (ReasonCode::RuleMatch, vec![]), "{cond}");

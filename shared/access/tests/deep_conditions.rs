@@ -1,6 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The deepest conditions the limits accept, on operators the fast path leaves to the
-//! `cel` interpreter, evaluate on a 2 MiB stack (tokio's worker default) without
+//! The deepest conditions the limits accept evaluate on a 2 MiB stack (tokio's worker default) without
 //! overflowing, even in a debug build.
 
 use registry_access::{AccessRule, RequestContext, dry_run, limits};

@@ -9,8 +9,7 @@ use registry_access::{
 };
 use serde_json::{Value, json};
 
-/// Conditions touching every field, on the fast path and on the interpreter
-/// (`map`, `filter`, a bare `request` are outside the fast-path subset).
+/// Conditions touching every field, through flattened paths, macros and whole maps.
 const CONDITIONS: &[&str] = &[
     "user.userId == 'u-1'",
     "user.userType == 'internal-user' && customData.tier == 'premium'",

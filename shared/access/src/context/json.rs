@@ -1,4 +1,4 @@
-//! The JSON text of a request context read straight into the fast path's values,
+//! The JSON text of a request context read straight into the context's plain values,
 //! borrowing every string that needs no unescaping: what
 //! [`PreparedContext::from_json`](crate::PreparedContext::from_json) parses.
 //!

@@ -2,10 +2,9 @@
 //! resolution), then reused for every rule and, with [`PreparedContext::set_tool_id`],
 //! every tool.
 //!
-//! Preparing checks the context limits and arranges the values as the fast path
-//! reads them ([`Value`]), borrowing every string from the context it came from: no
-//! `cel` value is built. Those are built once, on first need, when a condition falls
-//! back to the interpreter, which reaches them through a `cel` variable resolver:
+//! Preparing checks the context limits and arranges the values ([`Value`]), borrowing
+//! every string from the context it came from. The `cel` values are built once, when
+//! the first condition runs; the interpreter reaches them through a variable resolver:
 //! compiled conditions refer to field paths as single identifiers (`"user.userType"`,
 //! see `flatten`).
 

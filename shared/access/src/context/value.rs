@@ -1,9 +1,7 @@
-//! The request context as the fast path reads it: a small tree of plain values whose
-//! strings are borrowed from wherever the context came from (the typed
-//! [`RequestContext`](crate::RequestContext), or the JSON text of a request).
-//!
-//! Nothing here is a `cel` value: those are built from this tree ([`Value::to_cel`])
-//! only when a condition falls back to the interpreter.
+//! The request context as a small tree of plain values whose strings are borrowed from
+//! wherever the context came from (the typed [`RequestContext`](crate::RequestContext),
+//! or the JSON text of a request): checked against the limits, then turned into `cel`
+//! values ([`Value::to_cel`]) when the first condition of a decision runs.
 
 use crate::context::prepared::Boxed;
 use cel::common::types::{

@@ -83,7 +83,7 @@ fn charge_bytes(bytes: u64) -> Result<(), ExecutionError> {
     Ok(())
 }
 
-/// Steps to scan `bytes` bytes (the fast path charges the same).
+/// Steps to scan `bytes` bytes.
 pub(crate) fn scan_steps(bytes: usize) -> u64 {
     (bytes as u64) / SCAN_BYTES_PER_STEP + 1
 }
