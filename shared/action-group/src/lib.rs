@@ -2,12 +2,13 @@
 //!
 //! - [`event`] / [`response`]: the input event and the response in both forms AWS documents
 //!   (function details and API schema), field for field.
-//! - [`parse_event`]: lenient-but-precise reading of a raw JSON event.
+//! - [`parse_event`]: lenient-but-precise reading of a raw JSON event, the one reader (also
+//!   behind `ActionGroupEvent`'s `Deserialize`).
 //! - [`Arguments`]: strict parameter conversion ([`convert`]) and typed extraction.
 //! - [`ResponseBuilder`]: TEXT bodies, response state, attributes, the size limit ([`limit`]).
 //! - [`ToolError`]: error mapping to normal / `REPROMPT` / `FAILURE` responses.
 //! - [`handle`]: the whole pipeline, panics included ([`handle_json`] / [`handle_body`] from
-//!   event text or bytes, read once; [`handle_body_raw`] to the response's JSON text);
+//!   event text or bytes);
 //!   [`runtime::run`] (feature `runtime`) serves it with `lambda_runtime`.
 //! - [`ToolCall`] / [`ToolResult`]: the provider-neutral canonical form.
 //! - [`return_control`]: MCP and inline tools run by the runtime: [`parse_return_control`]
@@ -28,15 +29,12 @@ mod handle;
 mod invalid;
 pub mod limit;
 mod parse;
-mod reply;
 pub mod response;
 pub mod return_control;
 #[cfg(feature = "runtime")]
 pub mod runtime;
-mod scan;
 #[cfg(feature = "schema")]
 mod schema;
-mod slots;
 
 pub use arguments::Arguments;
 pub use builder::{DEFAULT_API_CONTENT_TYPE, ResponseBuilder};
@@ -44,8 +42,8 @@ pub use canonical::{TextContent, ToolCall, ToolResult};
 pub use error::ToolError;
 pub use event::{ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, Parameter};
 pub use handle::{
-    handle, handle_body, handle_body_raw, handle_event, handle_json, malformed_response,
-    panic_message, panic_response, respond, unreadable_response,
+    handle, handle_body, handle_event, handle_json, malformed_response, panic_message,
+    panic_response, respond, unreadable_response,
 };
 pub use invalid::{ArgumentError, InvalidArguments, pointer};
 pub use limit::MAX_RESPONSE_BYTES;
