@@ -67,10 +67,7 @@ where
     R: Serialize,
     F: FnOnce(T) -> Result<R, ToolError>,
 {
-    match serde_json::from_str::<Value>(event) {
-        Ok(v) => handle(&v, handler),
-        Err(e) => unreadable_response(&e),
-    }
+    handle_body(event.as_bytes(), handler)
 }
 
 /// Like [`handle_json`], from an invocation body's bytes, as [`crate::run`] receives them. A
