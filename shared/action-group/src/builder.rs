@@ -43,23 +43,7 @@ pub struct ResponseBuilder {
 impl ResponseBuilder {
     /// A builder answering `event`, with an empty successful body.
     pub fn new(event: &ActionGroupEvent) -> Self {
-        let form = match event {
-            ActionGroupEvent::Function(e) => Form::Function { function: e.function.clone() },
-            ActionGroupEvent::Api(e) => Form::Api {
-                api_path: e.api_path.clone(),
-                http_method: e.http_method.clone(),
-                status: None,
-                content_type: e
-                    .request_body
-                    .as_ref()
-                    .and_then(|b| b.content.keys().next().cloned())
-                    .unwrap_or_else(|| DEFAULT_API_CONTENT_TYPE.to_string()),
-            },
-        };
-        let mut b = Self::blank(event.message_version(), event.action_group(), form);
-        b.session_attributes = event.session_attributes().clone();
-        b.prompt_session_attributes = event.prompt_session_attributes().clone();
-        b
+        Self::from_event(event.clone())
     }
 
     /// Like [`ResponseBuilder::new`], consuming the event (saves copying its strings).
