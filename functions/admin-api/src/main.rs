@@ -9,14 +9,8 @@ use registry_store_dynamodb::DynamoStore;
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    // JSON lines for CloudWatch; level from RUST_LOG, else AWS_LAMBDA_LOG_LEVEL, else info;
     // AWS SDK body logging capped so stored secrets never reach the logs.
-    let level = std::env::var("AWS_LAMBDA_LOG_LEVEL").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt()
-        .json()
-        .with_env_filter(registry_api::telemetry::log_filter(&level.to_lowercase()))
-        .without_time()
-        .init();
+    registry_api::telemetry::init_lambda_logging();
     let auth = GatewayAuth::from_env().inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid role configuration");
     })?;

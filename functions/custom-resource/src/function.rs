@@ -2,11 +2,14 @@
 //! store hanging), a response is PUT to the `ResponseURL` before the Lambda's deadline.
 
 use std::panic::AssertUnwindSafe;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::FutureExt;
+use lambda_runtime::LambdaEvent;
 use registry_api::Registry;
 use registry_api::service::{JsonError, parse_strict};
+use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::event::{CfnRequest, CfnResponse, Status};
 use crate::{provider, reason, respond};
@@ -27,6 +30,26 @@ impl Function {
     /// A function over `registry`.
     pub fn new(registry: Registry) -> Self {
         Self { registry, http: reqwest::Client::new() }
+    }
+
+    /// Serves one Lambda invocation ([`Function::invoke`] before the invocation's deadline):
+    /// `Status` and `PhysicalResourceId` of the response delivered, or the error when none
+    /// could be.
+    pub async fn handle(
+        &self,
+        event: LambdaEvent<Box<RawValue>>,
+    ) -> Result<Value, lambda_runtime::Error> {
+        let deadline = UNIX_EPOCH + Duration::from_millis(event.context.deadline);
+        match self.invoke(event.payload.get(), deadline.max(SystemTime::now())).await {
+            Ok(response) => Ok(serde_json::json!({
+                "Status": response.status,
+                "PhysicalResourceId": response.physical_resource_id,
+            })),
+            Err(why) => {
+                tracing::error!(error = %why, "no response delivered to CloudFormation");
+                Err(lambda_runtime::Error::from(why))
+            }
+        }
     }
 
     /// Handles the raw event `raw` with the Lambda deadline `deadline`: carries it out,

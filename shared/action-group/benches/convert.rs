@@ -1,16 +1,14 @@
 //! Event -> typed arguments -> response, the per-invocation cost of the crate.
 //!
-//! `event-text-to-response-bytes` is the whole path `run` serves: [`handle_body_raw`] reads
-//! the invocation body once and writes the response's JSON text, then `lambda_runtime` reads
-//! the `null` event `run` hands its own handler (through `serde_path_to_error`, as its
-//! deserializer does) and serializes that text with `serde_json::to_vec` before posting it.
+//! `event-text-to-response-bytes` is the whole path `run` serves: [`handle_body`] reads
+//! the invocation body once and answers it, then `lambda_runtime` reads the `null` event
+//! `run` hands its own handler (through `serde_path_to_error`, as its deserializer does)
+//! and serializes the response with `serde_json::to_vec` before posting it.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
 
-use bedrock_action_group::{
-    Arguments, ToolError, handle, handle_body_raw, handle_json, parse_event,
-};
+use bedrock_action_group::{Arguments, ToolError, handle, handle_body, handle_json, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -63,7 +61,7 @@ fn runtime_payload(body: &[u8]) -> IgnoredAny {
 fn bench(c: &mut Criterion) {
     c.bench_function("event-text-to-response-bytes", |b| {
         b.iter(|| {
-            let response = handle_body_raw(black_box(EVENT.as_bytes()), convert).unwrap();
+            let response = handle_body(black_box(EVENT.as_bytes()), convert);
             runtime_payload(b"null");
             serde_json::to_vec(&response).unwrap()
         })

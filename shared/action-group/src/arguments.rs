@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::convert::convert;
 use crate::event::{ActionGroupEvent, Parameter};
-use crate::extract::{Param, extract};
+use crate::extract::{Param, extract, extract_entries};
 use crate::invalid::{ArgumentError, InvalidArguments, quote};
 
 /// The arguments of one call as a JSON object, keyed by parameter name.
@@ -68,6 +68,20 @@ impl Arguments {
             out.push((name, param));
         }
         Some(out)
+    }
+
+    /// The event's arguments extracted as `T` (see [`Arguments::extract`]): straight from the
+    /// converted parameters when they allow it, else through the arguments object, which
+    /// reports the problems.
+    pub(crate) fn typed<T: DeserializeOwned>(
+        event: &ActionGroupEvent,
+    ) -> Result<T, InvalidArguments> {
+        let triples =
+            || event.all_parameters().map(|p| (p.name.as_str(), p.kind.as_str(), p.value.as_str()));
+        match Self::converted(triples()).and_then(extract_entries) {
+            Some(args) => Ok(args),
+            None => Self::from_triples(triples())?.extract(),
+        }
     }
 
     /// Converts the parameters of an event (and the request-body properties of the API form).

@@ -7,7 +7,6 @@ use serde::Serialize;
 use crate::error::ToolError;
 use crate::event::{ActionGroupEvent, Attributes};
 use crate::limit::{MAX_RESPONSE_BYTES, fit};
-use crate::parse::{EventView, FormView};
 use crate::response::{
     ActionGroupResponse, ApiResult, ContentBody, FunctionResponse, FunctionResult,
     KnowledgeBaseConfiguration, ResponseKind, ResponseState, TEXT,
@@ -44,23 +43,7 @@ pub struct ResponseBuilder {
 impl ResponseBuilder {
     /// A builder answering `event`, with an empty successful body.
     pub fn new(event: &ActionGroupEvent) -> Self {
-        let form = match event {
-            ActionGroupEvent::Function(e) => Form::Function { function: e.function.clone() },
-            ActionGroupEvent::Api(e) => Form::Api {
-                api_path: e.api_path.clone(),
-                http_method: e.http_method.clone(),
-                status: None,
-                content_type: e
-                    .request_body
-                    .as_ref()
-                    .and_then(|b| b.content.keys().next().cloned())
-                    .unwrap_or_else(|| DEFAULT_API_CONTENT_TYPE.to_string()),
-            },
-        };
-        let mut b = Self::blank(event.message_version(), event.action_group(), form);
-        b.session_attributes = event.session_attributes().clone();
-        b.prompt_session_attributes = event.prompt_session_attributes().clone();
-        b
+        Self::from_event(event.clone())
     }
 
     /// Like [`ResponseBuilder::new`], consuming the event (saves copying its strings).
@@ -100,26 +83,6 @@ impl ResponseBuilder {
             knowledge_bases: Vec::new(),
             limit: MAX_RESPONSE_BYTES,
         }
-    }
-
-    /// A builder answering a borrowed event view (copies only what the response echoes).
-    pub(crate) fn from_view(view: &EventView<'_>) -> Self {
-        let form = match view.form {
-            FormView::Function(function) => Form::Function { function: function.to_string() },
-            FormView::Api { api_path, http_method } => Form::Api {
-                api_path: api_path.to_string(),
-                http_method: http_method.to_string(),
-                status: None,
-                content_type: view.content_type().to_string(),
-            },
-        };
-        let attrs = |a: &[(&str, &str)]| -> Attributes {
-            a.iter().map(|(k, v)| ((*k).to_string(), (*v).to_string())).collect()
-        };
-        let mut b = Self::blank(view.message_version, view.action_group, form);
-        b.session_attributes = attrs(&view.session_attributes);
-        b.prompt_session_attributes = attrs(&view.prompt_session_attributes);
-        b
     }
 
     /// A function-details response for names known without a parsed event.
@@ -291,7 +254,7 @@ impl ResponseBuilder {
 }
 
 /// The HTTP status of an API-schema response in `state`, unless one is set.
-pub(crate) fn status_of(state: Option<ResponseState>) -> u16 {
+fn status_of(state: Option<ResponseState>) -> u16 {
     match state {
         None => 200,
         Some(ResponseState::Reprompt) => 400,

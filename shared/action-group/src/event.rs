@@ -1,16 +1,17 @@
 //! The action-group Lambda input event, in both forms AWS documents
-//! (<https://docs.aws.amazon.com/bedrock/latest/userguide/agents-lambda.html>).
+//! (<https://docs.aws.amazon.com/bedrock/latest/userguide/agents-lambda.html>): the one
+//! description of it. Serialized as declared here; read by [`crate::parse_event`], which
+//! `ActionGroupEvent`'s `Deserialize` also uses.
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// String-to-string attribute map (`sessionAttributes`, `promptSessionAttributes`).
 pub type Attributes = BTreeMap<String, String>;
 
 /// The agent that invoked the action group (`agent`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Agent {
     /// `agent.name`.
     pub name: String,
@@ -23,7 +24,7 @@ pub struct Agent {
 }
 
 /// One `{name, type, value}` entry of `parameters` or of a request-body `properties` list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Parameter {
     /// Parameter name as declared in the function details or OpenAPI schema.
     pub name: String,
@@ -42,65 +43,54 @@ impl Parameter {
 }
 
 /// Event for an action group defined with function details (`function` + `parameters`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionEvent {
     /// `messageVersion` (Bedrock only sends `1.0`).
     pub message_version: String,
     /// `agent`.
-    #[serde(default)]
     pub agent: Agent,
     /// `inputText`: the user input for the turn.
-    #[serde(default)]
     pub input_text: String,
     /// `sessionId`.
-    #[serde(default)]
     pub session_id: String,
     /// `actionGroup`: the action group name.
     pub action_group: String,
     /// `function`: the function name from the function details.
     pub function: String,
     /// `parameters`.
-    #[serde(default)]
     pub parameters: Vec<Parameter>,
     /// `sessionAttributes`.
-    #[serde(default)]
     pub session_attributes: Attributes,
     /// `promptSessionAttributes`.
-    #[serde(default)]
     pub prompt_session_attributes: Attributes,
 }
 
 /// Properties of one request-body content type (`requestBody.content.<type>`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct MediaContent {
     /// `properties`.
-    #[serde(default)]
     pub properties: Vec<Parameter>,
 }
 
 /// `requestBody` of an API-schema event.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RequestBody {
     /// `content`, keyed by content type (e.g. `application/json`).
-    #[serde(default)]
     pub content: BTreeMap<String, MediaContent>,
 }
 
 /// Event for an action group defined with an OpenAPI schema (`apiPath`, `httpMethod`, `requestBody`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiEvent {
     /// `messageVersion` (Bedrock only sends `1.0`).
     pub message_version: String,
     /// `agent`.
-    #[serde(default)]
     pub agent: Agent,
     /// `inputText`: the user input for the turn.
-    #[serde(default)]
     pub input_text: String,
     /// `sessionId`.
-    #[serde(default)]
     pub session_id: String,
     /// `actionGroup`: the action group name.
     pub action_group: String,
@@ -109,21 +99,18 @@ pub struct ApiEvent {
     /// `httpMethod`: the operation method from the OpenAPI schema.
     pub http_method: String,
     /// `parameters`: path, query and header parameters.
-    #[serde(default)]
     pub parameters: Vec<Parameter>,
     /// `requestBody`, when the operation has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body: Option<RequestBody>,
     /// `sessionAttributes`.
-    #[serde(default)]
     pub session_attributes: Attributes,
     /// `promptSessionAttributes`.
-    #[serde(default)]
     pub prompt_session_attributes: Attributes,
 }
 
 /// An action-group input event in either documented form.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum ActionGroupEvent {
     /// Function-details form.

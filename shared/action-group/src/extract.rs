@@ -11,7 +11,6 @@ use serde::forward_to_deserialize_any;
 use serde_json::{Map, Value};
 
 use crate::invalid::{ArgumentError, pointer};
-use crate::slots::sorted_unique;
 
 /// Deserializes `T` from an arguments object, naming the failing field on error.
 pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<T, ArgumentError> {
@@ -42,6 +41,14 @@ pub(crate) fn extract<T: DeserializeOwned>(args: &Map<String, Value>) -> Result<
 pub(crate) fn extract_entries<T: DeserializeOwned>(params: Vec<(&str, Param<'_>)>) -> Option<T> {
     let params = sorted_unique(params)?;
     T::deserialize(ArgsDe(params.into_iter().map(|(k, v)| (k, v.into_de())))).ok()
+}
+
+/// Entries sorted by key, as an arguments object hands them over; `None` when a key
+/// repeats (the object keeps one value, and the caller builds it to report the problem).
+fn sorted_unique<T>(mut entries: Vec<(&str, T)>) -> Option<Vec<(&str, T)>> {
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let repeated = entries.iter().zip(entries.iter().skip(1)).any(|(a, b)| a.0 == b.0);
+    (!repeated).then_some(entries)
 }
 
 /// An arguments object's entries as [`ArgsDe`] reads them.

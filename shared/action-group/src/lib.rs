@@ -11,15 +11,12 @@ mod handle;
 mod invalid;
 pub mod limit;
 mod parse;
-mod reply;
 pub mod response;
 pub mod return_control;
 #[cfg(feature = "runtime")]
 pub mod runtime;
-mod scan;
 #[cfg(feature = "schema")]
 mod schema;
-mod slots;
 
 pub use arguments::Arguments;
 pub use builder::{DEFAULT_API_CONTENT_TYPE, ResponseBuilder};
@@ -27,8 +24,8 @@ pub use canonical::{TextContent, ToolCall, ToolResult};
 pub use error::ToolError;
 pub use event::{ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, Parameter};
 pub use handle::{
-    handle, handle_body, handle_body_raw, handle_event, handle_json, malformed_response,
-    panic_message, panic_response, respond, unreadable_response,
+    handle, handle_body, handle_event, handle_json, malformed_response, panic_message,
+    panic_response, respond, unreadable_response,
 };
 pub use invalid::{ArgumentError, InvalidArguments, pointer};
 pub use limit::MAX_RESPONSE_BYTES;
@@ -40,7 +37,3 @@ pub use return_control::{
 #[cfg(feature = "runtime")]
 pub use runtime::{RuntimeError, run, run_async};
 
-/// The README's example, compiled as a doctest.
-#[cfg(all(doctest, feature = "runtime"))]
-#[doc = include_str!("../README.md")]
-pub struct ReadmeDoctest;

@@ -1,7 +1,7 @@
 //! `lambda_runtime` adapter (feature `runtime`): a tool is one handler function.
 //!
 //! [`run`] answers each invocation from the body bytes the runtime received, read once
-//! ([`crate::handle_body_raw`]), so even an event `serde_json` cannot read (for example a lone
+//! ([`crate::handle_body`]), so even an event `serde_json` cannot read (for example a lone
 //! UTF-16 surrogate escape) is answered with a `FAILURE` response instead of a Lambda
 //! invocation error.
 
@@ -23,9 +23,8 @@ use serde_json::value::RawValue;
 
 use crate::arguments::Arguments;
 use crate::error::ToolError;
-use crate::event::ActionGroupEvent;
 use crate::handle::{
-    event_from_text, handle_body_raw, malformed_response, panic_response, respond,
+    handle_body, malformed_response, panic_response, respond, unreadable_response,
 };
 use crate::parse::parse_event;
 use crate::response::ActionGroupResponse;
@@ -34,7 +33,7 @@ use crate::response::ActionGroupResponse;
 pub use lambda_runtime::Error as RuntimeError;
 
 /// The layer [`run`] puts in front of the runtime: it answers each invocation from its body
-/// bytes and leaves the response's JSON text in `pending` for the runtime's own handler
+/// bytes and leaves the response in `pending` for the runtime's own handler
 /// ([`posted`]), which the runtime then posts. The runtime serves one invocation at a time,
 /// so one slot is enough.
 struct Answer<'h, F, T, R> {
@@ -51,8 +50,8 @@ struct AnswerService<'h, S, F, T, R> {
     types: PhantomData<fn(T) -> R>,
 }
 
-/// The response text of the invocation in flight, from [`Answer`] to [`posted`].
-type Pending = Cell<Option<Result<Box<RawValue>, serde_json::Error>>>;
+/// The response of the invocation in flight, from [`Answer`] to [`posted`].
+type Pending = Cell<Option<ActionGroupResponse>>;
 
 /// What the runtime reads as its handler's event once [`Answer`] has read the real one.
 const READ: &[u8] = b"null";
@@ -71,11 +70,8 @@ where
 }
 
 /// The runtime's handler under [`Answer`]: the response [`Answer`] left.
-async fn posted(pending: &Pending) -> Result<Box<RawValue>, RuntimeError> {
-    match pending.take() {
-        Some(answered) => Ok(answered?),
-        None => Err("no action-group response was prepared".into()),
-    }
+async fn posted(pending: &Pending) -> Result<ActionGroupResponse, RuntimeError> {
+    pending.take().ok_or_else(|| "no action-group response was prepared".into())
 }
 
 impl<'h, S, F, T, R> Layer<S> for Answer<'h, F, T, R> {
@@ -102,7 +98,7 @@ where
     }
 
     fn call(&mut self, mut invocation: LambdaInvocation) -> Self::Future {
-        self.pending.set(Some(handle_body_raw(&invocation.body, self.handler)));
+        self.pending.set(Some(handle_body(&invocation.body, self.handler)));
         invocation.body = Bytes::from_static(READ);
         self.inner.call(invocation)
     }
@@ -118,9 +114,9 @@ where
 {
     let handler = &handler;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<Box<RawValue>>| async move {
-        let response = match event_from_text(event.payload.get()) {
-            Ok(parsed) => handle_parsed_async(&parsed, handler).await,
-            Err(response) => *response,
+        let response = match serde_json::from_str::<Value>(event.payload.get()) {
+            Ok(value) => handle_async(&value, handler).await,
+            Err(e) => unreadable_response(&e),
         };
         Ok::<_, RuntimeError>(response)
     }))
@@ -136,33 +132,18 @@ where
     F: FnOnce(T) -> Fut,
     Fut: Future<Output = Result<R, ToolError>>,
 {
-    match parse_event(event) {
-        Ok(parsed) => handle_parsed_async(&parsed, handler).await,
-        Err(e) => malformed_response(event, &e),
-    }
-}
-
-/// [`handle_async`] once the event is read.
-async fn handle_parsed_async<T, R, F, Fut>(
-    parsed: &ActionGroupEvent,
-    handler: F,
-) -> ActionGroupResponse
-where
-    T: DeserializeOwned,
-    R: Serialize,
-    F: FnOnce(T) -> Fut,
-    Fut: Future<Output = Result<R, ToolError>>,
-{
-    let started = catch_unwind(AssertUnwindSafe(|| {
-        Arguments::from_event(parsed).and_then(|a| a.extract::<T>()).map(handler)
-    }));
+    let parsed = match parse_event(event) {
+        Ok(parsed) => parsed,
+        Err(e) => return malformed_response(event, &e),
+    };
+    let started = catch_unwind(AssertUnwindSafe(|| Arguments::typed(&parsed).map(handler)));
     let future = match started {
         Ok(Ok(future)) => future,
-        Ok(Err(invalid)) => return respond::<()>(parsed, Err(invalid.into())),
-        Err(payload) => return panic_response(parsed, payload.as_ref()),
+        Ok(Err(invalid)) => return respond::<()>(&parsed, Err(invalid.into())),
+        Err(payload) => return panic_response(&parsed, payload.as_ref()),
     };
     match AssertUnwindSafe(future).catch_unwind().await {
-        Ok(result) => respond(parsed, result),
-        Err(payload) => panic_response(parsed, payload.as_ref()),
+        Ok(result) => respond(&parsed, result),
+        Err(payload) => panic_response(&parsed, payload.as_ref()),
     }
 }

@@ -14,7 +14,7 @@ fn fixture(name: &str) -> Value {
 }
 
 #[test]
-fn documented_events_parse_leniently_and_strictly_alike() {
+fn documented_events_read_alike_through_parse_event_and_serde() {
     for name in [
         "function-details-event",
         "api-schema-event",
@@ -22,9 +22,9 @@ fn documented_events_parse_leniently_and_strictly_alike() {
         "lambda-events-without-parameters",
     ] {
         let raw = fixture(name);
-        let lenient = parse_event(&raw).unwrap();
-        let strict: ActionGroupEvent = serde_json::from_value(raw.clone()).unwrap();
-        assert_eq!(lenient, strict, "{name}");
+        let parsed = parse_event(&raw).unwrap();
+        let read: ActionGroupEvent = serde_json::from_value(raw.clone()).unwrap();
+        assert_eq!(parsed, read, "{name}");
     }
 }
 

@@ -1,7 +1,9 @@
 //! Malformed events produce a FAILURE response naming the problem, never a panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bedrock_action_group::{ResponseState, ToolError, handle, handle_json};
+use bedrock_action_group::{
+    ActionGroupEvent, ResponseState, ToolError, handle, handle_json, parse_event,
+};
 use serde_json::{Value, json};
 
 fn base() -> Value {
@@ -180,4 +182,14 @@ fn odd_but_valid_values_pass_through() {
         handle(&with("parameters", json!([{"name": "q", "type": "string", "value": odd}])), echo);
     assert_eq!(r.state(), None);
     assert_eq!(serde_json::from_str::<Value>(r.body()).unwrap(), json!({"q": odd}));
+}
+
+#[test]
+fn serde_reads_an_event_as_parse_event_does() {
+    let err = serde_json::from_value::<ActionGroupEvent>(without("actionGroup")).unwrap_err();
+    assert_eq!(err.to_string(), "malformed action-group event: /actionGroup: is required");
+    let lenient = json!({"actionGroup": "g", "function": "f", "agent": null, "parameters": null});
+    let read: ActionGroupEvent = serde_json::from_str(&lenient.to_string()).unwrap();
+    assert_eq!(read, parse_event(&lenient).unwrap());
+    assert_eq!(read.message_version(), "1.0");
 }

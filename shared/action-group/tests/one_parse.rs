@@ -1,6 +1,7 @@
-//! `handle_json` reads event text once, without building a `serde_json::Value`, and answers
-//! exactly as parsing a `Value` first and calling `handle` does: same validation, same
-//! messages and JSON pointers, same `serde_json` error for text that is not valid JSON.
+//! `handle_json` and `handle_body` answer event text exactly as parsing a `Value` first and
+//! calling `handle` does: same validation, same messages and JSON pointers, same
+//! `serde_json` error for text that is not valid JSON; repeated keys and map order as a
+//! `Value` has them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use bedrock_action_group::{

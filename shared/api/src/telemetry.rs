@@ -1,4 +1,5 @@
-//! Log filtering that keeps secrets out of logs whatever the configured level.
+//! Log filtering that keeps secrets out of logs whatever the configured level, and the
+//! logging every registry Lambda starts with.
 
 use tracing::level_filters::LevelFilter;
 use tracing_subscriber::EnvFilter;
@@ -13,6 +14,18 @@ const BODY_LOGGING_TARGETS: &[&str] = &["aws_smithy_runtime", "aws_smithy_runtim
 pub fn log_filter(default: &str) -> EnvFilter {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
     cap_body_logging(filter)
+}
+
+/// Starts a registry Lambda's logging: JSON lines for CloudWatch (which adds the time), at
+/// the level of `RUST_LOG`, else `AWS_LAMBDA_LOG_LEVEL`, else `info`, with body logging
+/// capped ([`log_filter`]).
+pub fn init_lambda_logging() {
+    let level = std::env::var("AWS_LAMBDA_LOG_LEVEL").unwrap_or_else(|_| "info".into());
+    tracing_subscriber::fmt()
+        .json()
+        .with_env_filter(log_filter(&level.to_lowercase()))
+        .without_time()
+        .init();
 }
 
 /// Caps the body-logging targets of `filter` at `debug`; a filter that enables nothing
