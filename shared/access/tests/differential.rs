@@ -519,19 +519,40 @@ fn regressions_agree_with_the_cel_crate() {
     }
 }
 
+/// Runs `cases` generated cases; the tally, or the minimal failing case.
+fn run_cases(cases: u32) -> Result<Tally, String> {
+    let config = Config { cases, failure_persistence: None, ..Config::default() };
+    let tally = std::cell::RefCell::new(Tally::default());
+    TestRunner::new(config)
+        .run(&(condition(), context()), |(condition, context)| {
+            check(&condition, &context, &mut tally.borrow_mut())
+                .map_err(|why| TestCaseError::fail(format!("{condition}  on  {context}: {why}")))
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(tally.into_inner())
+}
+
 #[test]
 fn the_registry_decides_as_the_cel_crate_does() {
-    let config = Config { cases: cases(), failure_persistence: None, ..Config::default() };
-    let mut runner = TestRunner::new(config);
-    let tally = std::cell::RefCell::new(Tally::default());
-    let result = runner.run(&(condition(), context()), |(condition, context)| {
-        check(&condition, &context, &mut tally.borrow_mut())
-            .map_err(|why| TestCaseError::fail(format!("{condition}  on  {context}: {why}")))
-    });
-    if let Err(e) = result {
-        panic!("{e}\n(keep the minimal case in REGRESSIONS once it is fixed)");
+    // the cases split over the machine's cores, each share from its own random seed
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8) as u32;
+    let share = cases().div_ceil(threads);
+    let runs: Vec<_> = (0..threads).map(|_| std::thread::spawn(move || run_cases(share))).collect();
+    let mut tally = Tally::default();
+    for run in runs {
+        match run.join() {
+            Ok(Ok(t)) => {
+                tally.matched += t.matched;
+                tally.not_matched += t.not_matched;
+                tally.error += t.error;
+                tally.refused += t.refused;
+            }
+            Ok(Err(failure)) => {
+                panic!("{failure}\n(keep the minimal case in REGRESSIONS once it is fixed)")
+            }
+            Err(_) => panic!("a run panicked"),
+        }
     }
-    let tally = tally.into_inner();
     let decided = tally.matched + tally.not_matched + tally.error;
     println!("{tally:?}");
     // the generator is only worth its cases when each outcome is common
