@@ -15,21 +15,12 @@
 //! write checks refuse (a name it does not declare, its bounds) are counted apart.
 
 use base64::Engine;
-use registry_access::{AccessRule, PreparedContext, RuleResult, RuleSet};
-use serde_json::{Value as Json, json};
+mod common;
+
+use common::Outcome;
+use registry_access::PreparedContext;
+use serde_json::Value as Json;
 use std::fmt::Write;
-
-/// The `cel` crate's standard environment, as it comes (the registry's adds only its
-/// cost accounting).
-static REFERENCE_ENV: std::sync::LazyLock<cel::Env> = std::sync::LazyLock::new(cel::Env::stdlib);
-
-/// What a condition gave, as the SPEC reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Matched,
-    NotMatched,
-    Error,
-}
 
 /// One case of the subset.
 struct Case {
@@ -128,29 +119,6 @@ fn case(test: &Json) -> Option<Case> {
     Some(Case { name: o.get("name")?.as_str()?.to_owned(), condition, expected })
 }
 
-/// The registry's outcome, or `None` when its write checks refuse the condition.
-fn registry(condition: &str, context: &PreparedContext<'_>) -> Option<Outcome> {
-    let rule: AccessRule =
-        serde_json::from_value(json!({"condition": condition, "effect": "allow"})).ok()?;
-    let rules = RuleSet::compile(&[rule]).ok()?;
-    let (_, outcomes) = rules.explain(context);
-    Some(match &outcomes.first()?.result {
-        RuleResult::Matched => Outcome::Matched,
-        RuleResult::NotMatched => Outcome::NotMatched,
-        RuleResult::Error(_) => Outcome::Error,
-    })
-}
-
-/// The unmodified `cel` crate's outcome on the same text.
-fn reference(condition: &str) -> Outcome {
-    let Ok(program) = REFERENCE_ENV.compile(condition) else { return Outcome::Error };
-    match program.execute(&cel::Context::default()) {
-        Ok(cel::Value::Bool(true)) => Outcome::Matched,
-        Ok(cel::Value::Bool(false)) => Outcome::NotMatched,
-        Ok(_) | Err(_) => Outcome::Error,
-    }
-}
-
 fn run(cases: &Json) -> Result<String, String> {
     let context = PreparedContext::from_json(b"{}").map_err(|e| format!("{e:?}"))?;
     let mut table = String::from(
@@ -172,11 +140,12 @@ fn run(cases: &Json) -> Result<String, String> {
                     count.unsupported += 1;
                     continue;
                 };
-                let Some(got) = registry(&case.condition, &context) else {
+                let Some(got) = common::registry(&case.condition, &context) else {
                     count.refused += 1;
                     continue;
                 };
-                let want = reference(&case.condition);
+                let want = common::reference(&case.condition, &cel::Context::default())
+                    .unwrap_or(Outcome::Error);
                 if got != want {
                     divergences.push(format!(
                         "{name}/{}: `{}`: registry {got:?}, cel crate {want:?}",

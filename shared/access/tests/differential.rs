@@ -18,7 +18,10 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use registry_access::{AccessRule, PreparedContext, RequestContext, RuleResult, RuleSet};
+mod common;
+
+use common::Outcome;
+use registry_access::{PreparedContext, RequestContext};
 use serde_json::{Value as Json, json};
 use std::collections::HashMap;
 
@@ -30,26 +33,6 @@ const REGRESSIONS: &[(&str, &str)] = &[
         r#"{"customData":{"n":0},"request":{"time":"2026-11-25T10:00:00Z"}}"#,
     ),
 ];
-
-/// The `cel` crate's standard environment, as it comes (the registry's adds only its
-/// cost accounting).
-static REFERENCE_ENV: std::sync::LazyLock<cel::Env> = std::sync::LazyLock::new(cel::Env::stdlib);
-
-/// What a condition gave, as the SPEC reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Matched,
-    NotMatched,
-    Error,
-}
-
-fn registry_outcome(result: &RuleResult) -> Outcome {
-    match result {
-        RuleResult::Matched => Outcome::Matched,
-        RuleResult::NotMatched => Outcome::NotMatched,
-        RuleResult::Error(_) => Outcome::Error,
-    }
-}
 
 // ---- the reference: the `cel` crate alone --------------------------------------------
 
@@ -80,7 +63,6 @@ fn to_cel(json: &Json) -> cel::Value {
 
 /// The reference's answer, or `None` when the `cel` crate cannot parse the text.
 fn reference(condition: &str, context: &Json) -> Option<Outcome> {
-    let program = REFERENCE_ENV.compile(condition).ok()?;
     let mut ctx = cel::Context::default();
     for root in ["user", "customData", "account"] {
         ctx.add_variable_from_value(
@@ -102,11 +84,7 @@ fn reference(condition: &str, context: &Json) -> Option<Outcome> {
         }
     }
     ctx.add_variable_from_value("request", request);
-    Some(match program.execute(&ctx) {
-        Ok(cel::Value::Bool(true)) => Outcome::Matched,
-        Ok(cel::Value::Bool(false)) => Outcome::NotMatched,
-        Ok(_) | Err(_) => Outcome::Error,
-    })
+    common::reference(condition, &ctx)
 }
 
 // ---- the registry --------------------------------------------------------------------
@@ -114,23 +92,12 @@ fn reference(condition: &str, context: &Json) -> Option<Outcome> {
 /// The registry's answer from both ways of preparing a context, or `None` when its write
 /// checks refuse the condition.
 fn registry(condition: &str, context: &Json) -> Result<Option<(Outcome, Outcome)>, String> {
-    let rule: AccessRule =
-        serde_json::from_value(json!({"condition": condition, "effect": "allow"}))
-            .map_err(|e| e.to_string())?;
-    let Ok(rules) = RuleSet::compile(&[rule]) else { return Ok(None) };
     let text = context.to_string();
     let from_json = PreparedContext::from_json(text.as_bytes()).map_err(|e| format!("{e:?}"))?;
     let typed: RequestContext =
         serde_json::from_value(context.clone()).map_err(|e| e.to_string())?;
     let from_typed = PreparedContext::new(&typed).map_err(|e| format!("{e:?}"))?;
-    let outcome = |prepared: &PreparedContext<'_>| {
-        let (_, outcomes) = rules.explain(prepared);
-        outcomes.first().map(|o| registry_outcome(&o.result))
-    };
-    match (outcome(&from_json), outcome(&from_typed)) {
-        (Some(a), Some(b)) => Ok(Some((a, b))),
-        _ => Err("no outcome for the one rule".into()),
-    }
+    Ok(common::registry(condition, &from_json).zip(common::registry(condition, &from_typed)))
 }
 
 /// Tallies of one run, to show the generator reaches every outcome.
