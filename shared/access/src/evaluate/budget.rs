@@ -11,7 +11,7 @@
 use crate::compile::ast;
 use crate::limits::DECISION_STEP_BUDGET;
 use cel::ExecutionError;
-use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue};
+use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue, MapExpr, StructExpr};
 use cel::common::types::CelInt;
 use cel::common::value::CowVal;
 use std::cell::Cell;
@@ -101,16 +101,7 @@ pub(crate) fn children_mut(expr: &mut IdedExpr) -> Vec<&mut IdedExpr> {
             &mut c.result,
         ],
         Expr::List(list) => list.elements.iter_mut().collect(),
-        Expr::Map(map) => map
-            .entries
-            .iter_mut()
-            .flat_map(|e| match &mut e.expr {
-                EntryExpr::MapEntry(m) => vec![&mut m.key, &mut m.value],
-                EntryExpr::StructField(f) => vec![&mut f.value],
-            })
-            .collect(),
-        Expr::Struct(s) => s
-            .entries
+        Expr::Map(MapExpr { entries }) | Expr::Struct(StructExpr { entries, .. }) => entries
             .iter_mut()
             .flat_map(|e| match &mut e.expr {
                 EntryExpr::MapEntry(m) => vec![&mut m.key, &mut m.value],
