@@ -165,7 +165,7 @@ impl Aws {
         self.bedrock
             .get_or_init(|| async {
                 let url = self.endpoints.bedrock.clone();
-                let sdk = registry_store_dynamodb::sdk_config(url.clone()).await;
+                let sdk = registry_sdk_config::sdk_config(url.clone()).await;
                 let mut config = aws_sdk_bedrockagent::config::Builder::from(&sdk);
                 if let Some(url) = url {
                     config =

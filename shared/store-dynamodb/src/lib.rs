@@ -5,7 +5,6 @@
 //! The table design and access patterns are in `docs/dynamodb.md`.
 
 mod backoff;
-mod connect;
 mod counter;
 mod cursor;
 mod decoded;
@@ -22,7 +21,6 @@ mod store_impl;
 mod table;
 mod write;
 
-pub use connect::{MAX_SDK_ATTEMPTS, sdk_config};
 pub use counter::CallCounts;
 pub use decoded::{DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, DecodeCounts};
 pub use store::{CURSOR_KEY_ENV, DynamoStore};
