@@ -65,6 +65,14 @@ fn an_agent_with_every_field_is_written_back_byte_for_byte() {
     assert_eq!(agent.bedrock.idle_session_ttl_in_seconds, Some(900));
     assert!(agent.orchestration.custom_orchestration.is_some());
     assert_eq!(serde_json::to_string(&agent).unwrap(), text);
+    // A flattened setting written as `null` reads as absent, as it did.
+    let agent: AgentDefinition = serde_json::from_value(json!({
+        "basePrompt": "p", "idleSessionTTLInSeconds": null, "orchestrationType": null
+    }))
+    .unwrap();
+    assert_eq!(agent.bedrock, Default::default());
+    assert_eq!(agent.orchestration, Default::default());
+    assert!(agent.unknown.is_empty(), "{:?}", agent.unknown);
 }
 
 /// An unknown field beside the flattened Bedrock settings is captured, not taken by
