@@ -439,6 +439,9 @@ fn both_routes_are_documented_with_their_schemas() {
     ] {
         assert!(doc["components"]["schemas"][schema].is_object(), "schema {schema} missing");
     }
-    let groups = &doc["components"]["schemas"]["BedrockAgent"]["properties"]["actionGroups"];
+    // The agent's own members beside its flattened Bedrock settings.
+    let agent = &doc["components"]["schemas"]["BedrockAgent"]["allOf"];
+    assert_eq!(agent[0]["$ref"], "#/components/schemas/BedrockSettings", "{agent}");
+    let groups = &agent[1]["properties"]["actionGroups"];
     assert_eq!(groups["items"]["$ref"], "#/components/schemas/ActionGroup", "{groups}");
 }

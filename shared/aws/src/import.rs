@@ -2,10 +2,11 @@
 //! collaborators) as registry definitions in their wire form, with a report of what
 //! the registry cannot represent ([`Aws::import_agent`]).
 
-use aws_sdk_bedrockagent::types::{ActionGroupExecutor, AgentActionGroup};
+use aws_sdk_bedrockagent::types::{ActionGroupExecutor, AgentActionGroup, OrchestrationType};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::plan::json;
 use crate::publish::{schema_json, settings_of};
 use crate::{Aws, AwsError};
 
@@ -63,21 +64,19 @@ impl Aws {
         let settings = settings_of(&raw.agent);
         let mut agent = Map::new();
         agent.insert("agentId".into(), Value::from(registry_id(&raw.agent.agent_name)));
-        for (from, to) in [
-            ("instruction", "basePrompt"),
-            ("foundationModel", "foundationModel"),
-            ("description", "description"),
-            ("idleSessionTTLInSeconds", "idleSessionTTLInSeconds"),
-            ("guardrailConfiguration", "guardrailConfiguration"),
-            ("customerEncryptionKeyArn", "customerEncryptionKeyArn"),
+        for (key, value) in [
+            ("basePrompt", &settings.instruction),
+            ("foundationModel", &settings.foundation_model),
+            ("description", &settings.description),
         ] {
-            if let Some(value) = settings.get(from) {
-                agent.insert(to.into(), value.clone());
+            if let Some(value) = value {
+                agent.insert(key.into(), Value::from(value.clone()));
             }
         }
-        if let Some(orchestration) = settings.get("orchestrationType")
-            && orchestration != "DEFAULT"
-        {
+        if let Value::Object(bedrock) = json(&settings.bedrock) {
+            agent.extend(bedrock);
+        }
+        if raw.agent.orchestration_type.as_ref().is_some_and(|o| *o != OrchestrationType::Default) {
             skip("/orchestrationType".into(), "custom orchestration is not imported yet");
         }
         if raw.agent.prompt_override_configuration.is_some() {
@@ -116,8 +115,8 @@ impl Aws {
                 })
                 .collect();
             agent.insert("collaborators".into(), Value::Array(collaborators));
-            if let Some(mode) = settings.get("agentCollaboration") {
-                agent.insert("agentCollaboration".into(), mode.clone());
+            if let Some(mode) = &settings.agent_collaboration {
+                agent.insert("agentCollaboration".into(), json(mode));
             }
         }
         Ok(Imported { agent: Value::Object(agent), tools, unrepresented })

@@ -84,7 +84,7 @@ impl Aws {
 
 /// A Lambda client for `url` (AWS's endpoint when `None`).
 async fn lambda_client(url: Option<String>) -> aws_sdk_lambda::Client {
-    let sdk = registry_store_dynamodb::sdk_config(url.clone()).await;
+    let sdk = registry_sdk_config::sdk_config(url.clone()).await;
     let mut config = aws_sdk_lambda::config::Builder::from(&sdk);
     if let Some(url) = url {
         config = config.endpoint_url(url).credentials_provider(local_credentials());

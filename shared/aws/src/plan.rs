@@ -8,20 +8,75 @@
 use std::collections::BTreeMap;
 
 use registry_core::resolve::{ActionGroupExecutor, Resolution};
-use serde::Serialize;
+use registry_core::{
+    AgentCollaboration, BedrockSettings, OrchestrationSettings, OrchestrationType,
+};
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// `value` as JSON (`null` when it cannot be, which no registry type does).
-fn json<T: Serialize>(value: &T) -> Value {
+pub(crate) fn json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// Bedrock's idle session timeout when none is set, in seconds.
 pub const DEFAULT_IDLE_TTL: u32 = 600;
 
-/// An agent's own settings as Bedrock's `CreateAgent`/`UpdateAgent` take them, by AWS
-/// member name (`instruction`, `foundationModel`, `guardrailConfiguration`, ...).
-pub type AgentSettings = BTreeMap<String, Value>;
+/// An agent's own settings as Bedrock's `CreateAgent`/`UpdateAgent` take them, with AWS's
+/// member names: the inline agent's, with Bedrock's defaults named (Bedrock reads them
+/// back, so naming them keeps a republish a no-op).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSettings {
+    /// `instruction`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instruction: Option<String>,
+    /// `foundationModel`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foundation_model: Option<String>,
+    /// `description`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `agentCollaboration`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_collaboration: Option<AgentCollaboration>,
+    /// Guardrail, session time-out, prompt overrides, encryption key.
+    #[serde(flatten)]
+    pub bedrock: BedrockSettings,
+    /// Orchestration.
+    #[serde(flatten)]
+    pub orchestration: OrchestrationSettings,
+}
+
+impl AgentSettings {
+    /// The settings as JSON members by name: what a plan shows and compares.
+    pub fn members(&self) -> BTreeMap<String, Value> {
+        match json(self) {
+            Value::Object(members) => members.into_iter().collect(),
+            _ => BTreeMap::new(),
+        }
+    }
+
+    /// The members of `self` that differ in `other`, with `other`'s values (`null`:
+    /// absent from `other`).
+    pub fn changes_to(&self, other: &Self) -> BTreeMap<String, Value> {
+        let (current, desired) = (self.members(), other.members());
+        let mut changes: BTreeMap<String, Value> = desired
+            .iter()
+            .filter(|(key, value)| current.get(*key) != Some(value))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        for key in current.keys().filter(|k| !desired.contains_key(*k)) {
+            changes.insert(key.clone(), Value::Null);
+        }
+        changes
+    }
+}
+
+/// Writes `settings` as its members in name order.
+fn by_name<S: Serializer>(settings: &AgentSettings, serializer: S) -> Result<S::Ok, S::Error> {
+    settings.members().serialize(serializer)
+}
 
 /// One action group as `CreateAgentActionGroup` takes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,12 +157,16 @@ pub enum Call {
         /// `agentName`.
         agent_name: String,
         /// The settings.
+        #[serde(serialize_with = "by_name")]
         settings: AgentSettings,
     },
     /// `UpdateAgent` with the whole desired settings.
     UpdateAgent {
         /// Members that change, with their new values (`null`: removed).
-        changes: AgentSettings,
+        changes: BTreeMap<String, Value>,
+        /// The whole desired settings, which the call sends.
+        #[serde(skip)]
+        settings: AgentSettings,
     },
     /// `CreateAgentActionGroup`.
     CreateAgentActionGroup(ActionGroupSpec),
@@ -157,28 +216,29 @@ impl Desired {
         aliases: &BTreeMap<String, String>,
     ) -> Self {
         let inline = &resolution.inline_agent;
-        let mut settings = AgentSettings::new();
-        let mut set = |key: &str, value: Value| {
-            if !value.is_null() {
-                settings.insert(key.to_owned(), value);
-            }
-        };
         let agent = &inline.agent;
-        set("instruction", Value::from(agent.instruction.clone()));
-        set("foundationModel", Value::from(agent.foundation_model.clone()));
-        set("description", description.map_or(Value::Null, Value::from));
-        // Bedrock reads back its defaults; naming them keeps a republish a no-op.
-        let or = |value: Value, default: Value| if value.is_null() { default } else { value };
-        set(
-            "idleSessionTTLInSeconds",
-            or(json(&agent.idle_session_ttl_in_seconds), Value::from(DEFAULT_IDLE_TTL)),
-        );
-        set("guardrailConfiguration", json(&agent.guardrail_configuration));
-        set("promptOverrideConfiguration", json(&agent.prompt_override_configuration));
-        set("customerEncryptionKeyArn", json(&agent.customer_encryption_key_arn));
-        set("orchestrationType", or(json(&inline.orchestration_type), Value::from("DEFAULT")));
-        set("customOrchestration", json(&inline.custom_orchestration));
-        set("agentCollaboration", or(json(&agent.agent_collaboration), Value::from("DISABLED")));
+        let settings = AgentSettings {
+            instruction: Some(agent.instruction.clone()),
+            foundation_model: Some(agent.foundation_model.clone()),
+            description: description.map(str::to_owned),
+            agent_collaboration: Some(
+                agent.agent_collaboration.unwrap_or(AgentCollaboration::Disabled),
+            ),
+            bedrock: BedrockSettings {
+                idle_session_ttl_in_seconds: Some(
+                    agent.bedrock.idle_session_ttl_in_seconds.unwrap_or(DEFAULT_IDLE_TTL),
+                ),
+                ..agent.bedrock.clone()
+            },
+            orchestration: OrchestrationSettings {
+                orchestration_type: Some(
+                    inline.orchestration.orchestration_type.unwrap_or(OrchestrationType::Default),
+                ),
+                // Inline agents only: `CreateAgent` has no such member.
+                bedrock_model_configurations: None,
+                ..inline.orchestration.clone()
+            },
+        };
         let action_groups = agent
             .action_groups
             .iter()
@@ -251,17 +311,9 @@ pub fn plan(desired: &Desired, existing: &Existing) -> Vec<Call> {
             settings: desired.settings.clone(),
         }),
         Some((_, current)) => {
-            let mut changes = AgentSettings::new();
-            for (key, value) in &desired.settings {
-                if current.get(key) != Some(value) {
-                    changes.insert(key.clone(), value.clone());
-                }
-            }
-            for key in current.keys().filter(|k| !desired.settings.contains_key(*k)) {
-                changes.insert(key.clone(), Value::Null);
-            }
+            let changes = current.changes_to(&desired.settings);
             if !changes.is_empty() {
-                calls.push(Call::UpdateAgent { changes });
+                calls.push(Call::UpdateAgent { changes, settings: desired.settings.clone() });
             }
         }
     }
@@ -321,15 +373,9 @@ pub fn apply(existing: &Existing, calls: &[Call]) -> Existing {
                 state.agent = Some((fresh("AGENT"), settings.clone()));
                 state.prepared = false;
             }
-            Call::UpdateAgent { changes } => {
-                if let Some((_, settings)) = state.agent.as_mut() {
-                    for (key, value) in changes {
-                        if value.is_null() {
-                            settings.remove(key);
-                        } else {
-                            settings.insert(key.clone(), value.clone());
-                        }
-                    }
+            Call::UpdateAgent { settings, .. } => {
+                if let Some((_, current)) = state.agent.as_mut() {
+                    *current = settings.clone();
                 }
                 state.prepared = false;
             }

@@ -8,15 +8,18 @@ use std::time::Duration;
 use aws_sdk_bedrockagent::Client;
 use aws_sdk_bedrockagent::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_bedrockagent::types::{
-    ActionGroupExecutor, AgentAliasStatus, AgentCollaboration, AgentDescriptor, AgentStatus,
-    CustomControlMethod, Function, FunctionSchema, GuardrailConfiguration, OrchestrationType,
-    ParameterDetail, RelayConversationHistory, RequireConfirmation, Type,
+    ActionGroupExecutor, AgentAliasStatus, AgentDescriptor, AgentStatus, CustomControlMethod,
+    Function, FunctionSchema, GuardrailConfiguration, ParameterDetail, RelayConversationHistory,
+    RequireConfirmation, Type,
 };
+use registry_core::{BedrockSettings, OrchestrationSettings};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use crate::plan::{
     ActionGroupSpec, AgentSettings, Call, CollaboratorSpec, Desired, Existing, KnowledgeBaseSpec,
+    json,
 };
 use crate::{Aws, AwsError};
 
@@ -24,32 +27,21 @@ use crate::{Aws, AwsError};
 macro_rules! with_settings {
     ($builder:expr, $settings:expr) => {{
         let settings: &AgentSettings = $settings;
-        let text = |key: &str| settings.get(key).and_then(Value::as_str).map(str::to_owned);
+        let bedrock = &settings.bedrock;
         $builder
-            .set_instruction(text("instruction"))
-            .set_foundation_model(text("foundationModel"))
-            .set_description(text("description"))
-            .set_customer_encryption_key_arn(text("customerEncryptionKeyArn"))
+            .set_instruction(settings.instruction.clone())
+            .set_foundation_model(settings.foundation_model.clone())
+            .set_description(settings.description.clone())
+            .set_customer_encryption_key_arn(bedrock.customer_encryption_key_arn.clone())
             .set_idle_session_ttl_in_seconds(
-                settings
-                    .get("idleSessionTTLInSeconds")
-                    .and_then(Value::as_i64)
-                    .and_then(|n| i32::try_from(n).ok()),
+                bedrock.idle_session_ttl_in_seconds.and_then(|n| i32::try_from(n).ok()),
             )
-            .set_orchestration_type(
-                text("orchestrationType").map(|s| OrchestrationType::from(s.as_str())),
-            )
-            .set_agent_collaboration(
-                text("agentCollaboration").map(|s| AgentCollaboration::from(s.as_str())),
-            )
-            .set_guardrail_configuration(settings.get("guardrailConfiguration").map(|g| {
+            .set_orchestration_type(settings.orchestration.orchestration_type.map(|o| to_sdk(&o)))
+            .set_agent_collaboration(settings.agent_collaboration.map(|c| to_sdk(&c)))
+            .set_guardrail_configuration(bedrock.guardrail_configuration.as_ref().map(|g| {
                 GuardrailConfiguration::builder()
-                    .set_guardrail_identifier(
-                        g.get("guardrailIdentifier").and_then(Value::as_str).map(str::to_owned),
-                    )
-                    .set_guardrail_version(
-                        g.get("guardrailVersion").and_then(Value::as_str).map(str::to_owned),
-                    )
+                    .guardrail_identifier(&g.guardrail_identifier)
+                    .guardrail_version(&g.guardrail_version)
                     .build()
             }))
     }};
@@ -155,7 +147,8 @@ pub struct Published {
 pub fn unpublishable(desired: &Desired) -> Vec<registry_core::Violation> {
     desired
         .settings
-        .keys()
+        .members()
+        .into_keys()
         .filter(|key| !PUBLISHABLE.contains(&key.as_str()))
         .map(|key| registry_core::Violation {
             path: format!("/inlineAgent/{key}"),
@@ -172,7 +165,7 @@ impl Aws {
         self.bedrock
             .get_or_init(|| async {
                 let url = self.endpoints.bedrock.clone();
-                let sdk = registry_store_dynamodb::sdk_config(url.clone()).await;
+                let sdk = registry_sdk_config::sdk_config(url.clone()).await;
                 let mut config = aws_sdk_bedrockagent::config::Builder::from(&sdk);
                 if let Some(url) = url {
                     config =
@@ -311,7 +304,7 @@ impl Aws {
                     self.wait_agent(&id, poll, |s| s != &AgentStatus::Creating).await?;
                     agent_id = Some(id);
                 }
-                Call::UpdateAgent { .. } => {
+                Call::UpdateAgent { settings, .. } => {
                     let id = need(&agent_id)?;
                     let current = self.agent(id).await?;
                     let role = role_arn.unwrap_or(&current.agent_resource_role_arn);
@@ -321,7 +314,7 @@ impl Aws {
                             .agent_id(id)
                             .agent_name(&desired.agent_name)
                             .agent_resource_role_arn(role),
-                        &desired.settings
+                        settings
                     )
                     .send()
                     .await
@@ -579,33 +572,41 @@ impl Aws {
 
 /// An agent's publishable settings as the plan compares them.
 pub(crate) fn settings_of(agent: &aws_sdk_bedrockagent::types::Agent) -> AgentSettings {
-    let mut settings = AgentSettings::new();
-    let mut set = |key: &str, value: Option<Value>| {
-        if let Some(value) = value {
-            settings.insert(key.to_owned(), value);
-        }
-    };
-    set("instruction", agent.instruction.clone().map(Value::from));
-    set("foundationModel", agent.foundation_model.clone().map(Value::from));
-    set("description", agent.description.clone().map(Value::from));
-    set("idleSessionTTLInSeconds", Some(Value::from(agent.idle_session_ttl_in_seconds)));
-    set("customerEncryptionKeyArn", agent.customer_encryption_key_arn.clone().map(Value::from));
-    set("orchestrationType", agent.orchestration_type.as_ref().map(|o| Value::from(o.as_str())));
-    set("agentCollaboration", agent.agent_collaboration.as_ref().map(|c| Value::from(c.as_str())));
-    set(
-        "guardrailConfiguration",
-        agent.guardrail_configuration.as_ref().map(|g| {
-            let mut out = serde_json::Map::new();
-            if let Some(id) = &g.guardrail_identifier {
-                out.insert("guardrailIdentifier".into(), Value::from(id.clone()));
-            }
-            if let Some(version) = &g.guardrail_version {
-                out.insert("guardrailVersion".into(), Value::from(version.clone()));
-            }
-            Value::Object(out)
-        }),
-    );
-    settings
+    AgentSettings {
+        instruction: agent.instruction.clone(),
+        foundation_model: agent.foundation_model.clone(),
+        description: agent.description.clone(),
+        agent_collaboration: agent.agent_collaboration.as_ref().and_then(|c| from_sdk(c.as_str())),
+        bedrock: BedrockSettings {
+            guardrail_configuration: agent.guardrail_configuration.as_ref().map(|g| {
+                registry_core::GuardrailConfiguration {
+                    guardrail_identifier: g.guardrail_identifier.clone().unwrap_or_default(),
+                    guardrail_version: g.guardrail_version.clone().unwrap_or_default(),
+                }
+            }),
+            idle_session_ttl_in_seconds: u32::try_from(agent.idle_session_ttl_in_seconds).ok(),
+            customer_encryption_key_arn: agent.customer_encryption_key_arn.clone(),
+            // Not publishable (refused before any call), so never compared.
+            prompt_override_configuration: None,
+        },
+        orchestration: OrchestrationSettings {
+            orchestration_type: agent
+                .orchestration_type
+                .as_ref()
+                .and_then(|o| from_sdk(o.as_str())),
+            ..OrchestrationSettings::default()
+        },
+    }
+}
+
+/// A registry enum as the SDK's: both use AWS's names.
+fn to_sdk<T: Serialize, S: for<'a> From<&'a str>>(value: &T) -> S {
+    S::from(json(value).as_str().unwrap_or_default())
+}
+
+/// An SDK enum value as the registry's (`None`: a value the registry does not know).
+fn from_sdk<T: DeserializeOwned>(name: &str) -> Option<T> {
+    serde_json::from_value(Value::from(name)).ok()
 }
 
 /// The plan's form of an executor: `{"lambda": arn}` or `{"customControl": "RETURN_CONTROL"}`.

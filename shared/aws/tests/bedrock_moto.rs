@@ -11,7 +11,7 @@ use registry_aws::plan::Existing;
 use registry_aws::{Aws, Endpoints};
 
 fn aws() -> Aws {
-    let endpoint = registry_store_dynamodb::local::endpoint().unwrap().to_owned();
+    let endpoint = registry_sdk_config::local::endpoint().unwrap().to_owned();
     Aws::new(Endpoints { bedrock: Some(endpoint), ..Endpoints::default() })
 }
 

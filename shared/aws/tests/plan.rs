@@ -6,9 +6,13 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use registry_aws::plan::{
-    ActionGroupSpec, Call, CollaboratorSpec, Desired, Existing, KnowledgeBaseSpec, apply, plan,
+    ActionGroupSpec, AgentSettings, Call, CollaboratorSpec, Desired, Existing, KnowledgeBaseSpec,
+    apply, plan,
 };
-use serde_json::{Value, json};
+use registry_core::{
+    AgentCollaboration, BedrockSettings, OrchestrationSettings, OrchestrationType,
+};
+use serde_json::json;
 
 fn group(name: &str, variant: u8) -> ActionGroupSpec {
     ActionGroupSpec {
@@ -28,13 +32,12 @@ fn desired() -> impl Strategy<Value = Desired> {
         "[a-z ]{40,50}",
     )
         .prop_map(|(groups, kbs, collaborators, ttl, instruction)| {
-            let mut settings = BTreeMap::from([
-                ("instruction".to_owned(), Value::from(instruction)),
-                ("foundationModel".to_owned(), json!("anthropic.claude-3-haiku-20240307-v1:0")),
-            ]);
-            if let Some(ttl) = ttl {
-                settings.insert("idleSessionTTLInSeconds".into(), json!(ttl));
-            }
+            let settings = AgentSettings {
+                instruction: Some(instruction),
+                foundation_model: Some("anthropic.claude-3-haiku-20240307-v1:0".into()),
+                bedrock: BedrockSettings { idle_session_ttl_in_seconds: ttl, ..Default::default() },
+                ..AgentSettings::default()
+            };
             Desired {
                 agent_name: "weather-agent".into(),
                 settings,
@@ -91,7 +94,7 @@ proptest! {
 fn publishing_twice_makes_calls_only_the_first_time() {
     let d = Desired {
         agent_name: "weather-agent".into(),
-        settings: BTreeMap::from([("instruction".into(), json!("x".repeat(40)))]),
+        settings: AgentSettings { instruction: Some("x".repeat(40)), ..AgentSettings::default() },
         action_groups: BTreeMap::from([("weather".into(), group("weather", 0))]),
         ..Desired::default()
     };
@@ -126,4 +129,47 @@ fn publishing_twice_makes_calls_only_the_first_time() {
         matches!(&calls[0], Call::DeleteAgentActionGroup { name, .. } if name == "weather"),
         "{calls:?}"
     );
+}
+
+/// A plan shows the settings by AWS member name, in name order, and an update only the
+/// members that change, a removed one as `null`.
+#[test]
+fn a_plan_shows_settings_by_name_and_removed_members_as_null() {
+    let mut d = Desired {
+        agent_name: "a".into(),
+        settings: AgentSettings {
+            instruction: Some("i".into()),
+            description: Some("d".into()),
+            agent_collaboration: Some(AgentCollaboration::Disabled),
+            bedrock: BedrockSettings {
+                idle_session_ttl_in_seconds: Some(600),
+                customer_encryption_key_arn: Some("arn:k".into()),
+                ..Default::default()
+            },
+            orchestration: OrchestrationSettings {
+                orchestration_type: Some(OrchestrationType::Default),
+                ..Default::default()
+            },
+            ..AgentSettings::default()
+        },
+        ..Desired::default()
+    };
+    let first = plan(&d, &Existing::default());
+    assert_eq!(
+        serde_json::to_string(&first[0]).unwrap(),
+        concat!(
+            r#"{"call":"CreateAgent","agentName":"a","settings":{"agentCollaboration":"DISABLED","#,
+            r#""customerEncryptionKeyArn":"arn:k","description":"d","idleSessionTTLInSeconds":600,"#,
+            r#""instruction":"i","orchestrationType":"DEFAULT"}}"#
+        )
+    );
+    let state = apply(&Existing::default(), &first);
+    d.settings.description = None;
+    d.settings.bedrock.idle_session_ttl_in_seconds = Some(900);
+    let update = plan(&d, &state);
+    assert_eq!(
+        serde_json::to_value(&update[0]).unwrap(),
+        json!({"call": "UpdateAgent", "changes": {"description": null, "idleSessionTTLInSeconds": 900}})
+    );
+    assert!(plan(&d, &apply(&state, &update)).is_empty());
 }

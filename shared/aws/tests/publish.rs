@@ -10,8 +10,12 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use fake_bedrock::{AGENT_ID, Shared};
-use registry_aws::plan::{ActionGroupSpec, Call, Desired, KnowledgeBaseSpec, plan};
+use registry_aws::plan::{ActionGroupSpec, AgentSettings, Call, Desired, KnowledgeBaseSpec, plan};
 use registry_aws::{Aws, AwsError, Endpoints, Poll};
+use registry_core::{
+    AgentCollaboration, BedrockSettings, OrchestrationSettings, OrchestrationType,
+    PromptOverrideConfiguration,
+};
 use serde_json::{Value, json};
 
 /// The registry's AWS clients with the in-process Bedrock behind the Bedrock client.
@@ -32,14 +36,17 @@ fn schema(function: &str) -> Value {
 
 /// A weather agent with a Lambda tool, a return-of-control tool and a knowledge base.
 fn desired() -> Desired {
-    let settings = [
-        ("instruction", json!("You answer questions about the weather, briefly and politely.")),
-        ("foundationModel", json!("anthropic.claude-3-haiku-20240307-v1:0")),
-        ("description", json!("Weather answers")),
-        ("idleSessionTTLInSeconds", json!(600)),
-        ("orchestrationType", json!("DEFAULT")),
-        ("agentCollaboration", json!("DISABLED")),
-    ];
+    let settings = AgentSettings {
+        instruction: Some("You answer questions about the weather, briefly and politely.".into()),
+        foundation_model: Some("anthropic.claude-3-haiku-20240307-v1:0".into()),
+        description: Some("Weather answers".into()),
+        agent_collaboration: Some(AgentCollaboration::Disabled),
+        bedrock: BedrockSettings { idle_session_ttl_in_seconds: Some(600), ..Default::default() },
+        orchestration: OrchestrationSettings {
+            orchestration_type: Some(OrchestrationType::Default),
+            ..Default::default()
+        },
+    };
     let groups = [
         ActionGroupSpec {
             name: "weather_basic".into(),
@@ -56,7 +63,7 @@ fn desired() -> Desired {
     ];
     Desired {
         agent_name: "weather-agent".into(),
-        settings: settings.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        settings,
         action_groups: groups.into_iter().map(|g| (g.name.clone(), g)).collect(),
         knowledge_bases: BTreeMap::from([(
             "KB12345678".to_owned(),
@@ -109,7 +116,7 @@ async fn a_first_publish_creates_everything_and_a_second_changes_nothing() {
         let st = state.lock().unwrap();
         let held = st.only();
         let agent = &held.agent;
-        assert_eq!(agent.instruction.as_deref(), desired.settings["instruction"].as_str());
+        assert_eq!(agent.instruction.as_deref(), desired.settings.instruction.as_deref());
         assert_eq!(agent.idle_session_ttl_in_seconds, 600);
         let executors: BTreeMap<String, String> = held
             .groups
@@ -141,10 +148,8 @@ async fn a_change_updates_in_place_and_moves_the_alias_to_a_new_version() {
     let mut desired = desired();
     let first = publish(&aws, &desired).await.unwrap().1;
 
-    desired.settings.insert(
-        "instruction".into(),
-        json!("You answer weather questions in one sentence, always."),
-    );
+    desired.settings.instruction =
+        Some("You answer weather questions in one sentence, always.".into());
     desired.action_groups.remove("browser");
     let weather = desired.action_groups.get_mut("weather_basic").unwrap();
     weather.description = "Current weather, by city".into();
@@ -198,9 +203,8 @@ async fn settings_a_persistent_agent_cannot_take_yet_are_refused_before_any_call
     let state = Shared::default();
     let aws = aws(&state);
     let mut desired = desired();
-    desired
-        .settings
-        .insert("promptOverrideConfiguration".into(), json!({"promptConfigurations": []}));
+    desired.settings.bedrock.prompt_override_configuration =
+        Some(PromptOverrideConfiguration { override_lambda: None, prompt_configurations: vec![] });
     let err = publish(&aws, &desired).await.unwrap_err();
     let AwsError::Invalid(violations) = err else { panic!("{err}") };
     assert_eq!(violations[0].path, "/inlineAgent/promptOverrideConfiguration");
@@ -216,7 +220,7 @@ async fn an_imported_agent_is_what_was_published_and_names_what_it_left_out() {
     let imported = aws.import_agent(AGENT_ID).await.unwrap();
     let agent = &imported.agent;
     assert_eq!(agent["agentId"], "weather-agent");
-    assert_eq!(agent["basePrompt"], desired().settings["instruction"]);
+    assert_eq!(agent["basePrompt"], json!(desired().settings.instruction));
     assert_eq!(agent["foundationModel"], "anthropic.claude-3-haiku-20240307-v1:0");
     assert_eq!(agent["idleSessionTTLInSeconds"], 600);
     assert_eq!(agent["toolIds"], json!(["weather_basic@1.0.0"]));

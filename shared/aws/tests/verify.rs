@@ -9,7 +9,7 @@ use serde_json::json;
 const ACCOUNT: &str = "123456789012";
 
 fn endpoint() -> String {
-    registry_store_dynamodb::local::endpoint().unwrap().to_owned()
+    registry_sdk_config::local::endpoint().unwrap().to_owned()
 }
 
 /// An IAM role Lambda may assume (moto checks it on CreateFunction), created once.
@@ -35,7 +35,7 @@ async fn role() -> String {
 }
 
 async fn lambda() -> aws_sdk_lambda::Client {
-    let sdk = registry_store_dynamodb::sdk_config(Some(endpoint())).await;
+    let sdk = registry_sdk_config::sdk_config(Some(endpoint())).await;
     let credentials = aws_sdk_lambda::config::Credentials::new("test", "test", None, None, "tests");
     aws_sdk_lambda::Client::from_conf(
         aws_sdk_lambda::config::Builder::from(&sdk).credentials_provider(credentials).build(),

@@ -675,4 +675,27 @@ fn every_bedrock_setting_reaches_the_inline_agent() {
     }
     // Top-level-only members stay off the collaborator.
     assert!(v["collaborators"][0].get("orchestrationType").is_none());
+    // The members come out in the order they always did (the settings are flattened
+    // in place), on the inline agent and on the collaborator.
+    let order = |json: &str, keys: &[&str]| {
+        let at: Vec<usize> =
+            keys.iter().map(|k| json.find(&format!("\"{k}\":")).unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{keys:?} at {at:?} in {json}");
+    };
+    let own = [
+        "agentName",
+        "foundationModel",
+        "instruction",
+        "actionGroups",
+        "knowledgeBases",
+        "guardrailConfiguration",
+        "idleSessionTTLInSeconds",
+        "promptOverrideConfiguration",
+        "customerEncryptionKeyArn",
+    ];
+    order(&serde_json::to_string(&r.inline_agent.collaborators[0]).unwrap(), &own);
+    let mut all = own.to_vec();
+    all.splice(5..5, ["collaboratorConfigurations", "agentCollaboration"]);
+    all.extend(["collaborators", "orchestrationType", "bedrockModelConfigurations"]);
+    order(&serde_json::to_string(&r.inline_agent).unwrap(), &all);
 }

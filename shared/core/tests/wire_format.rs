@@ -37,3 +37,71 @@ fn enabled_is_read_as_active_and_keys_are_kept() {
     assert!(out.contains("\"Weird Key/~\""));
     assert!(!format!("{tool:?}").contains("s3cr3t"));
 }
+
+/// Every agent field, in the order the model writes them: the Bedrock settings flattened
+/// into the definition keep their places, so stored and served JSON stay byte for byte.
+#[test]
+fn an_agent_with_every_field_is_written_back_byte_for_byte() {
+    let text = concat!(
+        r#"{"agentId":"a","description":"d","basePrompt":"p","foundationModel":"m","#,
+        r#""verificationFoundationModel":"v","toolIds":["t@1"],"#,
+        r#""accessRules":[{"condition":"true","effect":"allow"}],"#,
+        r#""rolloutPolicy":{"percentage":50.0},"runtimeAdapter":"arn:r","dontCacheThis":true,"#,
+        r#""collaborators":[{"agentId":"h","instruction":"i","historyRelay":"TO_AGENT"}],"#,
+        r#""agentCollaboration":"SUPERVISOR","#,
+        r#""knowledgeBases":[{"id":"KB1","description":"k","supportedAgentFrameworks":["bedrock"]}],"#,
+        r#""guardrailConfiguration":{"guardrailIdentifier":"g","guardrailVersion":"1"},"#,
+        r#""idleSessionTTLInSeconds":900,"#,
+        r#""promptOverrideConfiguration":{"promptConfigurations":[{"promptType":"ORCHESTRATION"}]},"#,
+        r#""customerEncryptionKeyArn":"arn:k","orchestrationType":"CUSTOM_ORCHESTRATION","#,
+        r#""customOrchestration":{"executor":{"lambda":"arn:l"}},"#,
+        r#""bedrockModelConfigurations":{"performanceConfig":{"latency":"optimized"}},"#,
+        r#""lifecycle":{"status":"active"},"tags":{"k":"v"},"testType":"x","version":3,"#,
+        r#""createdBy":"c","lastModifiedBy":"l","createdAt":"2025-01-01T00:00:00Z","#,
+        r#""updatedAt":"2025-01-02T00:00:00Z"}"#
+    );
+    let agent: AgentDefinition = serde_json::from_str(text).unwrap();
+    assert!(agent.unknown.is_empty(), "{:?}", agent.unknown);
+    assert_eq!(agent.bedrock.idle_session_ttl_in_seconds, Some(900));
+    assert!(agent.orchestration.custom_orchestration.is_some());
+    assert_eq!(serde_json::to_string(&agent).unwrap(), text);
+    // A flattened setting written as `null` reads as absent, as it did.
+    let agent: AgentDefinition = serde_json::from_value(json!({
+        "basePrompt": "p", "idleSessionTTLInSeconds": null, "orchestrationType": null
+    }))
+    .unwrap();
+    assert_eq!(agent.bedrock, Default::default());
+    assert_eq!(agent.orchestration, Default::default());
+    assert!(agent.unknown.is_empty(), "{:?}", agent.unknown);
+}
+
+/// An unknown field beside the flattened Bedrock settings is captured, not taken by
+/// them, so validation refuses it by path with the closest known name.
+#[test]
+fn an_unknown_field_beside_the_bedrock_settings_is_refused() {
+    let agent: AgentDefinition = serde_json::from_value(json!({
+        "agentId": "a", "basePrompt": "p".repeat(40), "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": [], "idleSessionTTLInSeconds": 900, "idleSessionTTLInSecond": 60,
+        "orchestrationType": "DEFAULT", "orchestrationTyp": "DEFAULT"
+    }))
+    .unwrap();
+    assert_eq!(agent.bedrock.idle_session_ttl_in_seconds, Some(900));
+    let keys: Vec<&String> = agent.unknown.keys().collect();
+    assert_eq!(keys, ["idleSessionTTLInSecond", "orchestrationTyp"]);
+    let violations = registry_core::validate::agent(&agent).unwrap_err();
+    let found: Vec<(&str, &str)> =
+        violations.iter().map(|v| (v.path.as_str(), v.message.as_str())).collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "/idleSessionTTLInSecond",
+                "unknown field `idleSessionTTLInSecond`; did you mean `idleSessionTTLInSeconds`?"
+            ),
+            (
+                "/orchestrationTyp",
+                "unknown field `orchestrationTyp`; did you mean `orchestrationType`?"
+            ),
+        ]
+    );
+}

@@ -1,7 +1,6 @@
 #![doc = include_str!("../README.md")]
 
 mod backoff;
-mod connect;
 mod counter;
 mod cursor;
 mod decoded;
@@ -18,7 +17,6 @@ mod store_impl;
 mod table;
 mod write;
 
-pub use connect::{MAX_SDK_ATTEMPTS, sdk_config};
 pub use counter::CallCounts;
 pub use decoded::{DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, DecodeCounts};
 pub use store::{CURSOR_KEY_ENV, DynamoStore};

@@ -1,32 +1,14 @@
 //! A store on a fresh table of a local DynamoDB-API server, for tests (feature
-//! `local-server`).
-//!
-//! Uses `DYNAMODB_ENDPOINT` when set (the test command starts one server with
-//! `scripts/dynamodb-local.sh start`). Otherwise it runs that script with
-//! `--owner-pid <this process>`: moto is installed into `.venv-moto` if needed, started on
-//! a free port, and stopped when this process exits. There is no silent fallback: when
-//! no server can be had, the error says why.
+//! `local-server`): the server is [`endpoint`]'s (`registry_sdk_config::local`).
 
-use std::process::Command;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use aws_sdk_dynamodb::config::{Credentials, Region};
+pub use registry_sdk_config::local::endpoint;
+use registry_sdk_config::sdk_config;
 
-use crate::{DynamoStore, sdk_config};
+use crate::DynamoStore;
 use registry_store::StoreError;
-
-/// The local server's endpoint URL, starting the server on first use.
-pub fn endpoint() -> Result<&'static str, String> {
-    static ENDPOINT: OnceLock<Result<String, String>> = OnceLock::new();
-    ENDPOINT
-        .get_or_init(|| match std::env::var("DYNAMODB_ENDPOINT") {
-            Ok(url) if !url.is_empty() => Ok(url),
-            _ => start_server(),
-        })
-        .as_deref()
-        .map_err(|why| format!("no local DynamoDB-API server: {why}"))
-}
 
 /// A store on a new, empty table named `<prefix>-<pid>-<n>-<nanos>` (fake credentials,
 /// region us-east-1).
@@ -51,25 +33,6 @@ async fn client() -> Result<aws_sdk_dynamodb::Client, String> {
         .region(Region::new("us-east-1"))
         .build();
     Ok(aws_sdk_dynamodb::Client::from_conf(config))
-}
-
-fn start_server() -> Result<String, String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/dynamodb-local.sh");
-    let pid = std::process::id().to_string();
-    let out = Command::new("bash")
-        .args([script, "start", "--owner-pid", &pid])
-        .output()
-        .map_err(|e| format!("cannot run {script}: {e}"))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!("{script} start failed ({}):\n{stderr}", out.status));
-    }
-    stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("export DYNAMODB_ENDPOINT="))
-        .map(str::to_owned)
-        .ok_or_else(|| format!("{script} printed no endpoint:\n{stdout}\n{stderr}"))
 }
 
 fn table_name(prefix: &str) -> String {

@@ -6,10 +6,10 @@ use aws_sdk_dynamodb::Client;
 use registry_store::StoreError;
 use sha2::{Digest, Sha256};
 
-use crate::connect;
 use crate::counter::{CallCounter, CallCounts};
 use crate::cursor::CursorCodec;
 use crate::decoded::{DecodeCounts, Decoded};
+use registry_sdk_config::sdk_config;
 
 /// Environment variable holding the secret that signs list cursors.
 pub const CURSOR_KEY_ENV: &str = "REGISTRY_CURSOR_KEY";
@@ -61,7 +61,7 @@ impl DynamoStore {
     /// is derived from the table name (integrity against garbling, not against forgery).
     pub async fn connect(table: impl Into<String>, endpoint_url: Option<String>) -> Self {
         let table = table.into();
-        let config = connect::sdk_config(endpoint_url).await;
+        let config = sdk_config(endpoint_url).await;
         let key = std::env::var(CURSOR_KEY_ENV)
             .map(String::into_bytes)
             .unwrap_or_else(|_| Sha256::digest(format!("registry-cursor-v1:{table}")).to_vec());

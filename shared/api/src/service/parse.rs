@@ -1,19 +1,44 @@
 //! Turns a JSON value into a typed definition, locating type errors by JSON Pointer.
 
-use registry_core::{Violation, pointer};
+use registry_core::{BedrockSettings, OrchestrationSettings, ServerFields, Violation, pointer};
 use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// A failed deserialization with where it failed.
+type PathError = serde_path_to_error::Error<serde_json::Error>;
 
 /// Deserializes `value` into `T`; a type error becomes a violation whose path points
 /// at the offending value (or at the missing field).
-pub fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, Vec<Violation>> {
-    serde_path_to_error::deserialize(value).map_err(|err| {
+pub fn from_json<T: DeserializeOwned>(value: Value) -> Result<T, Vec<Violation>> {
+    serde_path_to_error::deserialize(&value).map_err(|err: PathError| {
         let mut path = to_pointer(err.path());
+        // An error inside a flattened struct surfaces at the object holding it; reading
+        // the flattened structs alone locates it.
+        let inner = value.pointer(&path).and_then(flattened_error);
+        let err = match inner {
+            Some(inner) => {
+                path.push_str(&to_pointer(inner.path()));
+                inner
+            }
+            None => err,
+        };
         let message = err.inner().to_string();
         if let Some(field) = missing_field(&message) {
             path = pointer(&path, field);
         }
         vec![Violation { path, message: clean(&message) }]
     })
+}
+
+/// The first error of the structs flattened into definitions, read from `object` alone
+/// (each ignores the members it does not have).
+fn flattened_error(object: &Value) -> Option<PathError> {
+    fn read<T: DeserializeOwned>(object: &Value) -> Option<PathError> {
+        serde_path_to_error::deserialize::<_, T>(object).err()
+    }
+    read::<BedrockSettings>(object)
+        .or_else(|| read::<OrchestrationSettings>(object))
+        .or_else(|| read::<ServerFields>(object))
 }
 
 /// Converts a serde path (`toolIds[1].name`) to a JSON Pointer (`/toolIds/1/name`).
@@ -64,6 +89,30 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err[0].path, "/rolloutPolicy/percentage", "{err:?}");
+    }
+
+    #[test]
+    fn type_errors_inside_flattened_settings_carry_pointers() {
+        for (body, path) in [
+            (json!({"idleSessionTTLInSeconds": "600"}), "/idleSessionTTLInSeconds"),
+            (
+                json!({"guardrailConfiguration": {"guardrailIdentifier": "g", "guardrailVersion": 1}}),
+                "/guardrailConfiguration/guardrailVersion",
+            ),
+            (
+                json!({"guardrailConfiguration": {"guardrailIdentifier": "g"}}),
+                "/guardrailConfiguration/guardrailVersion",
+            ),
+            (
+                json!({"promptOverrideConfiguration": {"promptConfigurations": [{"promptType": "X"}]}}),
+                "/promptOverrideConfiguration/promptConfigurations/0/promptType",
+            ),
+            (json!({"orchestrationType": 5}), "/orchestrationType"),
+            (json!({"version": "three"}), "/version"),
+        ] {
+            let err = from_json::<AgentDefinition>(body.clone()).unwrap_err();
+            assert_eq!(err[0].path, path, "{body}: {err:?}");
+        }
     }
 
     #[test]

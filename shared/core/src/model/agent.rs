@@ -3,8 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::bedrock::{
-    BedrockModelConfigurations, CustomOrchestration, GuardrailConfiguration, OrchestrationType,
-    PromptOverrideConfiguration, RerankingConfiguration, RetrievalFilter, SearchType,
+    BedrockSettings, OrchestrationSettings, RerankingConfiguration, RetrievalFilter, SearchType,
 };
 use super::{AgentFramework, Lifecycle, RolloutPolicy, ServerFields, Tags, Unknown};
 use registry_access::AccessRule;
@@ -127,27 +126,13 @@ pub struct AgentDefinition {
     /// Knowledge bases the agent can query.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knowledge_bases: Option<Vec<KnowledgeBase>>,
-    /// Bedrock guardrail applied to the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guardrail_configuration: Option<GuardrailConfiguration>,
-    /// Seconds of inactivity before Bedrock ends a session (60 to 3,600).
-    #[serde(default, rename = "idleSessionTTLInSeconds", skip_serializing_if = "Option::is_none")]
-    pub idle_session_ttl_in_seconds: Option<u32>,
-    /// Overrides of Bedrock's prompt templates and inference settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_override_configuration: Option<PromptOverrideConfiguration>,
-    /// ARN of the KMS key that encrypts the agent's session data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub customer_encryption_key_arn: Option<String>,
-    /// `DEFAULT` or `CUSTOM_ORCHESTRATION`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub orchestration_type: Option<OrchestrationType>,
-    /// The orchestrating Lambda, with `orchestrationType: CUSTOM_ORCHESTRATION`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub custom_orchestration: Option<CustomOrchestration>,
-    /// Model performance settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bedrock_model_configurations: Option<BedrockModelConfigurations>,
+    /// Bedrock's own agent settings (guardrail, session time-out, prompt overrides,
+    /// encryption key).
+    #[serde(flatten)]
+    pub bedrock: BedrockSettings,
+    /// How Bedrock orchestrates the agent.
+    #[serde(flatten)]
+    pub orchestration: OrchestrationSettings,
     /// Lifecycle state.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,

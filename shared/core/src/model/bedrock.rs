@@ -7,6 +7,44 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// An agent's own Bedrock settings, passed through unchanged: what an inline agent,
+/// each of its collaborators and a persistent agent (`CreateAgent`) take alike.
+/// Flattened into the definition, into each agent of a resolution and into what
+/// publishing sends.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BedrockSettings {
+    /// Bedrock guardrail applied to the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guardrail_configuration: Option<GuardrailConfiguration>,
+    /// Seconds of inactivity before Bedrock ends a session (60 to 3,600).
+    #[serde(default, rename = "idleSessionTTLInSeconds", skip_serializing_if = "Option::is_none")]
+    pub idle_session_ttl_in_seconds: Option<u32>,
+    /// Overrides of Bedrock's prompt templates and inference settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_override_configuration: Option<PromptOverrideConfiguration>,
+    /// ARN of the KMS key that encrypts the agent's session data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub customer_encryption_key_arn: Option<String>,
+}
+
+/// How Bedrock orchestrates the agent as a whole: settings of the inline agent that its
+/// collaborators (Bedrock's `Collaborator` shape) do not take. Flattened into the
+/// definition and into a resolution's `inlineAgent`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrchestrationSettings {
+    /// `DEFAULT` or `CUSTOM_ORCHESTRATION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orchestration_type: Option<OrchestrationType>,
+    /// The orchestrating Lambda, with `orchestrationType: CUSTOM_ORCHESTRATION`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_orchestration: Option<CustomOrchestration>,
+    /// Model performance settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bedrock_model_configurations: Option<BedrockModelConfigurations>,
+}
+
 /// Bedrock's `guardrailConfiguration`: the guardrail applied to the agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -11,12 +11,13 @@ mod tool;
 
 pub use agent::{AgentCollaboration, AgentDefinition, Collaborator, HistoryRelay, KnowledgeBase};
 pub use bedrock::{
-    BedrockModelConfigurations, BedrockRerankingConfiguration, CreationMode, CustomOrchestration,
-    FilterAttribute, GuardrailConfiguration, InferenceConfiguration, Latency,
-    OrchestrationExecutor, OrchestrationType, PerformanceConfiguration, PromptConfiguration,
-    PromptOverrideConfiguration, PromptState, PromptType, RerankingConfiguration, RerankingField,
-    RerankingMetadataConfiguration, RerankingModelConfiguration, RerankingType, RetrievalFilter,
-    SearchType, SelectionMode, SelectiveModeConfiguration,
+    BedrockModelConfigurations, BedrockRerankingConfiguration, BedrockSettings, CreationMode,
+    CustomOrchestration, FilterAttribute, GuardrailConfiguration, InferenceConfiguration, Latency,
+    OrchestrationExecutor, OrchestrationSettings, OrchestrationType, PerformanceConfiguration,
+    PromptConfiguration, PromptOverrideConfiguration, PromptState, PromptType,
+    RerankingConfiguration, RerankingField, RerankingMetadataConfiguration,
+    RerankingModelConfiguration, RerankingType, RetrievalFilter, SearchType, SelectionMode,
+    SelectiveModeConfiguration,
 };
 pub use definition::{Definition, Kind};
 pub use lifecycle::{Lifecycle, LifecycleStatus};

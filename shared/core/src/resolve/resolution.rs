@@ -5,10 +5,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{
-    AgentCollaboration, BedrockModelConfigurations, CustomOrchestration, GuardrailConfiguration,
-    OrchestrationType, PromptOverrideConfiguration,
-};
+use crate::model::{AgentCollaboration, BedrockSettings, OrchestrationSettings};
 use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, ResolvedKnowledgeBase};
 use crate::resolve::encoded::Encoded;
 use crate::resolve::trace::AgentTrace;
@@ -37,18 +34,9 @@ pub struct BedrockAgent {
     /// Collaboration mode; set only when there are collaborator configurations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_collaboration: Option<AgentCollaboration>,
-    /// Bedrock guardrail.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub guardrail_configuration: Option<GuardrailConfiguration>,
-    /// Session idle time-out, in seconds.
-    #[serde(default, rename = "idleSessionTTLInSeconds", skip_serializing_if = "Option::is_none")]
-    pub idle_session_ttl_in_seconds: Option<u32>,
-    /// Prompt template overrides.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_override_configuration: Option<PromptOverrideConfiguration>,
-    /// KMS key for session data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub customer_encryption_key_arn: Option<String>,
+    /// The agent's own Bedrock settings.
+    #[serde(flatten)]
+    pub bedrock: BedrockSettings,
 }
 
 /// Bedrock's `InvokeInlineAgent` request without the per-call members (`sessionId`,
@@ -65,15 +53,9 @@ pub struct InlineAgent {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schema(value_type = Vec<BedrockAgent>)]
     pub collaborators: Vec<Arc<BedrockAgent>>,
-    /// `DEFAULT` or `CUSTOM_ORCHESTRATION`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub orchestration_type: Option<OrchestrationType>,
-    /// The orchestrating Lambda.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub custom_orchestration: Option<CustomOrchestration>,
-    /// Model performance settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bedrock_model_configurations: Option<BedrockModelConfigurations>,
+    /// How Bedrock orchestrates the agent as a whole.
+    #[serde(flatten)]
+    pub orchestration: OrchestrationSettings,
 }
 
 /// What `resolve(agentId, context)` returns.

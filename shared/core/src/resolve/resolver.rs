@@ -85,9 +85,7 @@ where
     let inline_agent = InlineAgent {
         agent: agent_config,
         collaborators,
-        orchestration_type: agent.orchestration_type,
-        custom_orchestration: agent.custom_orchestration.clone(),
-        bedrock_model_configurations: agent.bedrock_model_configurations.clone(),
+        orchestration: agent.orchestration.clone(),
     };
     Ok(Resolution {
         inline_agent,
@@ -181,10 +179,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
             knowledge_bases: agent.knowledge_bases.iter().flatten().map(Into::into).collect(),
             collaborator_configurations: configurations,
             agent_collaboration,
-            guardrail_configuration: agent.guardrail_configuration.clone(),
-            idle_session_ttl_in_seconds: agent.idle_session_ttl_in_seconds,
-            prompt_override_configuration: agent.prompt_override_configuration.clone(),
-            customer_encryption_key_arn: agent.customer_encryption_key_arn.clone(),
+            bedrock: agent.bedrock.clone(),
         };
         (config, inline)
     }

@@ -120,7 +120,7 @@ pub fn check_agent(v: &mut Violations, def: &AgentDefinition) {
     if let Some(description) = &def.description {
         length(v, "/description", description, 1, MAX_BEDROCK_DESCRIPTION, "Description");
     }
-    if let Some(g) = &def.guardrail_configuration {
+    if let Some(g) = &def.bedrock.guardrail_configuration {
         let at = "/guardrailConfiguration";
         length(
             v,
@@ -150,12 +150,12 @@ pub fn check_agent(v: &mut Violations, def: &AgentDefinition) {
     range(
         v,
         "/idleSessionTTLInSeconds",
-        def.idle_session_ttl_in_seconds,
+        def.bedrock.idle_session_ttl_in_seconds,
         *SESSION_TTL.start(),
         *SESSION_TTL.end(),
         "SessionTTL",
     );
-    if let Some(arn) = &def.customer_encryption_key_arn {
+    if let Some(arn) = &def.bedrock.customer_encryption_key_arn {
         pattern(
             v,
             "/customerEncryptionKeyArn",
@@ -165,10 +165,10 @@ pub fn check_agent(v: &mut Violations, def: &AgentDefinition) {
             "arn:aws:kms:us-east-1:123456789012:key/<key id>",
         );
     }
-    if let Some(p) = &def.prompt_override_configuration {
+    if let Some(p) = &def.bedrock.prompt_override_configuration {
         check_prompt_override(v, "/promptOverrideConfiguration", p);
     }
-    match (def.orchestration_type, &def.custom_orchestration) {
+    match (def.orchestration.orchestration_type, &def.orchestration.custom_orchestration) {
         (Some(OrchestrationType::CustomOrchestration), None) => v.push(
             "/customOrchestration",
             "is required with orchestrationType CUSTOM_ORCHESTRATION (the orchestrating Lambda)",
