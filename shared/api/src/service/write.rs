@@ -141,7 +141,8 @@ impl Registry {
         {
             // Never orphan a Bedrock agent silently.
             return Err(ServiceError::Published(format!(
-                "agent `{id}` is published to Bedrock as agent {} (alias {}); unpublish it                  first: DELETE /agents/{id}/publication",
+                "agent `{id}` is published to Bedrock as agent {} (alias {}); unpublish it \
+                 first: DELETE /agents/{id}/publication",
                 p.bedrock_agent_id, p.alias_arn
             )));
         }
