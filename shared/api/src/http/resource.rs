@@ -14,11 +14,7 @@ use crate::http::AppState;
 use crate::http::etag::{IfMatch, etag};
 use crate::http::params::ListParams;
 use crate::http::problem::{Code, Problem};
-use crate::service::{Outcome, Resource, ServiceError};
-
-/// Attempts of a write that applies to whatever is current, against writers in other
-/// processes (writers in this process are serialised by [`crate::http::AppState::writes`]).
-const WRITE_ATTEMPTS: u32 = 8;
+use crate::service::{Outcome, Precondition, Resource, ServiceError};
 
 /// One page of a list or a version history.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -79,7 +75,8 @@ pub async fn get<R: Resource>(state: &AppState, id: &str) -> Result<Response, Pr
 }
 
 /// `PUT /{kind}s/{id}`: 201 when created, else 200 (also when unchanged). Without
-/// `If-Match` or with `*` it applies to whatever is current: lost races are retried.
+/// `If-Match` or with `*` it applies to whatever is current (the service retries lost
+/// races).
 pub async fn put<R: Resource>(
     state: &AppState,
     principal: &Principal,
@@ -87,18 +84,16 @@ pub async fn put<R: Resource>(
     if_match: IfMatch,
     definition: R,
 ) -> Result<Response, Problem> {
-    let _writing = follow_current(state, R::KIND, id, if_match).await;
-    let mut attempt = 1;
-    let written = loop {
-        let expected = match if_match {
-            IfMatch::Absent => None,
-            other => Some(expected_version::<R>(state, id, other).await?),
-        };
-        match state.registry.apply(principal, id, definition.clone(), expected).await {
-            Err(e) if attempt < WRITE_ATTEMPTS && lost_race(&e, if_match) => attempt += 1,
-            other => break other?,
-        }
+    let precondition = match if_match {
+        IfMatch::Absent => Precondition::Unconditional,
+        other => precondition(other)?,
     };
+    let _writing = follow_current(state, R::KIND, id, precondition).await;
+    let written = state
+        .registry
+        .apply(principal, id, definition, precondition)
+        .await
+        .map_err(|e| absent::<R>(e, id, precondition))?;
     let status = match written.outcome {
         Outcome::Created => StatusCode::CREATED,
         Outcome::Updated | Outcome::Unchanged => StatusCode::OK,
@@ -132,38 +127,32 @@ pub async fn patch<R: Resource>(
         })?),
     };
     // Only a bare `If-Match: *` follows the current version when it moves.
-    let follows_current = if_match == IfMatch::Any && body_version.is_none();
-    let _writing = match follows_current {
-        true => Some(state.writes.lock(R::KIND, id).await),
-        false => None,
-    };
-    let mut attempt = 1;
-    loop {
-        let expected = match (if_match, body_version) {
-            (IfMatch::Absent, None) => return Err(precondition_required()),
-            (IfMatch::Absent, Some(v)) => v,
-            (other, None) => expected_version::<R>(state, id, other).await?,
-            (other, Some(v)) => {
-                let header = expected_version::<R>(state, id, other).await?;
-                if header != v {
-                    return Err(Problem::new(
-                        StatusCode::PRECONDITION_FAILED,
-                        Code::VersionMismatch,
-                        format!("If-Match ({header}) and body version ({v}) disagree"),
-                    ));
-                }
-                v
+    let precondition = match (if_match, body_version) {
+        (IfMatch::Absent, None) => return Err(precondition_required()),
+        (IfMatch::Absent, Some(v)) => Precondition::Version(v),
+        (other, None) => precondition(other)?,
+        (other, Some(v)) => {
+            let header = match precondition(other)? {
+                Precondition::Version(header) => header,
+                _ => current_version::<R>(state, id).await?,
+            };
+            if header != v {
+                return Err(Problem::new(
+                    StatusCode::PRECONDITION_FAILED,
+                    Code::VersionMismatch,
+                    format!("If-Match ({header}) and body version ({v}) disagree"),
+                ));
             }
-        };
-        match state.registry.patch::<R>(principal, id, &patch, expected).await {
-            Err(ServiceError::VersionMismatch { .. })
-                if follows_current && attempt < WRITE_ATTEMPTS =>
-            {
-                attempt += 1;
-            }
-            other => return Ok(single(StatusCode::OK, &other?.definition)),
+            Precondition::Version(v)
         }
-    }
+    };
+    let _writing = follow_current(state, R::KIND, id, precondition).await;
+    let written = state
+        .registry
+        .patch::<R>(principal, id, &patch, precondition)
+        .await
+        .map_err(|e| absent::<R>(e, id, precondition))?;
+    Ok(single(StatusCode::OK, &written.definition))
 }
 
 /// `DELETE /{kind}s/{id}`: 204.
@@ -176,18 +165,14 @@ pub async fn delete<R: Resource>(
     if if_match == IfMatch::Absent {
         return Err(precondition_required());
     }
-    let _writing = follow_current(state, R::KIND, id, if_match).await;
-    let mut attempt = 1;
-    loop {
-        let expected = expected_version::<R>(state, id, if_match).await?;
-        match state.registry.delete::<R>(principal, id, expected).await {
-            Err(e) if attempt < WRITE_ATTEMPTS && lost_race(&e, if_match) => attempt += 1,
-            other => {
-                other?;
-                return Ok(StatusCode::NO_CONTENT.into_response());
-            }
-        }
-    }
+    let precondition = precondition(if_match)?;
+    let _writing = follow_current(state, R::KIND, id, precondition).await;
+    state
+        .registry
+        .delete::<R>(principal, id, precondition)
+        .await
+        .map_err(|e| absent::<R>(e, id, precondition))?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `GET /{kind}s`.
@@ -213,33 +198,36 @@ pub async fn version<R: Resource>(state: &AppState, id: &str, v: u64) -> Result<
     Ok(single(StatusCode::OK, &definition))
 }
 
-/// The version an `If-Match` stands for: `*` is the current version (the definition
-/// must exist); a tag this server never issued fails.
-async fn expected_version<R: Resource>(
-    state: &AppState,
-    id: &str,
-    if_match: IfMatch,
-) -> Result<u64, Problem> {
+/// What an `If-Match` other than none asks for: `*` the current version; a tag this
+/// server never issued fails.
+fn precondition(if_match: IfMatch) -> Result<Precondition, Problem> {
     match if_match {
-        IfMatch::Version(v) => Ok(v),
-        IfMatch::Any | IfMatch::Absent => {
-            let current: R = state.registry.get(id).await.map_err(|e| match e {
-                crate::service::ServiceError::NotFound { .. } if if_match == IfMatch::Any => {
-                    Problem::new(
-                        StatusCode::PRECONDITION_FAILED,
-                        Code::VersionMismatch,
-                        format!("If-Match: * but {} `{id}` does not exist", R::KIND.as_str()),
-                    )
-                }
-                other => other.into(),
-            })?;
-            Ok(current.version())
-        }
+        IfMatch::Version(v) => Ok(Precondition::Version(v)),
+        IfMatch::Any | IfMatch::Absent => Ok(Precondition::Current),
         IfMatch::Never => Err(Problem::new(
             StatusCode::PRECONDITION_FAILED,
             Code::VersionMismatch,
             "If-Match names no version of this definition (expected a tag such as \"3\")",
         )),
+    }
+}
+
+/// The current version of `id` for `If-Match: *` (which needs the definition to exist).
+async fn current_version<R: Resource>(state: &AppState, id: &str) -> Result<u64, Problem> {
+    let current: Result<R, _> = state.registry.get(id).await;
+    current.map(|c| c.version()).map_err(|e| absent::<R>(e, id, Precondition::Current))
+}
+
+/// A write to whatever is current (`If-Match: *`) of a definition that does not exist
+/// is a failed precondition, not a 404.
+fn absent<R: Resource>(error: ServiceError, id: &str, precondition: Precondition) -> Problem {
+    match error {
+        ServiceError::NotFound { .. } if precondition == Precondition::Current => Problem::new(
+            StatusCode::PRECONDITION_FAILED,
+            Code::VersionMismatch,
+            format!("If-Match: * but {} `{id}` does not exist", R::KIND.as_str()),
+        ),
+        other => other.into(),
     }
 }
 
@@ -249,26 +237,13 @@ async fn follow_current(
     state: &AppState,
     kind: registry_core::Kind,
     id: &str,
-    if_match: IfMatch,
+    precondition: Precondition,
 ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
-    match if_match {
-        IfMatch::Any | IfMatch::Absent => Some(state.writes.lock(kind, id).await),
-        IfMatch::Version(_) | IfMatch::Never => None,
-    }
-}
-
-/// Whether `error` is a lost race that a write applying to "whatever is current"
-/// (`If-Match: *`, or a PUT without `If-Match`) retries.
-fn lost_race(error: &ServiceError, if_match: IfMatch) -> bool {
-    match if_match {
-        IfMatch::Any => matches!(error, ServiceError::VersionMismatch { .. }),
-        IfMatch::Absent => matches!(
-            error,
-            ServiceError::Contention
-                | ServiceError::VersionMismatch { .. }
-                | ServiceError::AlreadyExists { .. }
-        ),
-        IfMatch::Version(_) | IfMatch::Never => false,
+    match precondition {
+        Precondition::Current | Precondition::Unconditional => {
+            Some(state.writes.lock(kind, id).await)
+        }
+        Precondition::Version(_) => None,
     }
 }
 
