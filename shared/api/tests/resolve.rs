@@ -91,6 +91,21 @@ async fn internal_users_resolve_and_external_users_get_a_403_with_the_decision()
     assert_eq!(denied.body["decision"]["effect"], "deny");
     assert_eq!(denied.body["trace"]["outcome"], "DENIED");
     assert!(denied.body["inlineAgent"].is_null());
+    // The problem fields first, in the problem's order, then why.
+    assert!(
+        denied.text.starts_with(
+            "{\"type\":\"urn:agent-registry:problem:access-denied\",\"title\":\"Forbidden\",\
+             \"status\":403,\"detail\":"
+        ),
+        "{}",
+        denied.text
+    );
+    let keys: Vec<&String> = denied.body.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["type", "title", "status", "detail", "code", "errors", "reason", "decision", "trace"]
+    );
+    assert_eq!(denied.body["errors"], json!([]));
 }
 
 #[tokio::test]
