@@ -18,6 +18,7 @@ use crate::http::auth::Reader;
 use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::Id;
 use crate::http::problem::{Code, Problem};
+use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::ResolveFailure;
 
 /// The 403 problem of a refused resolution: the usual problem fields (`code`
@@ -140,13 +141,8 @@ impl<S: Send + Sync> FromRequest<S> for ContextBody {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` and `inputText` added; `agentId`, `version`, warnings and trace beside it", body = Resolution),
-        (status = 400, description = "Unknown field, context over a limit, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle, rollout), with the decision", body = RefusalProblem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 1 MiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn resolve_agent(
     State(state): State<AppState>,

@@ -1,19 +1,23 @@
-//! Handler bodies shared by agents and tools: call the service, map the result to a
-//! response with `ETag` (and `Location` on create).
+//! The handlers of agents and tools alike, generic over the kind ([`Routed`]): call the
+//! service, map the result to a response with `ETag` (and `Location` on create). Each
+//! kind's documented routes ([`crate::http::resource_routes`]) are these handlers.
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use registry_core::Kind;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::auth::Principal;
 use crate::http::AppState;
+use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::etag::{IfMatch, etag};
-use crate::http::params::ListParams;
+use crate::http::json::JsonBody;
+use crate::http::params::{Id, IdVersion, ListParams};
 use crate::http::problem::{Code, Problem};
+use crate::http::routed::Routed;
 use crate::service::{Outcome, Precondition, Resource, ServiceError};
 
 /// One page of a list or a version history.
@@ -43,12 +47,14 @@ fn single<R: Resource>(status: StatusCode, definition: &R) -> Response {
 }
 
 /// `POST /{kind}s`: 201 with `Location` and `ETag`.
-pub async fn create<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    definition: R,
+pub async fn create<R: Routed>(
+    State(state): State<AppState>,
+    Editor(principal): Editor,
+    query: R::WriteQuery,
+    JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
-    let created = state.registry.create(principal, definition).await?;
+    R::before_write(&state, query, &definition).await?;
+    let created = state.registry.create(&principal, definition).await?;
     let mut response = single(StatusCode::CREATED, &created);
     let location = format!("{}/{}", collection(R::KIND), created.id());
     if let Ok(value) = HeaderValue::from_str(&location) {
@@ -67,8 +73,12 @@ fn json_bytes(body: Bytes) -> Response {
 }
 
 /// `GET /{kind}s/{id}`.
-pub async fn get<R: Resource>(state: &AppState, id: &str) -> Result<Response, Problem> {
-    let (version, body) = state.registry.get_json::<R>(id).await?;
+pub async fn get<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+) -> Result<Response, Problem> {
+    let (version, body) = state.registry.get_json::<R>(&id).await?;
     let mut response = json_bytes(body);
     response.headers_mut().insert(header::ETAG, etag(version));
     Ok(response)
@@ -77,23 +87,25 @@ pub async fn get<R: Resource>(state: &AppState, id: &str) -> Result<Response, Pr
 /// `PUT /{kind}s/{id}`: 201 when created, else 200 (also when unchanged). Without
 /// `If-Match` or with `*` it applies to whatever is current (the service retries lost
 /// races).
-pub async fn put<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
+pub async fn put<R: Routed>(
+    State(state): State<AppState>,
+    Editor(principal): Editor,
+    Id(id): Id,
     if_match: IfMatch,
-    definition: R,
+    query: R::WriteQuery,
+    JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
+    R::before_write(&state, query, &definition).await?;
     let precondition = match if_match {
         IfMatch::Absent => Precondition::Unconditional,
         other => precondition(other)?,
     };
-    let _writing = follow_current(state, R::KIND, id, precondition).await;
+    let _writing = follow_current(&state, R::KIND, &id, precondition).await;
     let written = state
         .registry
-        .apply(principal, id, definition, precondition)
+        .apply(&principal, &id, definition, precondition)
         .await
-        .map_err(|e| absent::<R>(e, id, precondition))?;
+        .map_err(|e| absent::<R>(e, &id, precondition))?;
     let status = match written.outcome {
         Outcome::Created => StatusCode::CREATED,
         Outcome::Updated | Outcome::Unchanged => StatusCode::OK,
@@ -110,12 +122,12 @@ pub async fn put<R: Resource>(
 
 /// `PATCH /{kind}s/{id}`: the expected version comes from `If-Match` or the body's
 /// `version`; when both are given they must agree.
-pub async fn patch<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
+pub async fn patch<R: Routed>(
+    State(state): State<AppState>,
+    Editor(principal): Editor,
+    Id(id): Id,
     if_match: IfMatch,
-    patch: Value,
+    JsonBody(patch): JsonBody<Value>,
 ) -> Result<Response, Problem> {
     let body_version = match patch.get("version") {
         None | Some(Value::Null) => None,
@@ -134,7 +146,7 @@ pub async fn patch<R: Resource>(
         (other, Some(v)) => {
             let header = match precondition(other)? {
                 Precondition::Version(header) => header,
-                _ => current_version::<R>(state, id).await?,
+                _ => current_version::<R>(&state, &id).await?,
             };
             if header != v {
                 return Err(Problem::new(
@@ -146,55 +158,64 @@ pub async fn patch<R: Resource>(
             Precondition::Version(v)
         }
     };
-    let _writing = follow_current(state, R::KIND, id, precondition).await;
+    let _writing = follow_current(&state, R::KIND, &id, precondition).await;
     let written = state
         .registry
-        .patch::<R>(principal, id, &patch, precondition)
+        .patch::<R>(&principal, &id, &patch, precondition)
         .await
-        .map_err(|e| absent::<R>(e, id, precondition))?;
+        .map_err(|e| absent::<R>(e, &id, precondition))?;
     Ok(single(StatusCode::OK, &written.definition))
 }
 
 /// `DELETE /{kind}s/{id}`: 204.
-pub async fn delete<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
+pub async fn delete<R: Routed>(
+    State(state): State<AppState>,
+    Admin(principal): Admin,
+    Id(id): Id,
     if_match: IfMatch,
 ) -> Result<Response, Problem> {
     if if_match == IfMatch::Absent {
         return Err(precondition_required());
     }
     let precondition = precondition(if_match)?;
-    let _writing = follow_current(state, R::KIND, id, precondition).await;
+    let _writing = follow_current(&state, R::KIND, &id, precondition).await;
     state
         .registry
-        .delete::<R>(principal, id, precondition)
+        .delete::<R>(&principal, &id, precondition)
         .await
-        .map_err(|e| absent::<R>(e, id, precondition))?;
+        .map_err(|e| absent::<R>(e, &id, precondition))?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `GET /{kind}s`.
-pub async fn list<R: Resource>(state: &AppState, params: &ListParams) -> Result<Response, Problem> {
+pub async fn list<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    params: ListParams,
+) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, true)?;
     Ok(json_bytes(state.registry.list_json::<R>(&query).await?))
 }
 
 /// `GET /{kind}s/{id}/versions`.
-pub async fn versions<R: Resource>(
-    state: &AppState,
-    id: &str,
-    params: &ListParams,
+pub async fn versions<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+    params: ListParams,
 ) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, false)?;
-    let page = state.registry.versions::<R>(id, &query).await?;
+    let page = state.registry.versions::<R>(&id, &query).await?;
     Ok(Json(PageBody { items: page.items, next_cursor: page.next_cursor }).into_response())
 }
 
 /// `GET /{kind}s/{id}/versions/{v}`.
-pub async fn version<R: Resource>(state: &AppState, id: &str, v: u64) -> Result<Response, Problem> {
-    let definition: R = state.registry.version(id, v).await?;
+pub async fn version<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    IdVersion(id, v): IdVersion,
+) -> Result<Response, Problem> {
+    let definition: R = state.registry.version(&id, v).await?;
     Ok(single(StatusCode::OK, &definition))
 }
 
