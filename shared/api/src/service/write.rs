@@ -115,15 +115,18 @@ impl Registry {
         require(principal, Role::Editor, "change definitions")?;
         let precondition = precondition.into();
         let id = &R::canonical_id(id);
-        if !patch.is_object() {
-            return Err(ServiceError::invalid("", "a merge patch must be a JSON object"));
-        }
         precondition
             .retry(move || async move {
                 let stored = self.stored::<R>(id).await?;
-                let head = stored
-                    .as_deref()
-                    .and_then(R::from_ref)
+                let head = stored.as_deref().and_then(R::from_ref);
+                // `*` needs the definition before anything else (the route answers 412).
+                if precondition == Precondition::Current && head.is_none() {
+                    return Err(ServiceError::NotFound { kind: R::KIND, id: id.to_owned() });
+                }
+                if !patch.is_object() {
+                    return Err(ServiceError::invalid("", "a merge patch must be a JSON object"));
+                }
+                let head = head
                     .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })?;
                 precondition.check(R::KIND, id, Some(head.version()))?;
                 let mut document = serde_json::to_value(head)
