@@ -7,82 +7,20 @@
 mod common;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
-use async_trait::async_trait;
+use common::spy::Spy;
 use common::tool_json;
 use registry_api::service::{Precondition, WRITE_ATTEMPTS};
 use registry_api::{AppState, Principal, Registry, Role, ServiceError, TokenFile, router};
-use registry_core::{Definition, Kind, ToolDefinition};
-use registry_store::{Expected, ListQuery, Page, Store, StoreError};
-use registry_store_sqlite::SqliteStore;
+use registry_core::{Definition, ToolDefinition};
+use registry_store::{Expected, Store};
 use serde_json::json;
 use tower::ServiceExt;
 
-/// A store whose writes and deletes always find another version than expected.
-struct Losing {
-    inner: SqliteStore,
-    writes: AtomicUsize,
-}
-
-impl Losing {
-    fn lost(&self, expected: u64) -> StoreError {
-        self.writes.fetch_add(1, Ordering::SeqCst);
-        StoreError::VersionMismatch { expected, current: Some(expected + 1) }
-    }
-}
-
-#[async_trait]
-impl Store for Losing {
-    async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError> {
-        self.inner.get(kind, id).await
-    }
-    async fn get_many(
-        &self,
-        kind: Kind,
-        ids: &[String],
-    ) -> Result<Vec<Option<Definition>>, StoreError> {
-        self.inner.get_many(kind, ids).await
-    }
-    async fn put(&self, _: Definition, expected: Expected) -> Result<Definition, StoreError> {
-        Err(self.lost(match expected {
-            Expected::Version(v) => v,
-            Expected::Absent => 0,
-        }))
-    }
-    async fn delete(&self, _: Kind, _: &str, expected: u64) -> Result<(), StoreError> {
-        Err(self.lost(expected))
-    }
-    async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
-        self.inner.list(kind, query).await
-    }
-    async fn versions(
-        &self,
-        kind: Kind,
-        id: &str,
-        query: &ListQuery,
-    ) -> Result<Page<Definition>, StoreError> {
-        self.inner.versions(kind, id, query).await
-    }
-    async fn version(
-        &self,
-        kind: Kind,
-        id: &str,
-        version: u64,
-    ) -> Result<Option<Definition>, StoreError> {
-        self.inner.version(kind, id, version).await
-    }
-    async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
-        self.inner.referrers(tool_id).await
-    }
-}
-
 /// A losing store in `dir` holding the tool `t1` at version 1.
-async fn losing(dir: &std::path::Path) -> (Arc<Losing>, ToolDefinition) {
-    let store = Arc::new(Losing {
-        inner: SqliteStore::open(dir.join("registry.db")).unwrap(),
-        writes: AtomicUsize::new(0),
-    });
+async fn losing(dir: &std::path::Path) -> (Arc<Spy>, ToolDefinition) {
+    let store = Spy::open(dir, true);
     let tool: ToolDefinition = serde_json::from_value(tool_json("t1")).unwrap();
     store.inner.put(Definition::Tool(tool.clone()), Expected::Absent).await.unwrap();
     (store, tool)

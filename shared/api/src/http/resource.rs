@@ -55,12 +55,17 @@ pub async fn create<R: Routed>(
 ) -> Result<Response, Problem> {
     R::before_write(&state, query, &definition).await?;
     let created = state.registry.create(&principal, definition).await?;
-    let mut response = single(StatusCode::CREATED, &created);
+    Ok(created_response(&created))
+}
+
+/// A 201 with the created definition, its `ETag` and `Location`.
+fn created_response<R: Resource>(created: &R) -> Response {
+    let mut response = single(StatusCode::CREATED, created);
     let location = format!("{}/{}", collection(R::KIND), created.id());
     if let Ok(value) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, value);
     }
-    Ok(response)
+    response
 }
 
 /// A 200 with JSON already encoded.
@@ -106,18 +111,10 @@ pub async fn put<R: Routed>(
         .apply(&principal, &id, definition, precondition)
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;
-    let status = match written.outcome {
-        Outcome::Created => StatusCode::CREATED,
-        Outcome::Updated | Outcome::Unchanged => StatusCode::OK,
-    };
-    let mut response = single(status, &written.definition);
-    if written.outcome == Outcome::Created {
-        let location = format!("{}/{}", collection(R::KIND), written.definition.id());
-        if let Ok(value) = HeaderValue::from_str(&location) {
-            response.headers_mut().insert(header::LOCATION, value);
-        }
-    }
-    Ok(response)
+    Ok(match written.outcome {
+        Outcome::Created => created_response(&written.definition),
+        Outcome::Updated | Outcome::Unchanged => single(StatusCode::OK, &written.definition),
+    })
 }
 
 /// `PATCH /{kind}s/{id}`: the expected version comes from `If-Match` or the body's

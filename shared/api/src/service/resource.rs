@@ -76,25 +76,52 @@ pub trait Resource:
     }
 }
 
+/// The methods agents and tools implement alike: `$id` is the id field, `$variant`
+/// the [`Definition`] (and [`DefinitionRef`]) variant, `$other` the other one.
+macro_rules! shared_methods {
+    ($id:ident, $variant:ident, $other:ident) => {
+        fn id(&self) -> &str {
+            &self.$id
+        }
+        fn set_id(&mut self, id: String) {
+            self.$id = id;
+        }
+        fn server(&self) -> &ServerFields {
+            &self.server
+        }
+        fn server_mut(&mut self) -> &mut ServerFields {
+            &mut self.server
+        }
+        fn status(&self) -> LifecycleStatus {
+            self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
+        }
+        fn into_definition(self) -> Definition {
+            Definition::$variant(self)
+        }
+        fn from_definition(definition: Definition) -> Option<Self> {
+            match definition {
+                Definition::$variant(d) => Some(d),
+                Definition::$other(_) => None,
+            }
+        }
+        fn from_ref(definition: &Definition) -> Option<&Self> {
+            match definition {
+                Definition::$variant(d) => Some(d),
+                Definition::$other(_) => None,
+            }
+        }
+        fn view(&self) -> DefinitionRef<'_> {
+            DefinitionRef::$variant(self)
+        }
+    };
+}
+
 impl Resource for AgentDefinition {
     const KIND: Kind = Kind::Agent;
     const ID_FIELD: &'static str = "agentId";
 
-    fn id(&self) -> &str {
-        &self.agent_id
-    }
-    fn set_id(&mut self, id: String) {
-        self.agent_id = id;
-    }
-    fn server(&self) -> &ServerFields {
-        &self.server
-    }
-    fn server_mut(&mut self) -> &mut ServerFields {
-        &mut self.server
-    }
-    fn status(&self) -> LifecycleStatus {
-        self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
-    }
+    shared_methods!(agent_id, Agent, Tool);
+
     fn validate(&self) -> Result<(), Vec<Violation>> {
         registry_core::validate::agent(self)
     }
@@ -104,48 +131,16 @@ impl Resource for AgentDefinition {
     fn inherit_secrets(&mut self, _stored: Option<&Self>) -> Secrets {
         Secrets::default()
     }
-    fn into_definition(self) -> Definition {
-        Definition::Agent(self)
-    }
-    fn from_definition(definition: Definition) -> Option<Self> {
-        match definition {
-            Definition::Agent(a) => Some(a),
-            Definition::Tool(_) => None,
-        }
-    }
-    fn from_ref(definition: &Definition) -> Option<&Self> {
-        match definition {
-            Definition::Agent(a) => Some(a),
-            Definition::Tool(_) => None,
-        }
-    }
-    fn view(&self) -> DefinitionRef<'_> {
-        DefinitionRef::Agent(self)
-    }
 }
 
 impl Resource for ToolDefinition {
     const KIND: Kind = Kind::Tool;
     const ID_FIELD: &'static str = "toolId";
 
+    shared_methods!(tool_id, Tool, Agent);
+
     fn canonical_id(id: &str) -> String {
         registry_core::Release::parse(id).map_or_else(|| id.to_owned(), |r| r.canonical_id())
-    }
-
-    fn id(&self) -> &str {
-        &self.tool_id
-    }
-    fn set_id(&mut self, id: String) {
-        self.tool_id = id;
-    }
-    fn server(&self) -> &ServerFields {
-        &self.server
-    }
-    fn server_mut(&mut self) -> &mut ServerFields {
-        &mut self.server
-    }
-    fn status(&self) -> LifecycleStatus {
-        self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
     }
     fn validate(&self) -> Result<(), Vec<Violation>> {
         registry_core::validate::tool(self)
@@ -164,23 +159,5 @@ impl Resource for ToolDefinition {
             false => Vec::new(),
         };
         Secrets { inherited, missing }
-    }
-    fn into_definition(self) -> Definition {
-        Definition::Tool(self)
-    }
-    fn from_definition(definition: Definition) -> Option<Self> {
-        match definition {
-            Definition::Tool(t) => Some(t),
-            Definition::Agent(_) => None,
-        }
-    }
-    fn from_ref(definition: &Definition) -> Option<&Self> {
-        match definition {
-            Definition::Tool(t) => Some(t),
-            Definition::Agent(_) => None,
-        }
-    }
-    fn view(&self) -> DefinitionRef<'_> {
-        DefinitionRef::Tool(self)
     }
 }
