@@ -369,3 +369,26 @@ async fn duplicate_keys_are_refused_everywhere() {
     assert_eq!(s.get("/agents/a1").await.status, StatusCode::NOT_FOUND);
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);
 }
+
+/// Validation runs once, before the attempts, but a precondition still answers first:
+/// an invalid body with a stale or `*` `If-Match` is a 412, as before.
+#[tokio::test]
+async fn a_failed_precondition_answers_before_an_invalid_body() {
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    let mut invalid = tool_json("t1");
+    invalid["name"] = json!("not a valid name!");
+    let put = |path: &'static str, tag: &'static str| {
+        s.req(Method::PUT, path, &s.editor).header("if-match", tag).json(&invalid)
+    };
+    s.send(put("/tools/t1", "\"7\"")).await.assert_problem(412, "VERSION_MISMATCH");
+    let r = s.send(put("/tools/t2", "*")).await;
+    r.assert_problem(412, "VERSION_MISMATCH");
+    assert_eq!(r.body["detail"], "If-Match: * but tool `t2` does not exist", "{}", r.text);
+    s.send(put("/tools/t1", "\"1\"")).await.assert_invalid_at("/name");
+    let patch = |path: &'static str| {
+        s.req(Method::PATCH, path, &s.editor).header("if-match", "*").json(&json!([1]))
+    };
+    s.send(patch("/tools/t2")).await.assert_problem(412, "VERSION_MISMATCH");
+    s.send(patch("/tools/t1")).await.assert_invalid_at("");
+}

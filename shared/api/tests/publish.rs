@@ -124,6 +124,15 @@ async fn publish_plans_applies_records_and_unpublishes() {
         .await;
     r.assert_problem(409, "PUBLISHED");
     assert!(r.body["detail"].as_str().unwrap().contains(AGENT_ID), "{}", r.text);
+    assert_eq!(
+        r.body["detail"],
+        format!(
+            "agent `weather-agent` is published to Bedrock as agent {AGENT_ID} (alias {}); \
+             unpublish it first: DELETE /agents/weather-agent/publication",
+            publication["aliasArn"].as_str().unwrap()
+        ),
+        "the exact text, no stray whitespace"
+    );
 
     // Unpublish removes it from Bedrock and clears the record; then delete works.
     let r = s.send(s.req(Method::DELETE, "/agents/weather-agent/publication", &s.admin)).await;

@@ -4,15 +4,13 @@
 
 mod common;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
-use async_trait::async_trait;
+use common::spy::Spy;
 use common::{Server, agent_json, start, tool_json};
 use registry_api::Registry;
-use registry_core::{Definition, Kind, RequestContext};
-use registry_store::{Expected, ListQuery, Page, Store, StoreError};
-use registry_store_sqlite::SqliteStore;
+use registry_core::{Definition, RequestContext};
+use registry_store::{Expected, Store};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -91,6 +89,21 @@ async fn internal_users_resolve_and_external_users_get_a_403_with_the_decision()
     assert_eq!(denied.body["decision"]["effect"], "deny");
     assert_eq!(denied.body["trace"]["outcome"], "DENIED");
     assert!(denied.body["inlineAgent"].is_null());
+    // The problem fields first, in the problem's order, then why.
+    assert!(
+        denied.text.starts_with(
+            "{\"type\":\"urn:agent-registry:problem:access-denied\",\"title\":\"Forbidden\",\
+             \"status\":403,\"detail\":"
+        ),
+        "{}",
+        denied.text
+    );
+    let keys: Vec<&String> = denied.body.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["type", "title", "status", "detail", "code", "errors", "reason", "decision", "trace"]
+    );
+    assert_eq!(denied.body["errors"], json!([]));
 }
 
 #[tokio::test]
@@ -320,67 +333,10 @@ async fn evaluate_dry_runs_rules_without_storing_anything() {
     reply.assert_problem(401, "UNAUTHENTICATED");
 }
 
-/// A store that counts the calls resolution makes.
-struct Counting {
-    inner: SqliteStore,
-    calls: AtomicUsize,
-}
-
-#[async_trait]
-impl Store for Counting {
-    async fn get(&self, kind: Kind, id: &str) -> Result<Option<Definition>, StoreError> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        self.inner.get(kind, id).await
-    }
-    async fn get_many(
-        &self,
-        kind: Kind,
-        ids: &[String],
-    ) -> Result<Vec<Option<Definition>>, StoreError> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
-        self.inner.get_many(kind, ids).await
-    }
-    async fn put(
-        &self,
-        definition: Definition,
-        expected: Expected,
-    ) -> Result<Definition, StoreError> {
-        self.inner.put(definition, expected).await
-    }
-    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError> {
-        self.inner.delete(kind, id, expected_version).await
-    }
-    async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
-        self.inner.list(kind, query).await
-    }
-    async fn versions(
-        &self,
-        kind: Kind,
-        id: &str,
-        query: &ListQuery,
-    ) -> Result<Page<Definition>, StoreError> {
-        self.inner.versions(kind, id, query).await
-    }
-    async fn version(
-        &self,
-        kind: Kind,
-        id: &str,
-        version: u64,
-    ) -> Result<Option<Definition>, StoreError> {
-        self.inner.version(kind, id, version).await
-    }
-    async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
-        self.inner.referrers(tool_id).await
-    }
-}
-
 #[tokio::test]
 async fn an_agent_and_its_tools_take_two_store_calls_plus_two_per_collaborator_level() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Counting {
-        inner: SqliteStore::open(dir.path().join("registry.db")).unwrap(),
-        calls: AtomicUsize::new(0),
-    });
+    let store = Spy::open(dir.path(), false);
     let registry = Registry::new(store.clone());
     let put = |d: Value, agent: bool| {
         let definition = if agent {

@@ -13,6 +13,9 @@ use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::json::JsonBody;
 use crate::http::params::Id;
 use crate::http::problem::Problem;
+use crate::http::responses::{
+    BodyErrors, CallErrors, Conflict, Forbidden, NotFound, UpstreamErrors, VersionMismatch,
+};
 
 /// What `verify` checks beyond existence and permission.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
@@ -31,11 +34,7 @@ pub struct VerifyRequest {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Findings (`ok`: no error among them)", body = Verification),
-        (status = 400, description = "Not a Lambda tool, unknown field or malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an editor", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tool", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "`UPSTREAM_FAILED`: no AWS clients configured", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, Forbidden, NotFound, UpstreamErrors,
     ))]
 pub async fn verify_tool(
     State(state): State<AppState>,
@@ -55,11 +54,7 @@ pub async fn verify_tool(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The answer: `responseState` (`REPROMPT`, `FAILURE`, or null), body, duration, event sent, raw answer", body = InvokeReport),
-        (status = 400, description = "Unknown function or parameter, not a Lambda tool, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an editor", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tool", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "`UPSTREAM_FAILED`: Invoke failed, the function raised, or its answer is not an action-group response", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, Forbidden, NotFound, UpstreamErrors,
     ))]
 pub async fn test_invoke(
     State(state): State<AppState>,
@@ -80,12 +75,8 @@ pub async fn test_invoke(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The plan (made, unless a dry run) and the publication", body = PublishReport),
-        (status = 400, description = "No audience on a first publish, audience refused, unpublished collaborator, setting a persistent agent cannot take, malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
-        (status = 412, description = "The agent changed while it was being published; publish again", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "`UPSTREAM_FAILED`: a Bedrock call failed; publishing again completes it", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, Forbidden, NotFound, VersionMismatch, UpstreamErrors,
+        (status = 400, description = "Invalid input: no audience on a first publish, audience refused, unpublished collaborator, setting a persistent agent cannot take, malformed JSON", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn publish_agent(
     State(state): State<AppState>,
@@ -103,10 +94,7 @@ pub async fn publish_agent(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The publication, `inSync`, and the calls a publish would make", body = Drift),
-        (status = 400, description = "The agent is not published", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be read", body = Problem, content_type = "application/problem+json"),
+        CallErrors, NotFound, UpstreamErrors,
     ))]
 pub async fn agent_publication(
     State(state): State<AppState>,
@@ -123,12 +111,7 @@ pub async fn agent_publication(
     security(("bearer" = [])),
     responses(
         (status = 204, description = "Unpublished"),
-        (status = 400, description = "The agent is not published", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an admin", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "`PUBLISHED`: Bedrock refused, the agent is in use", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be reached", body = Problem, content_type = "application/problem+json"),
+        CallErrors, Forbidden, NotFound, Conflict, UpstreamErrors,
     ))]
 pub async fn unpublish_agent(
     State(state): State<AppState>,
@@ -146,10 +129,7 @@ pub async fn unpublish_agent(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The definitions, `unrepresented`, `problems`, and whether they were written", body = ImportReport),
-        (status = 400, description = "No such Bedrock agent, unknown field or malformed JSON; a write refused", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Not an editor", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "`UPSTREAM_FAILED`: Bedrock could not be read", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, Forbidden, UpstreamErrors,
     ))]
 pub async fn import_bedrock(
     State(state): State<AppState>,

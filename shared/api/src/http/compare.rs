@@ -10,6 +10,7 @@ use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
+use crate::http::responses::{CallErrors, NotFound};
 use crate::service::Comparison;
 
 /// The `from` and `to` query parameters (both required, each once).
@@ -68,10 +69,7 @@ fn violation(key: &str, message: &str) -> Violation {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Every change between the two releases", body = Comparison),
-        (status = 400, description = "Missing, repeated or bad `from`/`to`", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such release", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+        CallErrors, NotFound,
     ))]
 pub async fn compare_releases(
     State(state): State<AppState>,

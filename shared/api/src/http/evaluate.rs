@@ -7,6 +7,7 @@ use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::problem::Problem;
+use crate::http::responses::{BodyErrors, CallErrors};
 use crate::service::{EvaluateRequest, Evaluation};
 
 /// Evaluate access rules against a context without storing anything: the decision
@@ -16,11 +17,7 @@ use crate::service::{EvaluateRequest, Evaluation};
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The decision and every rule's result", body = Evaluation),
-        (status = 400, description = "A rule does not compile, the context breaks a limit, an unknown field, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 1 MiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors,
     ))]
 pub async fn evaluate_access(
     State(state): State<AppState>,

@@ -1,6 +1,5 @@
 //! The HTTP admin API: axum router, extractors, problem responses.
 
-pub mod agents;
 pub mod auth;
 #[cfg(feature = "aws")]
 pub mod aws;
@@ -14,13 +13,15 @@ pub mod params;
 pub mod problem;
 pub mod resolve;
 pub mod resource;
+pub mod resource_routes;
+pub mod responses;
+pub mod routed;
 pub mod routes;
 pub mod schema;
 mod serve;
 pub mod stall;
 mod state;
 pub mod system;
-pub mod tools;
 pub mod trace;
 pub mod wire;
 pub mod write_lock;

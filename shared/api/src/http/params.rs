@@ -75,6 +75,16 @@ pub struct PageParamsDoc {
     cursor: Option<String>,
 }
 
+/// Query parameters of a tool create or replace (for the OpenAPI document; parsed by
+/// [`VerifyOnWrite`]).
+#[derive(Debug, Clone, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct VerifyParamsDoc {
+    /// Check the tool's Lambda with AWS first (as `POST /tools/{id}/verify`); a failing check is a 400 and nothing is written
+    verify: Option<bool>,
+}
+
 /// The query string as name/value pairs (list and schema routes parse them further).
 #[derive(Debug, Clone)]
 pub struct ListParams(pub Vec<(String, String)>);
@@ -168,6 +178,18 @@ fn violation(path: &str, message: &str) -> registry_core::Violation {
 /// `?verify=true` on a tool write: check the tool's Lambda with AWS before storing it.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct VerifyOnWrite(pub bool);
+
+/// The query of an agent write: none is read (any is ignored).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoQuery;
+
+impl<S: Send + Sync> FromRequestParts<S> for NoQuery {
+    type Rejection = Problem;
+
+    async fn from_request_parts(_parts: &mut Parts, _state: &S) -> Result<Self, Problem> {
+        Ok(Self)
+    }
+}
 
 impl<S: Send + Sync> FromRequestParts<S> for VerifyOnWrite {
     type Rejection = Problem;

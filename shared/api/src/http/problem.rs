@@ -43,6 +43,11 @@ pub enum Code {
     InUse,
     /// The agent is published to Bedrock; unpublish it first.
     Published,
+    /// A resolution refused by the agent's access rules (see `decision`).
+    AccessDenied,
+    /// A resolution refused because the agent is disabled or retired, or the caller is
+    /// outside its rollout (see `reason`).
+    NotAvailable,
     /// The request URI is longer than the server accepts.
     UriTooLong,
     /// The request headers are larger than the server accepts.
@@ -77,6 +82,8 @@ impl Code {
             Self::Conflict => "urn:agent-registry:problem:conflict",
             Self::InUse => "urn:agent-registry:problem:in-use",
             Self::Published => "urn:agent-registry:problem:published",
+            Self::AccessDenied => "urn:agent-registry:problem:access-denied",
+            Self::NotAvailable => "urn:agent-registry:problem:not-available",
             Self::UriTooLong => "urn:agent-registry:problem:uri-too-long",
             Self::HeadersTooLarge => "urn:agent-registry:problem:headers-too-large",
             Self::Overloaded => "urn:agent-registry:problem:overloaded",
@@ -166,12 +173,12 @@ impl Problem {
     pub fn status_code(&self) -> StatusCode {
         StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
     }
-}
 
-impl IntoResponse for Problem {
-    fn into_response(self) -> Response {
+    /// A response of this problem's status with `body` (this problem, or one built on
+    /// it) as `application/problem+json`; a 401 also challenges for a bearer token.
+    pub fn respond(&self, body: &impl Serialize) -> Response {
         let status = self.status_code();
-        let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{}".to_vec());
+        let body = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
@@ -182,6 +189,12 @@ impl IntoResponse for Problem {
             );
         }
         response
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        self.respond(&self)
     }
 }
 

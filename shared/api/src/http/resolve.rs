@@ -6,47 +6,30 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request, State};
 use axum::response::{IntoResponse, Response};
-use http::{HeaderValue, StatusCode, header};
+use http::StatusCode;
 use registry_access::PreparedContext;
 use registry_core::resolve::{AgentOutcome, AgentTrace, Resolution, ResolveError};
 use registry_core::rollout::RolloutDecision;
-use registry_core::{Decision, LifecycleStatus, RequestContext, Violation};
+use registry_core::{Decision, LifecycleStatus, RequestContext};
 use serde::Serialize;
 
 use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::Id;
-use crate::http::problem::{PROBLEM_JSON, Problem};
+use crate::http::problem::{Code, Problem};
+use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::ResolveFailure;
 
-/// Stable codes of a refused resolution.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum RefusalCode {
-    /// The agent's access rules deny the caller (see `decision`).
-    AccessDenied,
-    /// The agent is disabled or retired, or the caller is outside its rollout (see `reason`).
-    NotAvailable,
-}
-
-/// The 403 problem of a refused resolution: the usual problem fields plus why.
+/// The 403 problem of a refused resolution: the usual problem fields (`code`
+/// `ACCESS_DENIED` or `NOT_AVAILABLE`, `errors` always empty: the request itself was
+/// valid) plus why.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RefusalProblem {
-    /// URI identifying the problem type.
-    #[serde(rename = "type")]
-    pub type_uri: &'static str,
-    /// `Forbidden`.
-    pub title: &'static str,
-    /// 403.
-    pub status: u16,
-    /// What was refused and why.
-    pub detail: String,
-    /// `ACCESS_DENIED` or `NOT_AVAILABLE`.
-    pub code: RefusalCode,
-    /// Always empty (the request itself was valid).
-    pub errors: Vec<Violation>,
+    /// The problem: what was refused and why, in `detail`.
+    #[serde(flatten)]
+    pub problem: Problem,
     /// Machine-readable reason: the decision's reason code (`NO_MATCH`, `RULE_MATCH`,
     /// `ERROR`), `DISABLED`, `RETIRED`, or the rollout reason (`REGION_NOT_ALLOWED`,
     /// `NOT_BETA_ACCOUNT`, `OUT_OF_ROLLOUT`, `MISSING_STICKINESS_VALUE`).
@@ -75,7 +58,7 @@ impl RefusalProblem {
         let detail = err.to_string();
         let (code, reason, decision, rollout, trace) = match err {
             ResolveError::Denied { decision, trace } => (
-                RefusalCode::AccessDenied,
+                Code::AccessDenied,
                 wire_name(decision.reason),
                 Some(decision.clone()),
                 None,
@@ -92,20 +75,12 @@ impl RefusalProblem {
                     }
                     (outcome, _) => wire_name(outcome),
                 };
-                (RefusalCode::NotAvailable, reason, None, trace.rollout, trace)
+                (Code::NotAvailable, reason, None, trace.rollout, trace)
             }
             _ => return None,
         };
         Some(Self {
-            type_uri: match code {
-                RefusalCode::AccessDenied => "urn:agent-registry:problem:access-denied",
-                RefusalCode::NotAvailable => "urn:agent-registry:problem:not-available",
-            },
-            title: "Forbidden",
-            status: StatusCode::FORBIDDEN.as_u16(),
-            detail,
-            code,
-            errors: Vec::new(),
+            problem: Problem::new(StatusCode::FORBIDDEN, code, detail),
             reason,
             decision,
             rollout,
@@ -116,10 +91,7 @@ impl RefusalProblem {
 
 impl IntoResponse for RefusalProblem {
     fn into_response(self) -> Response {
-        let body = serde_json::to_vec(&self).unwrap_or_else(|_| b"{}".to_vec());
-        let mut response = (StatusCode::FORBIDDEN, body).into_response();
-        response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        response
+        self.problem.respond(&self)
     }
 }
 
@@ -169,13 +141,8 @@ impl<S: Send + Sync> FromRequest<S> for ContextBody {
     security(("bearer" = [])),
     responses(
         (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` and `inputText` added; `agentId`, `version`, warnings and trace beside it", body = Resolution),
-        (status = 400, description = "Unknown field, context over a limit, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "`ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle, rollout), with the decision", body = RefusalProblem, content_type = "application/problem+json"),
-        (status = 404, description = "No such agent", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 1 MiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn resolve_agent(
     State(state): State<AppState>,

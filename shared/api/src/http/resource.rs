@@ -1,24 +1,24 @@
-//! Handler bodies shared by agents and tools: call the service, map the result to a
-//! response with `ETag` (and `Location` on create).
+//! The handlers of agents and tools alike, generic over the kind ([`Routed`]): call the
+//! service, map the result to a response with `ETag` (and `Location` on create). Each
+//! kind's documented routes ([`crate::http::resource_routes`]) are these handlers.
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use registry_core::Kind;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::auth::Principal;
 use crate::http::AppState;
+use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::etag::{IfMatch, etag};
-use crate::http::params::ListParams;
+use crate::http::json::JsonBody;
+use crate::http::params::{Id, IdVersion, ListParams};
 use crate::http::problem::{Code, Problem};
-use crate::service::{Outcome, Resource, ServiceError};
-
-/// Attempts of a write that applies to whatever is current, against writers in other
-/// processes (writers in this process are serialised by [`crate::http::AppState::writes`]).
-const WRITE_ATTEMPTS: u32 = 8;
+use crate::http::routed::Routed;
+use crate::service::{Outcome, Precondition, Resource, ServiceError};
 
 /// One page of a list or a version history.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -47,18 +47,25 @@ fn single<R: Resource>(status: StatusCode, definition: &R) -> Response {
 }
 
 /// `POST /{kind}s`: 201 with `Location` and `ETag`.
-pub async fn create<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    definition: R,
+pub async fn create<R: Routed>(
+    State(state): State<AppState>,
+    Editor(principal): Editor,
+    query: R::WriteQuery,
+    JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
-    let created = state.registry.create(principal, definition).await?;
-    let mut response = single(StatusCode::CREATED, &created);
+    R::before_write(&state, query, &definition).await?;
+    let created = state.registry.create(&principal, definition).await?;
+    Ok(created_response(&created))
+}
+
+/// A 201 with the created definition, its `ETag` and `Location`.
+fn created_response<R: Resource>(created: &R) -> Response {
+    let mut response = single(StatusCode::CREATED, created);
     let location = format!("{}/{}", collection(R::KIND), created.id());
     if let Ok(value) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, value);
     }
-    Ok(response)
+    response
 }
 
 /// A 200 with JSON already encoded.
@@ -71,56 +78,53 @@ fn json_bytes(body: Bytes) -> Response {
 }
 
 /// `GET /{kind}s/{id}`.
-pub async fn get<R: Resource>(state: &AppState, id: &str) -> Result<Response, Problem> {
-    let (version, body) = state.registry.get_json::<R>(id).await?;
+pub async fn get<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+) -> Result<Response, Problem> {
+    let (version, body) = state.registry.get_json::<R>(&id).await?;
     let mut response = json_bytes(body);
     response.headers_mut().insert(header::ETAG, etag(version));
     Ok(response)
 }
 
 /// `PUT /{kind}s/{id}`: 201 when created, else 200 (also when unchanged). Without
-/// `If-Match` or with `*` it applies to whatever is current: lost races are retried.
-pub async fn put<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
+/// `If-Match` or with `*` it applies to whatever is current (the service retries lost
+/// races).
+pub async fn put<R: Routed>(
+    State(state): State<AppState>,
+    Editor(principal): Editor,
+    Id(id): Id,
     if_match: IfMatch,
-    definition: R,
+    query: R::WriteQuery,
+    JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
-    let _writing = follow_current(state, R::KIND, id, if_match).await;
-    let mut attempt = 1;
-    let written = loop {
-        let expected = match if_match {
-            IfMatch::Absent => None,
-            other => Some(expected_version::<R>(state, id, other).await?),
-        };
-        match state.registry.apply(principal, id, definition.clone(), expected).await {
-            Err(e) if attempt < WRITE_ATTEMPTS && lost_race(&e, if_match) => attempt += 1,
-            other => break other?,
-        }
+    R::before_write(&state, query, &definition).await?;
+    let precondition = match if_match {
+        IfMatch::Absent => Precondition::Unconditional,
+        other => precondition(other)?,
     };
-    let status = match written.outcome {
-        Outcome::Created => StatusCode::CREATED,
-        Outcome::Updated | Outcome::Unchanged => StatusCode::OK,
-    };
-    let mut response = single(status, &written.definition);
-    if written.outcome == Outcome::Created {
-        let location = format!("{}/{}", collection(R::KIND), written.definition.id());
-        if let Ok(value) = HeaderValue::from_str(&location) {
-            response.headers_mut().insert(header::LOCATION, value);
-        }
-    }
-    Ok(response)
+    let _writing = follow_current(&state, R::KIND, &id, precondition).await;
+    let written = state
+        .registry
+        .apply(&principal, &id, definition, precondition)
+        .await
+        .map_err(|e| absent::<R>(e, &id, precondition))?;
+    Ok(match written.outcome {
+        Outcome::Created => created_response(&written.definition),
+        Outcome::Updated | Outcome::Unchanged => single(StatusCode::OK, &written.definition),
+    })
 }
 
 /// `PATCH /{kind}s/{id}`: the expected version comes from `If-Match` or the body's
 /// `version`; when both are given they must agree.
-pub async fn patch<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
+pub async fn patch<R: Routed>(
+    State(state): State<AppState>,
+    Editor(principal): Editor,
+    Id(id): Id,
     if_match: IfMatch,
-    patch: Value,
+    JsonBody(patch): JsonBody<Value>,
 ) -> Result<Response, Problem> {
     let body_version = match patch.get("version") {
         None | Some(Value::Null) => None,
@@ -132,114 +136,116 @@ pub async fn patch<R: Resource>(
         })?),
     };
     // Only a bare `If-Match: *` follows the current version when it moves.
-    let follows_current = if_match == IfMatch::Any && body_version.is_none();
-    let _writing = match follows_current {
-        true => Some(state.writes.lock(R::KIND, id).await),
-        false => None,
-    };
-    let mut attempt = 1;
-    loop {
-        let expected = match (if_match, body_version) {
-            (IfMatch::Absent, None) => return Err(precondition_required()),
-            (IfMatch::Absent, Some(v)) => v,
-            (other, None) => expected_version::<R>(state, id, other).await?,
-            (other, Some(v)) => {
-                let header = expected_version::<R>(state, id, other).await?;
-                if header != v {
-                    return Err(Problem::new(
-                        StatusCode::PRECONDITION_FAILED,
-                        Code::VersionMismatch,
-                        format!("If-Match ({header}) and body version ({v}) disagree"),
-                    ));
-                }
-                v
+    let precondition = match (if_match, body_version) {
+        (IfMatch::Absent, None) => return Err(precondition_required()),
+        (IfMatch::Absent, Some(v)) => Precondition::Version(v),
+        (other, None) => precondition(other)?,
+        (other, Some(v)) => {
+            let header = match precondition(other)? {
+                Precondition::Version(header) => header,
+                _ => current_version::<R>(&state, &id).await?,
+            };
+            if header != v {
+                return Err(Problem::new(
+                    StatusCode::PRECONDITION_FAILED,
+                    Code::VersionMismatch,
+                    format!("If-Match ({header}) and body version ({v}) disagree"),
+                ));
             }
-        };
-        match state.registry.patch::<R>(principal, id, &patch, expected).await {
-            Err(ServiceError::VersionMismatch { .. })
-                if follows_current && attempt < WRITE_ATTEMPTS =>
-            {
-                attempt += 1;
-            }
-            other => return Ok(single(StatusCode::OK, &other?.definition)),
+            Precondition::Version(v)
         }
-    }
+    };
+    let _writing = follow_current(&state, R::KIND, &id, precondition).await;
+    let written = state
+        .registry
+        .patch::<R>(&principal, &id, &patch, precondition)
+        .await
+        .map_err(|e| absent::<R>(e, &id, precondition))?;
+    Ok(single(StatusCode::OK, &written.definition))
 }
 
 /// `DELETE /{kind}s/{id}`: 204.
-pub async fn delete<R: Resource>(
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
+pub async fn delete<R: Routed>(
+    State(state): State<AppState>,
+    Admin(principal): Admin,
+    Id(id): Id,
     if_match: IfMatch,
 ) -> Result<Response, Problem> {
     if if_match == IfMatch::Absent {
         return Err(precondition_required());
     }
-    let _writing = follow_current(state, R::KIND, id, if_match).await;
-    let mut attempt = 1;
-    loop {
-        let expected = expected_version::<R>(state, id, if_match).await?;
-        match state.registry.delete::<R>(principal, id, expected).await {
-            Err(e) if attempt < WRITE_ATTEMPTS && lost_race(&e, if_match) => attempt += 1,
-            other => {
-                other?;
-                return Ok(StatusCode::NO_CONTENT.into_response());
-            }
-        }
-    }
+    let precondition = precondition(if_match)?;
+    let _writing = follow_current(&state, R::KIND, &id, precondition).await;
+    state
+        .registry
+        .delete::<R>(&principal, &id, precondition)
+        .await
+        .map_err(|e| absent::<R>(e, &id, precondition))?;
+    Ok(StatusCode::NO_CONTENT.into_response())
 }
 
 /// `GET /{kind}s`.
-pub async fn list<R: Resource>(state: &AppState, params: &ListParams) -> Result<Response, Problem> {
+pub async fn list<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    params: ListParams,
+) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, true)?;
     Ok(json_bytes(state.registry.list_json::<R>(&query).await?))
 }
 
 /// `GET /{kind}s/{id}/versions`.
-pub async fn versions<R: Resource>(
-    state: &AppState,
-    id: &str,
-    params: &ListParams,
+pub async fn versions<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+    params: ListParams,
 ) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, false)?;
-    let page = state.registry.versions::<R>(id, &query).await?;
+    let page = state.registry.versions::<R>(&id, &query).await?;
     Ok(Json(PageBody { items: page.items, next_cursor: page.next_cursor }).into_response())
 }
 
 /// `GET /{kind}s/{id}/versions/{v}`.
-pub async fn version<R: Resource>(state: &AppState, id: &str, v: u64) -> Result<Response, Problem> {
-    let definition: R = state.registry.version(id, v).await?;
+pub async fn version<R: Routed>(
+    State(state): State<AppState>,
+    _caller: Reader,
+    IdVersion(id, v): IdVersion,
+) -> Result<Response, Problem> {
+    let definition: R = state.registry.version(&id, v).await?;
     Ok(single(StatusCode::OK, &definition))
 }
 
-/// The version an `If-Match` stands for: `*` is the current version (the definition
-/// must exist); a tag this server never issued fails.
-async fn expected_version<R: Resource>(
-    state: &AppState,
-    id: &str,
-    if_match: IfMatch,
-) -> Result<u64, Problem> {
+/// What an `If-Match` other than none asks for: `*` the current version; a tag this
+/// server never issued fails.
+fn precondition(if_match: IfMatch) -> Result<Precondition, Problem> {
     match if_match {
-        IfMatch::Version(v) => Ok(v),
-        IfMatch::Any | IfMatch::Absent => {
-            let current: R = state.registry.get(id).await.map_err(|e| match e {
-                crate::service::ServiceError::NotFound { .. } if if_match == IfMatch::Any => {
-                    Problem::new(
-                        StatusCode::PRECONDITION_FAILED,
-                        Code::VersionMismatch,
-                        format!("If-Match: * but {} `{id}` does not exist", R::KIND.as_str()),
-                    )
-                }
-                other => other.into(),
-            })?;
-            Ok(current.version())
-        }
+        IfMatch::Version(v) => Ok(Precondition::Version(v)),
+        IfMatch::Any | IfMatch::Absent => Ok(Precondition::Current),
         IfMatch::Never => Err(Problem::new(
             StatusCode::PRECONDITION_FAILED,
             Code::VersionMismatch,
             "If-Match names no version of this definition (expected a tag such as \"3\")",
         )),
+    }
+}
+
+/// The current version of `id` for `If-Match: *` (which needs the definition to exist).
+async fn current_version<R: Resource>(state: &AppState, id: &str) -> Result<u64, Problem> {
+    let current: Result<R, _> = state.registry.get(id).await;
+    current.map(|c| c.version()).map_err(|e| absent::<R>(e, id, Precondition::Current))
+}
+
+/// A write to whatever is current (`If-Match: *`) of a definition that does not exist
+/// is a failed precondition, not a 404.
+fn absent<R: Resource>(error: ServiceError, id: &str, precondition: Precondition) -> Problem {
+    match error {
+        ServiceError::NotFound { .. } if precondition == Precondition::Current => Problem::new(
+            StatusCode::PRECONDITION_FAILED,
+            Code::VersionMismatch,
+            format!("If-Match: * but {} `{id}` does not exist", R::KIND.as_str()),
+        ),
+        other => other.into(),
     }
 }
 
@@ -249,26 +255,13 @@ async fn follow_current(
     state: &AppState,
     kind: registry_core::Kind,
     id: &str,
-    if_match: IfMatch,
+    precondition: Precondition,
 ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
-    match if_match {
-        IfMatch::Any | IfMatch::Absent => Some(state.writes.lock(kind, id).await),
-        IfMatch::Version(_) | IfMatch::Never => None,
-    }
-}
-
-/// Whether `error` is a lost race that a write applying to "whatever is current"
-/// (`If-Match: *`, or a PUT without `If-Match`) retries.
-fn lost_race(error: &ServiceError, if_match: IfMatch) -> bool {
-    match if_match {
-        IfMatch::Any => matches!(error, ServiceError::VersionMismatch { .. }),
-        IfMatch::Absent => matches!(
-            error,
-            ServiceError::Contention
-                | ServiceError::VersionMismatch { .. }
-                | ServiceError::AlreadyExists { .. }
-        ),
-        IfMatch::Version(_) | IfMatch::Never => false,
+    match precondition {
+        Precondition::Current | Precondition::Unconditional => {
+            Some(state.writes.lock(kind, id).await)
+        }
+        Precondition::Version(_) => None,
     }
 }
 

@@ -13,27 +13,16 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::http::json::MAX_BODY_BYTES;
-use crate::http::{AppState, agents, compare, evaluate, resolve, schema, system, tools, trace};
+use crate::http::resource_routes::{agents, tools};
+use crate::http::{AppState, compare, evaluate, resolve, schema, system, trace};
 use crate::openapi::ApiDoc;
 
 /// Every route with its OpenAPI operation, before state and layers.
 pub fn api() -> OpenApiRouter<AppState> {
-    let router = OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(agents::list_agents, agents::create_agent))
-        .routes(routes!(
-            agents::get_agent,
-            agents::put_agent,
-            agents::patch_agent,
-            agents::delete_agent
-        ))
-        .routes(routes!(agents::agent_versions))
-        .routes(routes!(agents::agent_version))
+    let router = agents::routes(OpenApiRouter::with_openapi(ApiDoc::openapi()))
         .routes(routes!(resolve::resolve_agent))
-        .routes(routes!(evaluate::evaluate_access))
-        .routes(routes!(tools::list_tools, tools::create_tool))
-        .routes(routes!(tools::get_tool, tools::put_tool, tools::patch_tool, tools::delete_tool))
-        .routes(routes!(tools::tool_versions))
-        .routes(routes!(tools::tool_version))
+        .routes(routes!(evaluate::evaluate_access));
+    let router = tools::routes(router)
         .routes(routes!(schema::tool_schema))
         .routes(routes!(schema::validate_call))
         .routes(routes!(compare::compare_releases))

@@ -15,6 +15,7 @@ use crate::http::etag::etag;
 use crate::http::json::JsonBody;
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
+use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::{CallCheck, CallRequest, ToolSchema};
 
 /// The `format` query parameter of `GET /tools/{id}/schema` (default `json-schema`);
@@ -68,10 +69,7 @@ fn parse_format(pairs: &[(String, String)]) -> Result<Format, Vec<Violation>> {
     responses(
         (status = 200, description = "The compiled schema and its compatibility report", body = ToolSchema,
             headers(("ETag" = String, description = "\"<version>\" of the tool"))),
-        (status = 400, description = "Unknown format or query parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tool", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+        CallErrors, NotFound,
     ))]
 pub async fn tool_schema(
     State(state): State<AppState>,
@@ -94,12 +92,7 @@ pub async fn tool_schema(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "`{valid: true}`, or `{valid: false, errors}`", body = CallCheck),
-        (status = 400, description = "Unknown function or field, or malformed JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No or invalid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such tool", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body over 1 MiB", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "Not JSON", body = Problem, content_type = "application/problem+json"),
-        (status = 500, description = "Server failure", body = Problem, content_type = "application/problem+json"),
+        CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn validate_call(
     State(state): State<AppState>,

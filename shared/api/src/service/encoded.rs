@@ -4,7 +4,7 @@
 //! the version itself still comes from the store on every read.
 //!
 //! The bytes are those of the redacted definition: write-only secrets never serialize
-//! (`registry_core::Secret`), and a miss encodes [`Resource::redacted`] besides.
+//! (`registry_core::Secret`), and a miss encodes a redacted tool besides.
 
 use std::collections::HashMap;
 use std::sync::{PoisonError, RwLock};
@@ -13,7 +13,7 @@ use bytes::Bytes;
 use registry_core::{Definition, Kind};
 use serde::Serialize;
 
-use crate::service::{Resource, ServiceError};
+use crate::service::ServiceError;
 
 /// Entries kept per kind; beyond it the cache starts over (hot definitions return
 /// after one encode each).
@@ -50,8 +50,8 @@ impl Encoded {
             return Ok(hit.clone());
         }
         let bytes = Bytes::from(match definition {
-            Definition::Agent(agent) => encode(agent)?,
-            Definition::Tool(tool) => encode(tool)?,
+            Definition::Agent(agent) => encode(kind, agent)?,
+            Definition::Tool(tool) => encode(kind, &tool.redacted())?,
         });
         if version > 0 {
             let mut map = slot.write().unwrap_or_else(PoisonError::into_inner);
@@ -70,10 +70,10 @@ impl Encoded {
     }
 }
 
-/// The JSON of the redacted `resource`.
-fn encode<R: Resource>(resource: &R) -> Result<Vec<u8>, ServiceError> {
-    serde_json::to_vec(&resource.redacted())
-        .map_err(|e| ServiceError::Internal(format!("cannot encode {}: {e}", R::KIND.as_str())))
+/// The JSON of a redacted definition of `kind`.
+fn encode(kind: Kind, redacted: &impl Serialize) -> Result<Vec<u8>, ServiceError> {
+    serde_json::to_vec(redacted)
+        .map_err(|e| ServiceError::Internal(format!("cannot encode {}: {e}", kind.as_str())))
 }
 
 /// The JSON of a page body (`{"items":[...],"nextCursor":...}`, as

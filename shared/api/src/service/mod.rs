@@ -12,6 +12,7 @@ mod import;
 mod lifecycle;
 mod merge_patch;
 mod parse;
+mod precondition;
 #[cfg(feature = "aws")]
 mod publish;
 mod read;
@@ -33,11 +34,12 @@ pub use evaluate::{EvaluateRequest, Evaluation};
 pub use import::{ImportReport, ImportRequest};
 pub use merge_patch::merge;
 pub use parse::{from_json, to_pointer};
+pub use precondition::{Precondition, WRITE_ATTEMPTS};
 #[cfg(feature = "aws")]
 pub use publish::{Drift, PublishReport, PublishRequest};
 pub use release_check::Comparison;
 pub use resolve::{Fetched, ResolveFailure};
-pub use resource::Resource;
+pub use resource::{DefinitionRef, Resource, Secrets};
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
 pub use write::{Outcome, Written};

@@ -18,9 +18,10 @@ impl Registry {
     /// The live definition `id` (secrets removed).
     pub async fn get<R: Resource>(&self, id: &str) -> Result<R, ServiceError> {
         let id = &R::canonical_id(id);
-        self.head::<R>(id)
+        self.stored::<R>(id)
             .await?
-            .map(|d| d.redacted())
+            .and_then(|d| R::from_definition(Arc::unwrap_or_clone(d)))
+            .map(R::redact)
             .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })
     }
 
@@ -130,18 +131,19 @@ impl Registry {
             .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
         let not_found = || ServiceError::NotFound { kind: R::KIND, id: format!("{id}@{version}") };
         let definition = found.ok_or_else(not_found)?;
-        R::from_definition(definition).map(|d| d.redacted()).ok_or_else(not_found)
+        R::from_definition(definition).map(R::redact).ok_or_else(not_found)
     }
 
-    /// The stored head with secrets, for the write path only.
-    pub(crate) async fn head<R: Resource>(&self, id: &str) -> Result<Option<R>, ServiceError> {
-        let id = &R::canonical_id(id);
-        let found = self
-            .store()
-            .get(R::KIND, id)
+    /// The stored head of `id` with secrets, as the store shares it (borrow it with
+    /// [`Resource::from_ref`], which also checks the kind), for the write path only.
+    pub(crate) async fn stored<R: Resource>(
+        &self,
+        id: &str,
+    ) -> Result<Option<Arc<Definition>>, ServiceError> {
+        self.store()
+            .get_shared(R::KIND, id)
             .await
-            .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
-        Ok(found.and_then(R::from_definition))
+            .map_err(|e| ServiceError::from_store(R::KIND, id, e))
     }
 }
 
@@ -161,9 +163,7 @@ fn convert<R: Resource>(page: Page<Arc<Definition>>) -> Result<Page<R>, ServiceE
     let items = page
         .items
         .into_iter()
-        .map(|d| {
-            R::from_definition(Arc::unwrap_or_clone(d)).map(|r| r.redacted()).ok_or_else(wrong_kind)
-        })
+        .map(|d| R::from_definition(Arc::unwrap_or_clone(d)).map(R::redact).ok_or_else(wrong_kind))
         .collect::<Result<Vec<R>, _>>()?;
     Ok(Page { items, next_cursor: page.next_cursor })
 }

@@ -77,15 +77,14 @@ pub async fn check_ranges(
     Ok(out)
 }
 
-/// Violations for every tool reference of `definition` (an agent's `toolIds` and
+/// Violations for every tool reference of `agent` (its `toolIds` and
 /// `rolloutPolicy.toolOverrides` targets) that is missing or retired.
 pub async fn check(
     store: &dyn Store,
-    definition: &Definition,
+    agent: &AgentDefinition,
 ) -> Result<Vec<Violation>, ServiceError> {
-    let Definition::Agent(agent) = definition else { return Ok(Vec::new()) };
     let mut out = check_ranges(store, agent).await?;
-    let refs = definition.references();
+    let refs = agent.references();
     if refs.is_empty() {
         return Ok(out);
     }

@@ -6,6 +6,28 @@ use registry_core::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+/// Where a tool's write-only OAuth client secret sits.
+const CLIENT_SECRET: &str = "/auth/clientSecret";
+
+/// A borrowed view of a definition of either kind: what the kind-specific write checks
+/// read, without converting (and copying) into a [`Definition`].
+#[derive(Debug, Clone, Copy)]
+pub enum DefinitionRef<'a> {
+    /// An agent.
+    Agent(&'a AgentDefinition),
+    /// A tool.
+    Tool(&'a ToolDefinition),
+}
+
+/// What taking the stored write-only secrets did to an input.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Secrets {
+    /// JSON Pointers of the secrets taken from the stored definition.
+    pub inherited: Vec<&'static str>,
+    /// Every required secret that is still missing.
+    pub missing: Vec<Violation>,
+}
+
 /// A kind of definition the registry stores (implemented by [`AgentDefinition`] and
 /// [`ToolDefinition`]).
 pub trait Resource:
@@ -28,15 +50,19 @@ pub trait Resource:
     fn status(&self) -> LifecycleStatus;
     /// Runs the domain validation.
     fn validate(&self) -> Result<(), Vec<Violation>>;
-    /// A copy safe to hand out: write-only secrets removed.
-    fn redacted(&self) -> Self;
+    /// This definition, safe to hand out: write-only secrets removed.
+    fn redact(self) -> Self;
     /// Takes the write-only secrets of `stored` that this input omits where that is
-    /// safe, and names every required secret that is still missing.
-    fn inherit_secrets(&mut self, stored: Option<&Self>) -> Vec<Violation>;
+    /// safe: which it took, and every required secret that is still missing.
+    fn inherit_secrets(&mut self, stored: Option<&Self>) -> Secrets;
     /// Wraps into a [`Definition`].
     fn into_definition(self) -> Definition;
     /// Unwraps from a [`Definition`] of the right kind.
     fn from_definition(definition: Definition) -> Option<Self>;
+    /// Borrows from a [`Definition`] of the right kind.
+    fn from_ref(definition: &Definition) -> Option<&Self>;
+    /// A borrowed view of this definition.
+    fn view(&self) -> DefinitionRef<'_>;
 
     /// Current version, 0 when not stored.
     fn version(&self) -> u64 {
@@ -50,42 +76,60 @@ pub trait Resource:
     }
 }
 
+/// The methods agents and tools implement alike: `$id` is the id field, `$variant`
+/// the [`Definition`] (and [`DefinitionRef`]) variant, `$other` the other one.
+macro_rules! shared_methods {
+    ($id:ident, $variant:ident, $other:ident) => {
+        fn id(&self) -> &str {
+            &self.$id
+        }
+        fn set_id(&mut self, id: String) {
+            self.$id = id;
+        }
+        fn server(&self) -> &ServerFields {
+            &self.server
+        }
+        fn server_mut(&mut self) -> &mut ServerFields {
+            &mut self.server
+        }
+        fn status(&self) -> LifecycleStatus {
+            self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
+        }
+        fn into_definition(self) -> Definition {
+            Definition::$variant(self)
+        }
+        fn from_definition(definition: Definition) -> Option<Self> {
+            match definition {
+                Definition::$variant(d) => Some(d),
+                Definition::$other(_) => None,
+            }
+        }
+        fn from_ref(definition: &Definition) -> Option<&Self> {
+            match definition {
+                Definition::$variant(d) => Some(d),
+                Definition::$other(_) => None,
+            }
+        }
+        fn view(&self) -> DefinitionRef<'_> {
+            DefinitionRef::$variant(self)
+        }
+    };
+}
+
 impl Resource for AgentDefinition {
     const KIND: Kind = Kind::Agent;
     const ID_FIELD: &'static str = "agentId";
 
-    fn id(&self) -> &str {
-        &self.agent_id
-    }
-    fn set_id(&mut self, id: String) {
-        self.agent_id = id;
-    }
-    fn server(&self) -> &ServerFields {
-        &self.server
-    }
-    fn server_mut(&mut self) -> &mut ServerFields {
-        &mut self.server
-    }
-    fn status(&self) -> LifecycleStatus {
-        self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
-    }
+    shared_methods!(agent_id, Agent, Tool);
+
     fn validate(&self) -> Result<(), Vec<Violation>> {
         registry_core::validate::agent(self)
     }
-    fn redacted(&self) -> Self {
-        self.clone()
+    fn redact(self) -> Self {
+        self
     }
-    fn inherit_secrets(&mut self, _stored: Option<&Self>) -> Vec<Violation> {
-        Vec::new()
-    }
-    fn into_definition(self) -> Definition {
-        Definition::Agent(self)
-    }
-    fn from_definition(definition: Definition) -> Option<Self> {
-        match definition {
-            Definition::Agent(a) => Some(a),
-            Definition::Tool(_) => None,
-        }
+    fn inherit_secrets(&mut self, _stored: Option<&Self>) -> Secrets {
+        Secrets::default()
     }
 }
 
@@ -93,41 +137,27 @@ impl Resource for ToolDefinition {
     const KIND: Kind = Kind::Tool;
     const ID_FIELD: &'static str = "toolId";
 
+    shared_methods!(tool_id, Tool, Agent);
+
     fn canonical_id(id: &str) -> String {
         registry_core::Release::parse(id).map_or_else(|| id.to_owned(), |r| r.canonical_id())
-    }
-
-    fn id(&self) -> &str {
-        &self.tool_id
-    }
-    fn set_id(&mut self, id: String) {
-        self.tool_id = id;
-    }
-    fn server(&self) -> &ServerFields {
-        &self.server
-    }
-    fn server_mut(&mut self) -> &mut ServerFields {
-        &mut self.server
-    }
-    fn status(&self) -> LifecycleStatus {
-        self.lifecycle.as_ref().map(|l| l.status).unwrap_or_default()
     }
     fn validate(&self) -> Result<(), Vec<Violation>> {
         registry_core::validate::tool(self)
     }
-    fn redacted(&self) -> Self {
-        ToolDefinition::redacted(self)
-    }
-    fn inherit_secrets(&mut self, stored: Option<&Self>) -> Vec<Violation> {
-        self.inherit_secret(stored).into_iter().collect()
-    }
-    fn into_definition(self) -> Definition {
-        Definition::Tool(self)
-    }
-    fn from_definition(definition: Definition) -> Option<Self> {
-        match definition {
-            Definition::Tool(t) => Some(t),
-            Definition::Agent(_) => None,
+    fn redact(mut self) -> Self {
+        if let Some(auth) = self.auth.as_mut() {
+            auth.client_secret = None;
         }
+        self
+    }
+    fn inherit_secrets(&mut self, stored: Option<&Self>) -> Secrets {
+        let omitted = self.auth.as_ref().is_some_and(|a| a.client_secret.is_none());
+        let missing: Vec<Violation> = self.inherit_secret(stored).into_iter().collect();
+        let inherited = match omitted && missing.is_empty() {
+            true => vec![CLIENT_SECRET],
+            false => Vec::new(),
+        };
+        Secrets { inherited, missing }
     }
 }

@@ -5,17 +5,23 @@
 //! version and `updatedAt` is now. Write-only secrets: an `auth` block sent without
 //! `clientSecret` on replace or patch keeps the stored secret only while `url`,
 //! `auth.tokenUrl` and `auth.clientId` are unchanged (see `ToolDefinition::inherit_secret`).
+//!
+//! A write checks what does not depend on the stored head once (the domain validation,
+//! which compiles access rules and schemas), then each attempt reads the head, checks
+//! what does (secrets, releases, lifecycle) and stores conditionally on the head's
+//! version; [`Precondition::retry`] is the one retry loop. An attempt copies the input
+//! once, for the store to take; the head is borrowed from the store's shared copy.
 
 use chrono::{SubsecRound, Utc};
-use registry_core::{Kind, ServerFields, Violation, pointer};
+use registry_core::{ServerFields, Violation, pointer};
 use registry_store::{Expected, StoreError};
 use serde_json::Value;
 
 use crate::auth::{Principal, Role};
-use crate::service::{Registry, Resource, ServiceError, from_json, lifecycle, merge, references};
-
-/// How many times an unconditional apply re-reads and retries after losing a race.
-const APPLY_ATTEMPTS: usize = 8;
+use crate::service::{
+    DefinitionRef, Precondition, Registry, Resource, ServiceError, from_json, lifecycle, merge,
+    references,
+};
 
 /// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +43,15 @@ pub struct Written<R> {
     pub outcome: Outcome,
 }
 
+/// An input checked on its own: server fields cleared, domain validation run. What is
+/// left to check depends on the stored head.
+struct Checked<R> {
+    /// The input as the client sent it, with the path's id.
+    definition: R,
+    /// What is wrong with it whatever the head (id mismatch, domain validation).
+    violations: Vec<Violation>,
+}
+
 impl Registry {
     /// Creates a definition; its id is generated (UUIDv7) when empty. Fails with
     /// `AlreadyExists` when a live definition has the id.
@@ -50,206 +65,252 @@ impl Registry {
             definition.set_id(uuid::Uuid::now_v7().to_string());
         }
         definition.set_id(R::canonical_id(definition.id()));
-        Ok(self.write(principal, None, definition, Vec::new()).await?.definition)
+        let checked = checked(definition, Vec::new()).await?;
+        Ok(self.write(principal, None, &checked).await?.definition)
     }
 
     /// Creates or replaces `id` with `definition` (PUT). The path id wins: a different
-    /// non-empty id in the body is a violation. With `expected`, the stored version
-    /// must equal it (`VersionMismatch` otherwise, also when absent); without, this is
-    /// the unconditional declarative apply, retried on concurrent changes. Content equal
-    /// to the stored head (server fields aside) writes nothing and returns the head.
+    /// non-empty id in the body is a violation. With a version (`Some(v)`), the stored
+    /// version must equal it (`VersionMismatch` otherwise, also when absent); with
+    /// [`Precondition::Current`] the definition must exist; without one (`None`), this is
+    /// the unconditional declarative apply. The last two are retried on concurrent
+    /// changes. Content equal to the stored head (server fields aside) writes nothing
+    /// and returns the head.
     pub async fn apply<R: Resource>(
         &self,
         principal: &Principal,
         id: &str,
         mut definition: R,
-        expected: Option<u64>,
+        precondition: impl Into<Precondition>,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "change definitions")?;
+        let precondition = precondition.into();
         let id = &R::canonical_id(id);
         let mut violations = Vec::new();
         if !definition.id().is_empty() && R::canonical_id(definition.id()) != *id {
             violations.push(id_mismatch::<R>(id));
         }
         definition.set_id(id.to_owned());
-        for _ in 0..APPLY_ATTEMPTS {
-            let head = self.head::<R>(id).await?;
-            if let Some(expected) = expected {
-                let current = head.as_ref().map(Resource::version);
-                if current != Some(expected) {
-                    return Err(ServiceError::VersionMismatch { expected, current });
-                }
-            }
-            match self.write(principal, head, definition.clone(), violations.clone()).await {
-                Err(ServiceError::VersionMismatch { .. } | ServiceError::AlreadyExists { .. })
-                    if expected.is_none() =>
-                {
-                    continue;
-                }
-                other => return other,
-            }
-        }
-        Err(ServiceError::Contention)
+        let checked = &checked(definition, violations).await?;
+        precondition
+            .retry(move || async move {
+                let stored = self.stored::<R>(id).await?;
+                let head = stored.as_deref().and_then(R::from_ref);
+                precondition.check(R::KIND, id, head.map(Resource::version))?;
+                self.write(principal, head, checked).await
+            })
+            .await
     }
 
-    /// Applies a JSON Merge Patch (RFC 7396) to the stored JSON form of `id` at version
-    /// `expected`, then re-parses and validates the result like a replace.
+    /// Applies a JSON Merge Patch (RFC 7396) to the stored JSON form of `id` at the
+    /// version `precondition` names (or the current one, retried on concurrent
+    /// changes), then re-parses and validates the result like a replace.
     pub async fn patch<R: Resource>(
         &self,
         principal: &Principal,
         id: &str,
         patch: &Value,
-        expected: u64,
+        precondition: impl Into<Precondition>,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "change definitions")?;
+        let precondition = precondition.into();
         let id = &R::canonical_id(id);
-        if !patch.is_object() {
-            return Err(ServiceError::invalid("", "a merge patch must be a JSON object"));
-        }
-        let head = self
-            .head::<R>(id)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })?;
-        if head.version() != expected {
-            return Err(ServiceError::VersionMismatch { expected, current: Some(head.version()) });
-        }
-        let mut document =
-            serde_json::to_value(&head).map_err(|e| ServiceError::Internal(e.to_string()))?;
-        merge(&mut document, patch);
-        let mut definition: R = from_json(document).map_err(ServiceError::Invalid)?;
-        let mut violations = Vec::new();
-        if definition.id() != id {
-            violations.push(id_mismatch::<R>(id));
-        }
-        definition.set_id(id.to_owned());
-        self.write(principal, Some(head), definition, violations).await
+        precondition
+            .retry(move || async move {
+                let stored = self.stored::<R>(id).await?;
+                let head = stored.as_deref().and_then(R::from_ref);
+                // `*` needs the definition before anything else (the route answers 412).
+                if precondition == Precondition::Current && head.is_none() {
+                    return Err(ServiceError::NotFound { kind: R::KIND, id: id.to_owned() });
+                }
+                if !patch.is_object() {
+                    return Err(ServiceError::invalid("", "a merge patch must be a JSON object"));
+                }
+                let head = head
+                    .ok_or_else(|| ServiceError::NotFound { kind: R::KIND, id: id.to_owned() })?;
+                precondition.check(R::KIND, id, Some(head.version()))?;
+                let mut document = serde_json::to_value(head)
+                    .map_err(|e| ServiceError::Internal(e.to_string()))?;
+                merge(&mut document, patch);
+                let mut definition: R = from_json(document).map_err(ServiceError::Invalid)?;
+                let mut violations = Vec::new();
+                if definition.id() != id {
+                    violations.push(id_mismatch::<R>(id));
+                }
+                definition.set_id(id.to_owned());
+                let checked = checked(definition, violations).await?;
+                self.write(principal, Some(head), &checked).await
+            })
+            .await
     }
 
-    /// Deletes the live definition `id` at version `expected` (admin only). A tool used
-    /// by agents is refused with `InUse` unless it is retired.
+    /// Deletes the live definition `id` at the version `precondition` names (or the
+    /// current one, retried on concurrent changes; admin only). A tool used by agents
+    /// is refused with `InUse` unless it is retired; a published agent with `Published`.
     pub async fn delete<R: Resource>(
         &self,
         principal: &Principal,
         id: &str,
-        expected: u64,
+        precondition: impl Into<Precondition>,
     ) -> Result<(), ServiceError> {
         require(principal, Role::Admin, "delete definitions")?;
+        let precondition = precondition.into();
         let id = &R::canonical_id(id);
-        if R::KIND == Kind::Agent
-            && let Ok(Some(head)) = self.store().get(R::KIND, id).await
-            && let Some(p) = &head.server().publication
-        {
-            // Never orphan a Bedrock agent silently.
-            return Err(ServiceError::Published(format!(
-                "agent `{id}` is published to Bedrock as agent {} (alias {}); unpublish it                  first: DELETE /agents/{id}/publication",
-                p.bedrock_agent_id, p.alias_arn
-            )));
-        }
-        self.store()
-            .delete(R::KIND, id, expected)
+        precondition
+            .retry(move || async move {
+                let stored = match precondition {
+                    // Read only for an agent's publication: a failed read skips that check
+                    // (the store reads again to delete).
+                    Precondition::Version(_) if R::KIND == registry_core::Kind::Tool => None,
+                    Precondition::Version(_) => self.stored::<R>(id).await.ok().flatten(),
+                    Precondition::Current | Precondition::Unconditional => {
+                        self.stored::<R>(id).await?
+                    }
+                };
+                let head = stored.as_deref().and_then(R::from_ref);
+                if let Some(p) = head.and_then(|h| h.server().publication.as_ref()) {
+                    // Never orphan a Bedrock agent silently.
+                    return Err(ServiceError::Published(format!(
+                        "agent `{id}` is published to Bedrock as agent {} (alias {}); unpublish it \
+                         first: DELETE /agents/{id}/publication",
+                        p.bedrock_agent_id, p.alias_arn
+                    )));
+                }
+                let expected = match precondition {
+                    Precondition::Version(expected) => expected,
+                    Precondition::Current | Precondition::Unconditional => {
+                        head.map(Resource::version).ok_or_else(|| ServiceError::NotFound {
+                            kind: R::KIND,
+                            id: id.to_owned(),
+                        })?
+                    }
+                };
+                self.store()
+                    .delete(R::KIND, id, expected)
+                    .await
+                    .map_err(|e| ServiceError::from_store(R::KIND, id, e))
+            })
             .await
-            .map_err(|e| ServiceError::from_store(R::KIND, id, e))
     }
 
-    /// Validates `definition` against `head` (the stored version, if any) and stores
-    /// it conditionally on the head's version.
+    /// Checks `checked` against `head` (the stored version, if any) and stores it
+    /// conditionally on the head's version.
     async fn write<R: Resource>(
         &self,
         principal: &Principal,
-        head: Option<R>,
-        mut definition: R,
-        mut violations: Vec<Violation>,
+        head: Option<&R>,
+        checked: &Checked<R>,
     ) -> Result<Written<R>, ServiceError> {
-        *definition.server_mut() = ServerFields::default();
-        let missing_secrets = definition.inherit_secrets(head.as_ref());
-        // Validation compiles rules: off the async workers, so a slow compile never
-        // holds up other requests.
-        let to_check = definition.clone();
-        let checked = tokio::task::spawn_blocking(move || to_check.validate())
-            .await
-            .map_err(|e| ServiceError::Internal(format!("validation failed: {e}")))?;
-        if let Err(found) = checked {
-            violations.extend(found);
-        }
-        for missing in missing_secrets {
+        // The one copy of an attempt: the store takes it, the input stays for the next.
+        let mut definition = checked.definition.clone();
+        let secrets = definition.inherit_secrets(head);
+        // Validation saw the input before the stored secrets were taken into it.
+        let mut violations: Vec<Violation> = checked
+            .violations
+            .iter()
+            .filter(|v| !secrets.inherited.contains(&v.path.as_str()))
+            .cloned()
+            .collect();
+        for missing in secrets.missing {
             if !violations.iter().any(|v| v.path == missing.path) {
                 violations.push(missing);
             }
         }
         if !violations.is_empty() {
-            let as_definition = definition.clone().into_definition();
-            violations.extend(references::check(self.store().as_ref(), &as_definition).await?);
+            if let DefinitionRef::Agent(agent) = definition.view() {
+                violations.extend(references::check(self.store().as_ref(), agent).await?);
+            }
             return Err(ServiceError::Invalid(violations));
         }
-        if let Some(head) = &head
-            && same_content(head, &definition)
+        if let Some(head) = head
+            && same_content(head, &mut definition)
         {
-            return Ok(Written { definition: head.redacted(), outcome: Outcome::Unchanged });
+            return Ok(Written { definition: definition.redact(), outcome: Outcome::Unchanged });
         }
-        if let registry_core::Definition::Agent(agent) = definition.clone().into_definition() {
+        let refused = match definition.view() {
             // Ranges have no store-level reference: each must match a live release now.
-            let unmatched = references::check_ranges(self.store().as_ref(), &agent).await?;
-            if !unmatched.is_empty() {
-                return Err(ServiceError::Invalid(unmatched));
+            DefinitionRef::Agent(agent) => {
+                references::check_ranges(self.store().as_ref(), agent).await?
             }
-        }
-        if let registry_core::Definition::Tool(tool) = definition.clone().into_definition() {
-            let head = head.clone().and_then(|h| match h.into_definition() {
-                registry_core::Definition::Tool(t) => Some(t),
-                registry_core::Definition::Agent(_) => None,
-            });
-            let refused = self.release_violations(&tool, head.as_ref()).await?;
-            if !refused.is_empty() {
-                return Err(ServiceError::Invalid(refused));
+            DefinitionRef::Tool(tool) => {
+                let head = head.and_then(|h| match h.view() {
+                    DefinitionRef::Tool(t) => Some(t),
+                    DefinitionRef::Agent(_) => None,
+                });
+                self.release_violations(tool, head).await?
             }
+        };
+        if !refused.is_empty() {
+            return Err(ServiceError::Invalid(refused));
         }
-        lifecycle::check_transition(principal, head.as_ref(), &definition)?;
+        lifecycle::check_transition(principal, head, &definition)?;
         // Tool references are checked by the store, atomically with the write; its
         // `BadReferences` is mapped to the same per-path violations below.
-
-        let now = Utc::now().trunc_subsecs(3);
-        let (expected, outcome, server) = match &head {
-            Some(head) => (
-                Expected::Version(head.version()),
-                Outcome::Updated,
-                ServerFields {
-                    version: None,
-                    created_by: head.server().created_by.clone(),
-                    created_at: head.server().created_at,
-                    last_modified_by: Some(principal.name.clone()),
-                    updated_at: Some(now),
-                    // Only publishing sets it; an edit keeps it (drift shows the change).
-                    publication: head.server().publication.clone(),
-                },
-            ),
-            None => (
-                Expected::Absent,
-                Outcome::Created,
-                ServerFields {
-                    version: None,
-                    created_by: Some(principal.name.clone()),
-                    created_at: Some(now),
-                    last_modified_by: Some(principal.name.clone()),
-                    updated_at: Some(now),
-                    publication: None,
-                },
-            ),
+        *definition.server_mut() = server_fields(principal, head);
+        let (expected, outcome) = match head {
+            Some(head) => (Expected::Version(head.version()), Outcome::Updated),
+            None => (Expected::Absent, Outcome::Created),
         };
-        *definition.server_mut() = server;
-        let id = definition.id().to_owned();
-        let as_definition = definition.into_definition();
-        match self.store().put(as_definition.clone(), expected).await {
+        match self.store().put(definition.into_definition(), expected).await {
             Ok(stored) => R::from_definition(stored)
-                .map(|d| Written { definition: d.redacted(), outcome })
+                .map(|d| Written { definition: d.redact(), outcome })
                 .ok_or_else(|| ServiceError::Internal("store returned the wrong kind".into())),
             Err(StoreError::BadReferences { missing, retired }) => {
-                let registry_core::Definition::Agent(agent) = &as_definition else {
-                    return Err(ServiceError::Internal("bad references on a tool".into()));
-                };
-                Err(ServiceError::Invalid(references::violations(agent, &missing, &retired)))
+                match checked.definition.view() {
+                    DefinitionRef::Agent(agent) => Err(ServiceError::Invalid(
+                        references::violations(agent, &missing, &retired),
+                    )),
+                    DefinitionRef::Tool(_) => {
+                        Err(ServiceError::Internal("bad references on a tool".into()))
+                    }
+                }
             }
-            Err(e) => Err(ServiceError::from_store(R::KIND, &id, e)),
+            Err(e) => Err(ServiceError::from_store(R::KIND, checked.definition.id(), e)),
         }
+    }
+}
+
+/// Clears the server fields of `definition` and runs its domain validation, which
+/// compiles rules: off the async workers, so a slow compile never holds up other
+/// requests. `violations` are those already found.
+async fn checked<R: Resource>(
+    mut definition: R,
+    mut violations: Vec<Violation>,
+) -> Result<Checked<R>, ServiceError> {
+    *definition.server_mut() = ServerFields::default();
+    let (definition, found) = tokio::task::spawn_blocking(move || {
+        let found = definition.validate();
+        (definition, found)
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(format!("validation failed: {e}")))?;
+    if let Err(found) = found {
+        violations.extend(found);
+    }
+    Ok(Checked { definition, violations })
+}
+
+/// The server fields of a new version by `principal` over `head`.
+fn server_fields<R: Resource>(principal: &Principal, head: Option<&R>) -> ServerFields {
+    let now = Utc::now().trunc_subsecs(3);
+    match head {
+        Some(head) => ServerFields {
+            version: None,
+            created_by: head.server().created_by.clone(),
+            created_at: head.server().created_at,
+            last_modified_by: Some(principal.name.clone()),
+            updated_at: Some(now),
+            // Only publishing sets it; an edit keeps it (drift shows the change).
+            publication: head.server().publication.clone(),
+        },
+        None => ServerFields {
+            version: None,
+            created_by: Some(principal.name.clone()),
+            created_at: Some(now),
+            last_modified_by: Some(principal.name.clone()),
+            updated_at: Some(now),
+            publication: None,
+        },
     }
 }
 
@@ -275,10 +336,13 @@ fn id_mismatch<R: Resource>(id: &str) -> Violation {
     }
 }
 
-/// Equal apart from server fields.
-fn same_content<R: Resource>(a: &R, b: &R) -> bool {
-    let (mut a, mut b) = (a.clone(), b.clone());
-    *a.server_mut() = ServerFields::default();
-    *b.server_mut() = ServerFields::default();
-    a == b
+/// Whether `definition` (server fields cleared) equals `head` apart from server fields;
+/// if so it takes the head's server fields, and is the head.
+fn same_content<R: Resource>(head: &R, definition: &mut R) -> bool {
+    let cleared = std::mem::replace(definition.server_mut(), head.server().clone());
+    let same = head == &*definition;
+    if !same {
+        *definition.server_mut() = cleared;
+    }
+    same
 }
