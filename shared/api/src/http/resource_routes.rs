@@ -1,6 +1,6 @@
 //! The documented routes of agents and tools: one set, expanded for each kind.
 //!
-//! `#[utoipa::path]` takes no type parameter, so [`resource_routes!`] writes each
+//! `#[utoipa::path]` takes no type parameter, so `resource_routes!` writes each
 //! kind's operations (paths, operation ids, summaries, parameters) around the generic
 //! handlers of [`crate::http::resource`]: a module per kind, [`agents`] and [`tools`],
 //! each with `list`, `create`, `get`, `put`, `patch`, `delete`, `versions` and
