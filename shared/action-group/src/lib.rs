@@ -36,4 +36,3 @@ pub use return_control::{
 };
 #[cfg(feature = "runtime")]
 pub use runtime::{RuntimeError, run, run_async};
-
