@@ -12,7 +12,7 @@ use crate::context::RequestContext;
 use crate::context::limits::check;
 use crate::context::value::Value;
 use crate::diagnostics::{ContextError, ContextJsonError};
-use cel::common::types::{CelMap, CelMapKey, CelString};
+use cel::common::types::{CelMap, CelMapKey};
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
 use std::borrow::Cow;
@@ -43,9 +43,8 @@ pub struct PreparedContext<'a> {
     tool_id: Option<Value<'a>>,
     /// Where each of [`SLOTS`] sits in its root map ([`ABSENT`] when not present).
     slots: [u8; SLOTS.len()],
-    /// The interpreter's values, built on first need (boxed: a context that never
-    /// needs them is moved and dropped at 248 bytes rather than 424).
-    cel: OnceLock<Box<CelValues>>,
+    /// The interpreter's values, each built when a condition first reads it.
+    cel: CelValues,
     /// `request.time` when the context has none: the current time, read when a
     /// condition first needs it, then the same for every later evaluation.
     now: OnceLock<Value<'static>>,
@@ -83,10 +82,12 @@ const ABSENT: u8 = u8::MAX;
 /// The slot of `request.time`.
 const TIME_SLOT: usize = 8;
 
-/// The `cel` values of the context, for the interpreter.
+/// The `cel` values of the context that conditions read whole: each root variable and
+/// each of [`SLOTS`], built on first read (a decision pays only for what it reads).
+#[derive(Default)]
 struct CelValues {
-    roots: [Boxed; 4],
-    slots: [Option<Boxed>; SLOTS.len()],
+    roots: [OnceLock<Boxed>; 4],
+    slots: [OnceLock<Option<Boxed>>; SLOTS.len()],
 }
 
 impl std::fmt::Debug for PreparedContext<'_> {
@@ -242,7 +243,7 @@ impl<'a> PreparedContext<'a> {
             agent_id: p.agent_id,
             tool_id: p.tool_id,
             slots,
-            cel: OnceLock::new(),
+            cel: CelValues::default(),
             now: OnceLock::new(),
         }
     }
@@ -338,21 +339,6 @@ impl<'a> PreparedContext<'a> {
         &self.roots[root as usize]
     }
 
-    /// The interpreter's values, built on first use.
-    fn cel(&self) -> &CelValues {
-        self.cel.get_or_init(|| {
-            Box::new(CelValues {
-                roots: [
-                    self.root(Root::User).to_cel(),
-                    self.root(Root::CustomData).to_cel(),
-                    self.root(Root::Account).to_cel(),
-                    self.request_root().to_cel(),
-                ],
-                slots: std::array::from_fn(|at| self.slot(at).map(Value::to_cel)),
-            })
-        })
-    }
-
     /// The whole `request` map, `agentId` and `toolId` included (built on demand).
     fn request_map(&self) -> Boxed {
         let mut entries: HashMap<CelMapKey<'static>, Boxed> = HashMap::with_capacity(4);
@@ -380,23 +366,11 @@ fn set<'a>(slot: &mut Option<Value<'a>>, value: Option<&str>) {
     }
 }
 
-/// Walks `fields` down from `root`; `None` when a field is absent.
-fn walk<'b>(root: &'b (dyn Val + 'static), fields: &str) -> Option<CowVal<'b, 'b>> {
-    let mut current = CowVal::Borrowed(root);
-    for field in fields.split('.') {
-        let key = CelString::from(field);
-        current = match current {
-            CowVal::Borrowed(v) => v.as_indexer()?.get(&key).ok()?,
-            CowVal::Owned(v) => CowVal::Owned(v.as_indexer()?.get(&key).ok()?.into_owned()),
-        };
-    }
-    Some(current)
-}
-
 impl VariableResolver for PreparedContext<'_> {
     fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
         if let Some(i) = SLOTS.iter().position(|s| *s == variable) {
-            return self.cel().slots[i].as_deref().map(CowVal::Borrowed);
+            let value = self.cel.slots[i].get_or_init(|| self.slot(i).map(Value::to_cel));
+            return value.as_deref().map(CowVal::Borrowed);
         }
         let (root, rest) = match variable.split_once('.') {
             Some((root, rest)) => (root, Some(rest)),
@@ -416,10 +390,24 @@ impl VariableResolver for PreparedContext<'_> {
             },
             _ => return None,
         };
-        let value: &'b (dyn Val + 'static) = self.cel().roots[root as usize].as_ref();
+        let whole = || match root {
+            Root::Request => self.request_root(),
+            other => Cow::Borrowed(self.root(other)),
+        };
         match rest {
-            None => Some(CowVal::Borrowed(value)),
-            Some(fields) => walk(value, fields),
+            None => {
+                let value = self.cel.roots[root as usize].get_or_init(|| whole().to_cel());
+                Some(CowVal::Borrowed(value.as_ref()))
+            }
+            // a field path: only the value at its end becomes a `cel` value
+            Some(fields) => {
+                let whole = whole();
+                let mut value = whole.as_ref();
+                for field in fields.split('.') {
+                    value = value.get(field)?;
+                }
+                Some(CowVal::Owned(value.to_cel()))
+            }
         }
     }
 }

@@ -71,6 +71,14 @@ impl<'a> Value<'a> {
         )
     }
 
+    /// The entry under `key`, when this is a map holding it.
+    pub(crate) fn get(&self, key: &str) -> Option<&Value<'a>> {
+        match self {
+            Value::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
     /// The same value owning its strings.
     pub(crate) fn into_owned(self) -> Value<'static> {
         match self {
