@@ -36,6 +36,13 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 step "template lint (cfn-lint)"
 scripts/lint-template.sh
 
+step "cargo build (every test and binary of the workspace, once)"
+# The end-to-end tests run the function binaries of this same build: without it they
+# would build them on their own, with other features, compiling much of it again.
+cargo build --workspace --all-features --locked --tests --bins
+REGISTRY_E2E_BINARIES="$(cd "${CARGO_TARGET_DIR:-target}/debug" && pwd)"
+export REGISTRY_E2E_BINARIES
+
 step "cargo test (all crates, both storage backends)"
 cargo test --workspace --all-features --locked
 

@@ -1,11 +1,16 @@
-//! The function binaries under test, built by cargo on first use.
+//! The function binaries under test: from `REGISTRY_E2E_BINARIES` when it is set,
+//! else built by cargo on first use.
 //!
-//! `cargo test --workspace` builds every binary of the workspace, but `cargo test -p
-//! registry-e2e` does not (and `CARGO_BIN_EXE_*` only names binaries of the same
-//! package). So the first test to need one runs `cargo build --bins -p custom-resource
-//! -p admin-api -p example-tool` (the same profile and target directory as this test
-//! executable; a no-op when they are fresh). Cargo releases its build lock before it runs
-//! tests, so this nested build does not wait on the outer `cargo test`.
+//! `scripts/test.sh` builds every test and binary of the workspace in one build before
+//! it runs the tests, and names that build's binary directory in
+//! `REGISTRY_E2E_BINARIES`: a build here would select other packages and features, and
+//! cargo would compile much of the workspace again for it. Without the variable (`cargo
+//! test -p registry-e2e`, whose build has no function binaries, since
+//! `CARGO_BIN_EXE_*` only names binaries of the same package), the first test to need
+//! one runs `cargo build --bins -p custom-resource -p admin-api -p example-tool` (the
+//! same profile and target directory as this test executable; a no-op when they are
+//! fresh). Cargo releases its build lock before it runs tests, so this nested build
+//! does not wait on the outer `cargo test`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -25,6 +30,9 @@ fn profile_dir() -> Result<PathBuf, String> {
 }
 
 fn build() -> Result<PathBuf, String> {
+    if let Some(dir) = std::env::var_os("REGISTRY_E2E_BINARIES") {
+        return Ok(PathBuf::from(dir));
+    }
     let dir = profile_dir()?;
     let target = dir.parent().ok_or("no target directory")?;
     let profile = dir.file_name().and_then(|n| n.to_str()).ok_or("no profile directory")?;
