@@ -165,7 +165,7 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
     let mut found = Vec::new();
     charged::patterns(expr, &mut found);
     let at = |id: u64| {
-        crate::compile::ast::offset(info, id)
+        ast::offset(info, id)
             .map(|offset| position::describe(&info.source, offset))
             .unwrap_or_else(|| "1:1".into())
     };
@@ -183,7 +183,7 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
 }
 
 fn max_id(expr: &IdedExpr) -> u64 {
-    crate::compile::ast::children(expr).into_iter().map(max_id).fold(expr.id, u64::max)
+    ast::children(expr).into_iter().map(max_id).fold(expr.id, u64::max)
 }
 
 /// Checks a rule list on write: syntax, declared variables, SQL-isms, limits.

@@ -3,8 +3,9 @@
 //! every tool.
 //!
 //! Preparing checks the context limits and arranges the values ([`Value`]), borrowing
-//! every string from the context it came from. The `cel` values are built once, when
-//! the first condition runs; the interpreter reaches them through a variable resolver:
+//! every string from the context it came from. The `cel` values are built as
+//! conditions read them (each slot and root once, a field path's end value on each
+//! read); the interpreter reaches them through a variable resolver:
 //! compiled conditions refer to field paths as single identifiers (`"user.userType"`,
 //! see `flatten`).
 

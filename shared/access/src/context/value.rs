@@ -1,7 +1,7 @@
 //! The request context as a small tree of plain values whose strings are borrowed from
 //! wherever the context came from (the typed [`RequestContext`](crate::RequestContext),
 //! or the JSON text of a request): checked against the limits, then turned into `cel`
-//! values ([`Value::to_cel`]) when the first condition of a decision runs.
+//! values ([`Value::to_cel`]) part by part, as conditions read them.
 
 use crate::context::prepared::Boxed;
 use cel::common::types::{
