@@ -28,6 +28,8 @@ fn rules(condition: &str) -> Vec<AccessRule> {
         condition: Some(condition.to_string()),
         effect: Effect::Allow,
         order: None,
+        id: None,
+        mode: Default::default(),
         description: None,
         unknown: Default::default(),
     }]

@@ -1,19 +1,23 @@
 #![doc = include_str!("../README.md")]
 
+mod call;
 mod compile;
 mod context;
 mod diagnostics;
 mod evaluate;
 pub mod limits;
 mod rule;
+pub mod signed;
 
-pub use compile::rule_set::RuleSet;
-pub use compile::validate_rules;
+pub use call::prepared::ToolCall;
+pub use call::schema::{ArgType, CallSchema};
+pub use compile::rule_set::{RuleSet, is_rule_id};
+pub use compile::{validate_call_rules, validate_rules};
 pub use compile::worker::pool_size as compile_pool_size;
 pub use context::prepared::PreparedContext;
 pub use context::{AccountContext, RequestContext, RequestInfo, UserContext};
 pub use diagnostics::{ContextError, ContextJsonError, RuleError};
-pub use evaluate::decision::{Decision, EvalError, ReasonCode};
+pub use evaluate::decision::{Decision, EvalError, LogOnlyOutcome, Outcome, ReasonCode, WouldBe};
 pub use evaluate::dry_run::{DryRun, dry_run};
 pub use evaluate::{RuleOutcome, RuleResult};
-pub use rule::{AccessRule, Effect};
+pub use rule::{AccessRule, Effect, RuleMode};

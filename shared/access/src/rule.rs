@@ -1,4 +1,4 @@
-//! The stored form of an access rule.
+//! The stored form of a rule (access rules and call rules share it).
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -14,10 +14,35 @@ pub enum Effect {
     Deny,
 }
 
-/// One access rule as written by an admin (the wire form).
+/// Whether a rule decides, or is only evaluated and reported (SPEC section 15).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleMode {
+    /// The rule decides (the default).
+    #[default]
+    Enforce,
+    /// The rule is evaluated and what it would have decided is reported; it never
+    /// changes the outcome.
+    LogOnly,
+}
+
+impl RuleMode {
+    /// Whether this is the default mode (`enforce`), left out when serializing.
+    pub fn is_enforce(&self) -> bool {
+        *self == RuleMode::Enforce
+    }
+}
+
+/// One rule as written by an admin (the wire form).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccessRule {
+    /// Identity, unique in its list (`^[a-z0-9][a-z0-9-]{0,62}$`); assigned on write
+    /// when absent, then kept across revisions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// CEL condition; absent means "always matches".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
@@ -26,6 +51,9 @@ pub struct AccessRule {
     /// Evaluation priority, lower first; unordered rules come last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<i64>,
+    /// `enforce` (default) or `log-only`.
+    #[serde(default, skip_serializing_if = "RuleMode::is_enforce")]
+    pub mode: RuleMode,
     /// Human-readable explanation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -33,4 +61,19 @@ pub struct AccessRule {
     #[serde(flatten, skip_serializing)]
     #[schema(ignore)]
     pub unknown: BTreeMap<String, Value>,
+}
+
+impl AccessRule {
+    /// An enforced rule with `effect` and `condition`, nothing else set.
+    pub fn new(effect: Effect, condition: Option<&str>) -> Self {
+        Self {
+            id: None,
+            condition: condition.map(str::to_owned),
+            effect,
+            order: None,
+            mode: RuleMode::Enforce,
+            description: None,
+            unknown: BTreeMap::new(),
+        }
+    }
 }

@@ -9,6 +9,8 @@ fn rule(condition: &str) -> AccessRule {
         condition: Some(condition.to_string()),
         effect: Effect::Allow,
         order: None,
+        id: None,
+        mode: Default::default(),
         description: None,
         unknown: Default::default(),
     }

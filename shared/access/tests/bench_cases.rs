@@ -18,6 +18,8 @@ fn the_five_cases_allow_on_their_context() {
             condition: Some(condition.to_string()),
             effect: Effect::Allow,
             order: None,
+            id: None,
+            mode: Default::default(),
             description: None,
             unknown: Default::default(),
         }];

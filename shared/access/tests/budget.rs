@@ -10,6 +10,8 @@ fn rule(effect: Effect, condition: &str) -> AccessRule {
         condition: Some(condition.to_string()),
         effect,
         order: None,
+        id: None,
+        mode: Default::default(),
         description: None,
         unknown: Default::default(),
     }

@@ -10,6 +10,8 @@ fn decide(condition: &str, prepared: &PreparedContext) -> (ReasonCode, Vec<Strin
         condition: Some(condition.to_string()),
         effect: Effect::Allow,
         order: None,
+        id: None,
+        mode: Default::default(),
         description: None,
         unknown: Default::default(),
     }])

@@ -14,6 +14,8 @@ fn rule(effect: Effect, condition: &str) -> AccessRule {
         condition: Some(condition.to_string()),
         effect,
         order: None,
+        id: None,
+        mode: Default::default(),
         description: None,
         unknown: Default::default(),
     }

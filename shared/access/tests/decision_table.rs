@@ -96,6 +96,8 @@ fn every_combination_matches_the_reference() {
                 condition: source(cond),
                 effect,
                 order,
+                id: None,
+                mode: Default::default(),
                 description: None,
                 unknown: Default::default(),
             })
@@ -131,6 +133,8 @@ fn a_non_bool_result_is_an_error_that_never_widens_access() {
         condition: Some("user.userType".into()),
         effect,
         order,
+        id: None,
+        mode: Default::default(),
         description: None,
         unknown: Default::default(),
     };

@@ -79,6 +79,8 @@ fn the_largest_accepted_conditions_evaluate_without_overflowing_a_small_stack() 
             condition: Some(condition.clone()),
             effect: Effect::Allow,
             order: None,
+            id: None,
+            mode: Default::default(),
             description: None,
             unknown: Default::default(),
         }])

@@ -44,6 +44,8 @@ fn rule_set() -> RuleSet {
             condition: Some((*c).to_string()),
             effect: Effect::Allow,
             order: None,
+            id: None,
+            mode: Default::default(),
             description: None,
             unknown: Default::default(),
         })

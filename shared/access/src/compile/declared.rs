@@ -2,6 +2,7 @@
 //! anything else: undeclared variables, unknown fields of typed variables, struct
 //! literals.
 
+use crate::compile::RuleKind;
 use crate::compile::ast;
 use crate::diagnostics::position;
 use cel::common::ast::{Expr, IdedExpr, SourceInfo};
@@ -12,22 +13,45 @@ pub(crate) struct Variable {
     pub name: &'static str,
     /// Known fields; `None` means any field is allowed.
     pub fields: Option<&'static [&'static str]>,
+    /// Declared only in call rules.
+    pub call_only: bool,
 }
 
-/// The variables of SPEC section 4.
+/// The variables of SPEC sections 4 and 16.
 pub(crate) const VARIABLES: &[Variable] = &[
-    Variable { name: "user", fields: Some(&["userId", "userType", "email", "roles"]) },
-    Variable { name: "customData", fields: None },
-    Variable { name: "account", fields: Some(&["accountId", "type", "organizationId"]) },
-    Variable { name: "request", fields: Some(&["region", "time", "agentId", "toolId"]) },
+    Variable {
+        name: "user",
+        fields: Some(&["userId", "userType", "email", "roles"]),
+        call_only: false,
+    },
+    Variable { name: "customData", fields: None, call_only: false },
+    Variable {
+        name: "account",
+        fields: Some(&["accountId", "type", "organizationId"]),
+        call_only: false,
+    },
+    Variable {
+        name: "request",
+        fields: Some(&["region", "time", "agentId", "toolId"]),
+        call_only: false,
+    },
+    Variable { name: "call", fields: Some(&["function", "httpMethod", "arguments"]), call_only: true },
 ];
 
-fn variable(name: &str) -> Option<&'static Variable> {
-    VARIABLES.iter().find(|v| v.name == name)
+fn variable(name: &str, kind: RuleKind) -> Option<&'static Variable> {
+    VARIABLES.iter().find(|v| v.name == name && (kind == RuleKind::Call || !v.call_only))
+}
+
+/// The names of the variables declared for `kind`, as messages list them.
+fn declared_names(kind: RuleKind) -> &'static str {
+    match kind {
+        RuleKind::Access => "user, customData, account, request",
+        RuleKind::Call => "user, customData, account, request, call",
+    }
 }
 
 /// The closest of `candidates` to `word`, if close enough to suggest.
-fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let word = word.to_lowercase();
     candidates
         .into_iter()
@@ -45,10 +69,10 @@ fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Opt
 }
 
 /// Checks every identifier and field selection of `root`; returns one message per problem.
-pub(crate) fn check(root: &IdedExpr, info: &SourceInfo) -> Vec<String> {
+pub(crate) fn check(root: &IdedExpr, info: &SourceInfo, kind: RuleKind) -> Vec<String> {
     let mut out = Vec::new();
     let mut scope: Vec<&str> = Vec::new();
-    walk(root, info, &mut scope, &mut out);
+    walk(root, info, kind, &mut scope, &mut out);
     out
 }
 
@@ -60,19 +84,31 @@ fn at(info: &SourceInfo, id: u64, shift: usize) -> String {
 fn walk<'e>(
     expr: &'e IdedExpr,
     info: &SourceInfo,
+    kind: RuleKind,
     scope: &mut Vec<&'e str>,
     out: &mut Vec<String>,
 ) {
     match &expr.expr {
         Expr::Ident(name) => {
-            if !scope.iter().any(|s| s == name) && variable(name).is_none() {
-                let names = VARIABLES.iter().map(|v| v.name);
+            if !scope.iter().any(|s| s == name) && variable(name, kind).is_none() {
+                if name == "call" {
+                    out.push(format!(
+                        "{}: `call` is declared only in call rules (a tool's `callRules`); access rules decide before any call",
+                        at(info, expr.id, 0)
+                    ));
+                    return;
+                }
+                let names = VARIABLES
+                    .iter()
+                    .filter(|v| variable(v.name, kind).is_some())
+                    .map(|v| v.name);
                 let hint = suggest(name, names)
                     .map(|s| format!("did you mean `{s}`? "))
                     .unwrap_or_default();
                 out.push(format!(
-                    "{}: undeclared variable `{name}`; {hint}declared variables are user, customData, account, request (string values need quotes: '{name}')",
-                    at(info, expr.id, 0)
+                    "{}: undeclared variable `{name}`; {hint}declared variables are {} (string values need quotes: '{name}')",
+                    at(info, expr.id, 0),
+                    declared_names(kind)
                 ));
             }
         }
@@ -80,7 +116,7 @@ fn walk<'e>(
             if let Expr::Ident(name) = &select.operand.expr {
                 let shadowed = scope.iter().any(|s| s == name);
                 if let (false, Some(Variable { fields: Some(fields), .. })) =
-                    (shadowed, variable(name))
+                    (shadowed, variable(name, kind))
                     && !fields.contains(&select.field.as_str())
                 {
                     {
@@ -96,20 +132,20 @@ fn walk<'e>(
                     }
                 }
             }
-            walk(&select.operand, info, scope, out);
+            walk(&select.operand, info, kind, scope, out);
         }
         Expr::Comprehension(c) => {
-            walk(&c.iter_range, info, scope, out);
-            walk(&c.accu_init, info, scope, out);
+            walk(&c.iter_range, info, kind, scope, out);
+            walk(&c.accu_init, info, kind, scope, out);
             let depth = scope.len();
             scope.push(&c.iter_var);
             if let Some(v) = &c.iter_var2 {
                 scope.push(v);
             }
             scope.push(&c.accu_var);
-            walk(&c.loop_cond, info, scope, out);
-            walk(&c.loop_step, info, scope, out);
-            walk(&c.result, info, scope, out);
+            walk(&c.loop_cond, info, kind, scope, out);
+            walk(&c.loop_step, info, kind, scope, out);
+            walk(&c.result, info, kind, scope, out);
             scope.truncate(depth);
         }
         Expr::Struct(s) => {
@@ -121,7 +157,7 @@ fn walk<'e>(
         }
         _ => {
             for child in ast::children(expr) {
-                walk(child, info, scope, out);
+                walk(child, info, kind, scope, out);
             }
         }
     }

@@ -4,13 +4,14 @@
 
 pub(crate) mod ast;
 mod bounds;
-mod declared;
+pub(crate) mod declared;
 mod flatten;
 pub(crate) mod lexer;
 pub(crate) mod rule_set;
 mod sql;
 pub(crate) mod worker;
 
+use crate::call::schema::CallSchema;
 use crate::diagnostics::position;
 use crate::evaluate::budget;
 use crate::evaluate::charged;
@@ -35,6 +36,25 @@ const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for l
 /// What compiling one condition gave.
 type Compiled = Result<Condition, Vec<String>>;
 
+/// Which list a rule is in: the variables its conditions may use differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RuleKind {
+    /// `accessRules`: `user`, `customData`, `account`, `request`.
+    Access,
+    /// `callRules`: the same, and `call`.
+    Call,
+}
+
+impl RuleKind {
+    /// The cache key of `source` compiled for this kind.
+    fn key(self, source: &str) -> String {
+        match self {
+            RuleKind::Access => source.to_owned(),
+            RuleKind::Call => format!("\u{0}call\u{0}{source}"),
+        }
+    }
+}
+
 /// Compiled conditions by their text, shared by every caller: a condition is compiled
 /// once, whoever sends it (errors included). Bounded: emptied when full.
 static CACHE: LazyLock<Mutex<HashMap<String, Compiled>>> =
@@ -57,13 +77,13 @@ fn remember(source: String, compiled: Compiled) {
 /// Conditions compiled before (by anyone) come from the cache; the others are
 /// compiled on the compile pool (see `worker`): the generated parser recurses deeply,
 /// and running out of stack aborts the process rather than failing.
-pub(crate) fn conditions(sources: Vec<Option<String>>) -> Vec<Option<Compiled>> {
+pub(crate) fn conditions(sources: Vec<Option<String>>, kind: RuleKind) -> Vec<Option<Compiled>> {
     let mut out: Vec<Option<Compiled>> = Vec::with_capacity(sources.len());
     let mut missing = Vec::new();
     for (i, source) in sources.into_iter().enumerate() {
         match source {
             None => out.push(None),
-            Some(text) => match cached(&text) {
+            Some(text) => match cached(&kind.key(&text)) {
                 Some(hit) => out.push(Some(hit)),
                 None => {
                     out.push(None);
@@ -76,9 +96,9 @@ pub(crate) fn conditions(sources: Vec<Option<String>>) -> Vec<Option<Compiled>> 
         return out;
     }
     let texts: Vec<String> = missing.iter().map(|(_, t)| t.clone()).collect();
-    for ((i, text), compiled) in missing.into_iter().zip(compile_on_pool(texts)) {
+    for ((i, text), compiled) in missing.into_iter().zip(compile_on_pool(texts, kind)) {
         if !matches!(&compiled, Err(messages) if messages.iter().any(|m| m.contains("try again"))) {
-            remember(text, compiled.clone());
+            remember(kind.key(&text), compiled.clone());
         }
         out[i] = Some(compiled);
     }
@@ -86,10 +106,11 @@ pub(crate) fn conditions(sources: Vec<Option<String>>) -> Vec<Option<Compiled>> 
 }
 
 /// Compiles `sources` on the compile pool.
-fn compile_on_pool(sources: Vec<String>) -> Vec<Compiled> {
+fn compile_on_pool(sources: Vec<String>, kind: RuleKind) -> Vec<Compiled> {
     let count = sources.len();
-    let compiled =
-        worker::on_big_stack(move || sources.iter().map(|s| condition(s)).collect::<Vec<_>>());
+    let compiled = worker::on_big_stack(move || {
+        sources.iter().map(|s| condition(s, kind)).collect::<Vec<_>>()
+    });
     match compiled {
         Ok(results) => results,
         Err(Failure::Panicked) => {
@@ -106,7 +127,7 @@ fn compile_on_pool(sources: Vec<String>) -> Vec<Compiled> {
 
 /// Compiles `source`, or returns every problem found, each message starting with
 /// `line:column` where a position applies. Needs a large stack: see [`conditions`].
-fn condition(source: &str) -> Result<Condition, Vec<String>> {
+fn condition(source: &str, kind: RuleKind) -> Result<Condition, Vec<String>> {
     let chars = source.chars().count();
     if chars > MAX_CONDITION_CHARS {
         return Err(vec![format!(
@@ -145,7 +166,7 @@ fn condition(source: &str) -> Result<Condition, Vec<String>> {
                 .collect());
         }
     };
-    let mut problems = declared::check(&expr, &info);
+    let mut problems = declared::check(&expr, &info, kind);
     problems.extend(bounds::check(&expr));
     problems.extend(pattern_problems(&expr, &info));
     if !problems.is_empty() {
@@ -182,6 +203,32 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
         .collect()
 }
 
+/// The problems of each condition (compiled before, without errors) against the
+/// tool's schema: unknown arguments and functions, comparisons of the wrong type.
+pub(crate) fn schema_problems(sources: Vec<String>, schema: &CallSchema) -> Vec<Vec<String>> {
+    let count = sources.len();
+    let schema = schema.clone();
+    let checked = worker::on_big_stack(move || {
+        sources
+            .iter()
+            .map(|s| match env::env().parser().parse_with_source_info(s) {
+                Ok((expr, info)) => crate::call::check::check(&expr, &info, &schema),
+                Err(_) => Vec::new(),
+            })
+            .collect::<Vec<_>>()
+    });
+    match checked {
+        Ok(problems) => problems,
+        Err(e) => {
+            let why = match e {
+                Failure::Panicked => "the condition cannot be parsed".to_string(),
+                Failure::Unavailable(e) => format!("not checked, try again: {e}"),
+            };
+            vec![vec![format!("condition not checked against the schema: {why}")]; count]
+        }
+    }
+}
+
 fn max_id(expr: &IdedExpr) -> u64 {
     ast::children(expr).into_iter().map(max_id).fold(expr.id, u64::max)
 }
@@ -189,4 +236,16 @@ fn max_id(expr: &IdedExpr) -> u64 {
 /// Checks a rule list on write: syntax, declared variables, SQL-isms, limits.
 pub fn validate_rules(rules: &[crate::rule::AccessRule]) -> Vec<crate::diagnostics::RuleError> {
     rule_set::RuleSet::compile(rules).err().unwrap_or_default()
+}
+
+/// Checks a tool's call rules on write: everything [`validate_rules`] checks, with
+/// `call` declared, and every reference to an argument or function, and every
+/// comparison of an argument with a literal, checked against `schema`.
+pub fn validate_call_rules(
+    rules: &[crate::rule::AccessRule],
+    schema: &CallSchema,
+) -> Vec<crate::diagnostics::RuleError> {
+    rule_set::RuleSet::compile_call(rules, std::sync::Arc::new(schema.clone()))
+        .err()
+        .unwrap_or_default()
 }

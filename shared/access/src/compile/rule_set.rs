@@ -1,10 +1,12 @@
 //! A compiled rule list: every condition compiled once, rules sorted in evaluation
 //! order (SPEC section 4 step 2). Cheap to share: wrap it in an `Arc`.
 
-use crate::compile::{self, Condition};
+use crate::call::schema::CallSchema;
+use crate::compile::{self, Condition, RuleKind};
 use crate::diagnostics::RuleError;
 use crate::limits::{MAX_DESCRIPTION_CHARS, MAX_RULES};
-use crate::rule::{AccessRule, Effect};
+use crate::rule::{AccessRule, Effect, RuleMode};
+use std::sync::Arc;
 
 /// One rule, compiled.
 #[derive(Debug, Clone)]
@@ -15,6 +17,10 @@ pub(crate) struct CompiledRule {
     pub order: Option<i64>,
     /// Effect when it matches.
     pub effect: Effect,
+    /// The rule's id.
+    pub id: Option<Arc<str>>,
+    /// Enforced or log-only.
+    pub mode: RuleMode,
     /// `None`: always matches.
     pub condition: Option<Condition>,
 }
@@ -23,11 +29,41 @@ pub(crate) struct CompiledRule {
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     pub(crate) rules: Vec<CompiledRule>,
+    /// For call rules: the tool's schema, which types the arguments.
+    pub(crate) schema: Option<Arc<CallSchema>>,
+    /// Whether any rule is log-only.
+    pub(crate) has_log_only: bool,
+}
+
+/// Whether `id` is a valid rule id: `^[a-z0-9][a-z0-9-]{0,62}$`.
+pub fn is_rule_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    (1..=63).contains(&b.len())
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
 }
 
 impl RuleSet {
-    /// Compiles `rules`, or returns every problem found, located relative to the list.
+    /// Compiles access rules, or returns every problem found, located relative to the
+    /// list.
     pub fn compile(rules: &[AccessRule]) -> Result<RuleSet, Vec<RuleError>> {
+        Self::compile_kind(rules, RuleKind::Access, None)
+    }
+
+    /// Compiles a tool's call rules against its schema (`call` declared, arguments and
+    /// functions checked), or returns every problem found.
+    pub fn compile_call(
+        rules: &[AccessRule],
+        schema: Arc<CallSchema>,
+    ) -> Result<RuleSet, Vec<RuleError>> {
+        Self::compile_kind(rules, RuleKind::Call, Some(schema))
+    }
+
+    fn compile_kind(
+        rules: &[AccessRule],
+        kind: RuleKind,
+        schema: Option<Arc<CallSchema>>,
+    ) -> Result<RuleSet, Vec<RuleError>> {
         let mut errors = Vec::new();
         if rules.len() > MAX_RULES {
             errors.push(RuleError {
@@ -42,16 +78,28 @@ impl RuleSet {
             .enumerate()
             .map(|(i, r)| r.condition.clone().filter(|_| i < MAX_RULES))
             .collect();
-        let conditions = compile::conditions(sources);
+        let conditions = compile::conditions(sources, kind);
+        let mut checked = Vec::new();
         for ((index, rule), condition) in rules.iter().enumerate().zip(conditions) {
             for field in rule.unknown.keys() {
                 errors.push(RuleError::at(
                     index,
                     field,
                     format!(
-                        "unknown field `{field}`; a rule has condition, effect, order, description"
+                        "unknown field `{field}`; a rule has id, condition, effect, order, mode, description"
                     ),
                 ));
+            }
+            if let Some(id) = &rule.id {
+                if !is_rule_id(id) {
+                    errors.push(RuleError::at(
+                        index,
+                        "id",
+                        format!("`{id}` is not a rule id: 1 to 63 of a-z, 0-9 and -, starting with a letter or digit"),
+                    ));
+                } else if rules[..index].iter().any(|r| r.id.as_ref() == Some(id)) {
+                    errors.push(RuleError::at(index, "id", format!("`{id}` is used by an earlier rule; ids are unique in a list")));
+                }
             }
             if let Some(d) = &rule.description {
                 let chars = d.chars().count();
@@ -66,7 +114,12 @@ impl RuleSet {
             let condition = match condition {
                 None => None,
                 Some(result) => match result {
-                    Ok(c) => Some(c),
+                    Ok(c) => {
+                        if let (Some(_), Some(text)) = (&schema, &rule.condition) {
+                            checked.push((index, text.clone()));
+                        }
+                        Some(c)
+                    }
                     Err(messages) => {
                         errors.extend(
                             messages.into_iter().map(|m| RuleError::at(index, "condition", m)),
@@ -79,15 +132,27 @@ impl RuleSet {
                 index,
                 order: rule.order,
                 effect: rule.effect,
+                id: rule.id.as_deref().map(Arc::from),
+                mode: rule.mode,
                 condition,
             });
+        }
+        if let Some(schema) = &schema
+            && !checked.is_empty()
+        {
+            let (indexes, texts): (Vec<usize>, Vec<String>) = checked.into_iter().unzip();
+            for (index, problems) in indexes.into_iter().zip(compile::schema_problems(texts, schema))
+            {
+                errors.extend(problems.into_iter().map(|m| RuleError::at(index, "condition", m)));
+            }
         }
         if !errors.is_empty() {
             return Err(errors);
         }
         // stable sort: ties keep list position; unordered rules after all ordered ones
         compiled.sort_by_key(|r| (r.order.is_none(), r.order));
-        Ok(RuleSet { rules: compiled })
+        let has_log_only = compiled.iter().any(|r| r.mode == RuleMode::LogOnly);
+        Ok(RuleSet { rules: compiled, schema, has_log_only })
     }
 
     /// Number of rules.

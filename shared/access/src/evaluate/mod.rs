@@ -7,13 +7,16 @@ pub(crate) mod dry_run;
 pub(crate) mod env;
 pub(crate) mod regex_cache;
 
+use crate::call::prepared::{CallValues, ToolCall, WithCall};
+use crate::call::schema::CallSchema;
 use crate::compile::Condition;
 use crate::compile::rule_set::{CompiledRule, RuleSet};
 use crate::context::prepared::PreparedContext;
-use crate::evaluate::decision::{Decision, EvalError, ReasonCode};
+use crate::evaluate::decision::{Decision, EvalError, LogOnlyOutcome, ReasonCode, WouldBe};
 use crate::limits::{DECISION_BYTE_BUDGET, DECISION_STEP_BUDGET};
-use crate::rule::Effect;
+use crate::rule::{Effect, RuleMode};
 use cel::common::types::CelBool;
+use cel::context::VariableResolver;
 use cel::{Context, ExecutionError, Value};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -36,15 +39,22 @@ pub enum RuleResult {
 pub struct RuleOutcome {
     /// Position in the list as written.
     pub rule_index: usize,
+    /// The rule's id, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub rule_id: Option<Arc<str>>,
     /// The rule's `order`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<i64>,
     /// The rule's effect.
     pub effect: Effect,
+    /// The rule's mode.
+    #[serde(default, skip_serializing_if = "RuleMode::is_enforce")]
+    pub mode: RuleMode,
     /// What its condition gave.
     #[serde(flatten)]
     pub result: RuleResult,
-    /// Whether this rule decided.
+    /// Whether this rule decided (never a log-only rule).
     pub decisive: bool,
 }
 
@@ -103,7 +113,7 @@ fn error_message(e: &ExecutionError) -> String {
 /// The state of one decision: the budgets left, and the interpreter's context,
 /// built when the first condition runs.
 struct Run<'a> {
-    ctx: &'a PreparedContext<'a>,
+    resolver: &'a dyn VariableResolver,
     steps: u64,
     /// Bytes of values the interpreter may still produce (`charged.rs`).
     bytes: u64,
@@ -111,8 +121,8 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(ctx: &'a PreparedContext<'a>) -> Self {
-        Self { ctx, steps: DECISION_STEP_BUDGET, bytes: DECISION_BYTE_BUDGET, cel: None }
+    fn new(resolver: &'a dyn VariableResolver) -> Self {
+        Self { resolver, steps: DECISION_STEP_BUDGET, bytes: DECISION_BYTE_BUDGET, cel: None }
     }
 
     /// What `condition` gives on the interpreter, charged to this decision's budgets.
@@ -120,10 +130,10 @@ impl<'a> Run<'a> {
         let Some(condition) = condition else {
             return RuleResult::Matched;
         };
-        let ctx = self.ctx;
+        let resolver = self.resolver;
         let cel = self.cel.get_or_insert_with(|| {
             let mut cel = Context::with_env(Arc::clone(env::env()));
-            cel.set_variable_resolver(ctx);
+            cel.set_variable_resolver(resolver);
             cel
         });
         budget::set(self.steps);
@@ -135,25 +145,38 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Folds one rule's result into the decision; `Some` when it decides.
-fn decide(
-    rule: &CompiledRule,
-    result: &RuleResult,
-    errors: &mut Vec<EvalError>,
-) -> Option<ReasonCode> {
+/// Whether one rule's result decides (SPEC section 4 step 3 and rule 5), and why.
+fn decides(rule: &CompiledRule, result: &RuleResult) -> Option<ReasonCode> {
     match (result, rule.effect) {
         (RuleResult::Matched, _) => Some(ReasonCode::RuleMatch),
         (RuleResult::NotMatched, _) => None,
-        (RuleResult::Error(message), effect) => {
-            errors.push(EvalError { rule_index: rule.index, message: message.clone() });
-            // errors never widen access: an erroring deny matches, an erroring allow does not
-            (effect == Effect::Deny).then_some(ReasonCode::Error)
-        }
+        // errors never widen access: an erroring deny matches, an erroring allow does not
+        (RuleResult::Error(_), Effect::Deny) => Some(ReasonCode::Error),
+        (RuleResult::Error(_), Effect::Allow) => None,
+    }
+}
+
+/// A decision made by `rule` (or by the default, with `None`).
+fn decision(decided: Option<(&CompiledRule, ReasonCode)>, errors: Vec<EvalError>) -> Decision {
+    let (effect, reason, rule) = match decided {
+        Some((rule, reason)) => (rule.effect, reason, Some(rule)),
+        None => (Effect::Deny, ReasonCode::NoMatch, None),
+    };
+    Decision {
+        effect,
+        reason,
+        rule_index: rule.map(|r| r.index),
+        rule_order: rule.and_then(|r| r.order),
+        rule_id: rule.and_then(|r| r.id.clone()),
+        errors,
+        log_only: Vec::new(),
+        would_be: None,
     }
 }
 
 impl RuleSet {
-    /// Decides access for `ctx`: first match by `order`, default deny, fail-closed.
+    /// Decides access for `ctx`: first match by `order`, default deny, fail-closed;
+    /// log-only rules reported, never deciding (SPEC section 15).
     pub fn evaluate(&self, ctx: &PreparedContext<'_>) -> Decision {
         self.evaluate_inner(ctx, None)
     }
@@ -166,9 +189,49 @@ impl RuleSet {
         (decision, outcomes)
     }
 
+    /// Decides one call of a tool with its call rules (compiled with
+    /// [`RuleSet::compile_call`]): the arguments typed by the tool's schema.
+    pub fn evaluate_call(&self, ctx: &PreparedContext<'_>, call: &ToolCall<'_>) -> Decision {
+        self.call_inner(ctx, call, None)
+    }
+
+    /// [`RuleSet::evaluate_call`] with every rule's result.
+    pub fn explain_call(
+        &self,
+        ctx: &PreparedContext<'_>,
+        call: &ToolCall<'_>,
+    ) -> (Decision, Vec<RuleOutcome>) {
+        let mut outcomes = Vec::with_capacity(self.rules.len());
+        let decision = self.call_inner(ctx, call, Some(&mut outcomes));
+        (decision, outcomes)
+    }
+
+    fn call_inner(
+        &self,
+        ctx: &PreparedContext<'_>,
+        call: &ToolCall<'_>,
+        outcomes: Option<&mut Vec<RuleOutcome>>,
+    ) -> Decision {
+        let empty = CallSchema::new();
+        let schema = self.schema.as_deref().unwrap_or(&empty);
+        let resolver = WithCall { ctx, call: CallValues::new(call, schema) };
+        self.walk(&resolver, outcomes)
+    }
+
     fn evaluate_inner(
         &self,
         ctx: &PreparedContext<'_>,
+        outcomes: Option<&mut Vec<RuleOutcome>>,
+    ) -> Decision {
+        self.walk(ctx, outcomes)
+    }
+
+    /// The rules in evaluation order until the enforced ones decide: the enforced rules
+    /// decide; log-only rules reached on the way are evaluated and reported, and the
+    /// decision they would have made with all rules enforced is kept when it differs.
+    fn walk(
+        &self,
+        resolver: &dyn VariableResolver,
         mut outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
         if self.rules.is_empty() {
@@ -177,29 +240,58 @@ impl RuleSet {
                 reason: ReasonCode::NoRules,
                 rule_index: None,
                 rule_order: None,
+                rule_id: None,
                 errors: Vec::new(),
+                log_only: Vec::new(),
+                would_be: None,
             };
         }
-        let mut run = Run::new(ctx);
+        let mut run = Run::new(resolver);
         let mut errors = Vec::new();
+        let mut log_only = Vec::new();
         let mut decided: Option<(&CompiledRule, ReasonCode)> = None;
+        let mut would: Option<(&CompiledRule, ReasonCode)> = None;
         for rule in &self.rules {
             let result = run.condition(rule.condition.as_ref());
-            let decisive = match decided {
-                Some(_) => false,
-                None => match decide(rule, &result, &mut errors) {
-                    Some(reason) => {
-                        decided = Some((rule, reason));
-                        true
+            let mut decisive = false;
+            if decided.is_none() {
+                let reason = decides(rule, &result);
+                match rule.mode {
+                    RuleMode::Enforce => {
+                        if let RuleResult::Error(message) = &result {
+                            errors.push(EvalError {
+                                rule_index: rule.index,
+                                message: message.clone(),
+                            });
+                        }
+                        if let Some(reason) = reason {
+                            decided = Some((rule, reason));
+                            would = would.or(Some((rule, reason)));
+                            decisive = true;
+                        }
                     }
-                    None => false,
-                },
-            };
+                    RuleMode::LogOnly => {
+                        let would_decide = would.is_none() && reason.is_some();
+                        if let (true, Some(reason)) = (would_decide, reason) {
+                            would = Some((rule, reason));
+                        }
+                        log_only.push(LogOnlyOutcome {
+                            rule_index: rule.index,
+                            rule_id: rule.id.clone(),
+                            effect: rule.effect,
+                            result: result.clone(),
+                            would_decide,
+                        });
+                    }
+                }
+            }
             match outcomes.as_deref_mut() {
                 Some(list) => list.push(RuleOutcome {
                     rule_index: rule.index,
+                    rule_id: rule.id.clone(),
                     order: rule.order,
                     effect: rule.effect,
+                    mode: rule.mode,
                     result,
                     decisive,
                 }),
@@ -207,21 +299,28 @@ impl RuleSet {
                 None => {}
             }
         }
-        match decided {
-            Some((rule, reason)) => Decision {
-                effect: rule.effect,
-                reason,
-                rule_index: Some(rule.index),
-                rule_order: rule.order,
-                errors,
+        let enforced = self.rules.iter().any(|r| r.mode == RuleMode::Enforce);
+        let mut out = match decided {
+            Some(_) => decision(decided, errors),
+            None if !enforced => Decision {
+                reason: ReasonCode::NoRules,
+                effect: Effect::Allow,
+                ..decision(None, errors)
             },
-            None => Decision {
-                effect: Effect::Deny,
-                reason: ReasonCode::NoMatch,
-                rule_index: None,
-                rule_order: None,
-                errors,
-            },
+            None => decision(None, errors),
+        };
+        if self.has_log_only {
+            let would_be = decision(would, Vec::new());
+            if would_be.effect != out.effect {
+                out.would_be = Some(WouldBe {
+                    effect: would_be.effect,
+                    reason: would_be.reason,
+                    rule_index: would_be.rule_index,
+                    rule_id: would_be.rule_id,
+                });
+            }
+            out.log_only = log_only;
         }
+        out
     }
 }

@@ -1,0 +1,159 @@
+//! The principal context signed by the registry at resolution and verified where a
+//! tool runs (SPEC section 16): HMAC-SHA256 over the agent id, the request context
+//! and an expiry, with a key id so keys can rotate.
+//!
+//! Wire form (one session attribute): `v1.<keyId>.<expiresAt>.<payload>.<mac>`, where
+//! `expiresAt` is Unix seconds, `payload` the base64url JSON `{"agentId", "context"}`
+//! and `mac` the base64url HMAC-SHA256 of everything before it.
+
+use crate::context::RequestContext;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+
+/// The session attribute that carries the signed context.
+pub const SESSION_ATTRIBUTE: &str = "registryPrincipal";
+/// How long a signed context is valid by default, in seconds (one hour).
+pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
+/// Longest signed context, in bytes: the attribute stays well within what Bedrock
+/// passes to every action-group invocation.
+pub const MAX_SIGNED_BYTES: usize = 8 * 1024;
+
+/// A signing key: its id (named in every context it signs) and its secret.
+#[derive(Clone)]
+pub struct SigningKey {
+    id: String,
+    secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigningKey").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+/// Why a signed context is not trusted, or cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignedContextError {
+    /// Not of the wire form.
+    #[error("the signed context is malformed")]
+    Malformed,
+    /// Signed with a key this verifier does not have.
+    #[error("the signed context names an unknown key `{0}`")]
+    UnknownKey(String),
+    /// The MAC does not match: forged or altered.
+    #[error("the signed context's signature does not match")]
+    BadSignature,
+    /// Past its expiry.
+    #[error("the signed context expired at {0}")]
+    Expired(i64),
+    /// The key is unusable (empty secret, bad id).
+    #[error("invalid signing key: {0}")]
+    InvalidKey(&'static str),
+    /// The context is too large to sign.
+    #[error("the signed context would be {0} bytes, at most {MAX_SIGNED_BYTES}")]
+    TooLarge(usize),
+}
+
+/// What a signed context says once verified.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Principal {
+    /// The agent resolved.
+    pub agent_id: String,
+    /// The request context the resolution decided on.
+    pub context: RequestContext,
+}
+
+fn is_key_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl SigningKey {
+    /// A key with `id` (1 to 64 of `A-Za-z0-9_-`) and a secret of at least 32 bytes.
+    pub fn new(id: impl Into<String>, secret: Vec<u8>) -> Result<Self, SignedContextError> {
+        let id = id.into();
+        if !is_key_id(&id) {
+            return Err(SignedContextError::InvalidKey("the id must be 1 to 64 of A-Za-z0-9_-"));
+        }
+        if secret.len() < 32 {
+            return Err(SignedContextError::InvalidKey("the secret must be at least 32 bytes"));
+        }
+        Ok(Self { id, secret })
+    }
+
+    /// The key id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The MAC of `signed` (HMAC takes keys of any length; the error is never seen).
+    fn mac(&self, signed: &[u8]) -> Result<Hmac<Sha256>, SignedContextError> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret)
+            .map_err(|_| SignedContextError::InvalidKey("unusable secret"))?;
+        mac.update(signed);
+        Ok(mac)
+    }
+
+    /// Signs `principal`, valid until `expires_at` (Unix seconds).
+    pub fn sign(&self, principal: &Principal, expires_at: i64) -> Result<String, SignedContextError> {
+        let payload = serde_json::to_vec(principal).map_err(|_| SignedContextError::Malformed)?;
+        let mut out = format!("v1.{}.{expires_at}.", self.id);
+        URL_SAFE_NO_PAD.encode_string(&payload, &mut out);
+        let tag = self.mac(out.as_bytes())?.finalize().into_bytes();
+        out.push('.');
+        URL_SAFE_NO_PAD.encode_string(tag, &mut out);
+        if out.len() > MAX_SIGNED_BYTES {
+            return Err(SignedContextError::TooLarge(out.len()));
+        }
+        Ok(out)
+    }
+}
+
+/// The keys a verifier trusts: the current one and those still valid after a rotation.
+#[derive(Debug, Clone, Default)]
+pub struct KeyRing {
+    keys: Vec<SigningKey>,
+}
+
+impl KeyRing {
+    /// A ring of `keys` (the first signs; all verify).
+    pub fn new(keys: Vec<SigningKey>) -> Self {
+        Self { keys }
+    }
+
+    /// The key that signs, if any.
+    pub fn signing(&self) -> Option<&SigningKey> {
+        self.keys.first()
+    }
+
+    /// Verifies `token` at `now` (Unix seconds): signature first, then expiry; only
+    /// then is the payload read.
+    pub fn verify(&self, token: &str, now: i64) -> Result<Principal, SignedContextError> {
+        let (signed, mac) = token.rsplit_once('.').ok_or(SignedContextError::Malformed)?;
+        let mut parts = signed.splitn(4, '.');
+        let (Some("v1"), Some(key_id), Some(expires), Some(payload)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(SignedContextError::Malformed);
+        };
+        let key = self
+            .keys
+            .iter()
+            .find(|k| k.id == key_id)
+            .ok_or_else(|| SignedContextError::UnknownKey(key_id.chars().take(64).collect()))?;
+        let tag = URL_SAFE_NO_PAD.decode(mac).map_err(|_| SignedContextError::Malformed)?;
+        key.mac(signed.as_bytes())?
+            .verify_slice(&tag)
+            .map_err(|_| SignedContextError::BadSignature)?;
+        let expires_at: i64 = expires.parse().map_err(|_| SignedContextError::Malformed)?;
+        if now >= expires_at {
+            return Err(SignedContextError::Expired(expires_at));
+        }
+        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| SignedContextError::Malformed)?;
+        serde_json::from_slice(&payload).map_err(|_| SignedContextError::Malformed)
+    }
+}

@@ -1,0 +1,209 @@
+//! Call rules (SPEC section 16) and log-only rules (section 15) on the engine: the
+//! refund example of the call-time policy, checks against the schema on write, and
+//! the signed principal context.
+
+use registry_access::signed::{KeyRing, Principal, SignedContextError, SigningKey};
+use registry_access::{
+    AccessRule, ArgType, CallSchema, Effect, Outcome, PreparedContext, ReasonCode, RequestContext,
+    RuleMode, RuleSet, ToolCall, validate_call_rules,
+};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+
+fn schema() -> CallSchema {
+    let mut schema = CallSchema::new();
+    schema.function(
+        "refund",
+        [
+            ("amount".to_string(), ArgType::Number),
+            ("currency".to_string(), ArgType::String),
+            ("customerId".to_string(), ArgType::String),
+        ],
+    );
+    schema
+}
+
+fn rule(id: &str, effect: Effect, condition: Option<&str>, mode: RuleMode) -> AccessRule {
+    AccessRule { id: Some(id.into()), mode, ..AccessRule::new(effect, condition) }
+}
+
+fn refund_rules() -> Vec<AccessRule> {
+    vec![
+        rule(
+            "cap-refunds",
+            Effect::Deny,
+            Some("call.arguments.amount > 100.0 && !('refund-admin' in user.roles)"),
+            RuleMode::Enforce,
+        ),
+        rule("usd-only", Effect::Deny, Some("call.arguments.currency != 'USD'"), RuleMode::LogOnly),
+        rule("allow", Effect::Allow, None, RuleMode::Enforce),
+    ]
+}
+
+fn args(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
+fn decide(roles: &[&str], amount: Value, currency: &str) -> registry_access::Decision {
+    let set = match RuleSet::compile_call(&refund_rules(), Arc::new(schema())) {
+        Ok(set) => set,
+        Err(e) => panic!("rules compile: {e:?}"),
+    };
+    let context: RequestContext =
+        serde_json::from_value(json!({"user": {"userId": "u1", "roles": roles}}))
+            .unwrap_or_default();
+    let prepared = PreparedContext::new(&context).unwrap_or_else(|e| panic!("{e:?}"));
+    let arguments =
+        args(json!({"amount": amount, "currency": currency, "customerId": "c-1"}));
+    set.evaluate_call(&prepared, &ToolCall { function: "refund", http_method: None, arguments: &arguments })
+}
+
+#[test]
+fn refund_acceptance() {
+    let small = decide(&[], json!(50), "USD");
+    assert_eq!((small.effect, small.rule_id.as_deref()), (Effect::Allow, Some("allow")));
+    assert_eq!(small.outcome(), Outcome::Allow);
+
+    let big = decide(&[], json!(500), "USD");
+    assert_eq!((big.effect, big.rule_id.as_deref()), (Effect::Deny, Some("cap-refunds")));
+    assert_eq!(big.reason, ReasonCode::RuleMatch);
+
+    let admin = decide(&["refund-admin"], json!(500), "USD");
+    assert_eq!(admin.effect, Effect::Allow);
+
+    let euros = decide(&[], json!(50), "EUR");
+    assert_eq!(euros.effect, Effect::Allow);
+    assert_eq!(euros.outcome(), Outcome::WouldDeny);
+    let would = euros.would_be.as_ref().map(|w| (w.effect, w.rule_id.as_deref()));
+    assert_eq!(would, Some((Effect::Deny, Some("usd-only"))));
+    assert!(euros.log_only.iter().any(|o| o.rule_id.as_deref() == Some("usd-only") && o.would_decide));
+}
+
+#[test]
+fn integers_of_a_number_parameter_are_doubles() {
+    // 50 written without a fraction is still a number: `> 100.0` compares doubles
+    assert_eq!(decide(&[], json!(150), "USD").rule_id.as_deref(), Some("cap-refunds"));
+    assert_eq!(decide(&[], json!(99.5), "USD").effect, Effect::Allow);
+}
+
+#[test]
+fn unknown_arguments_name_the_parameters() {
+    let rules = [AccessRule::new(Effect::Deny, Some("call.arguments.amout > 1.0"))];
+    let errors = validate_call_rules(&rules, &schema());
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].path, "/0/condition");
+    for name in ["amount", "currency", "customerId", "did you mean `call.arguments.amount`"] {
+        assert!(errors[0].message.contains(name), "{}", errors[0].message);
+    }
+}
+
+#[test]
+fn wrong_types_are_refused() {
+    for (condition, declared) in [
+        ("call.arguments.amount == 'x'", "a number"),
+        ("'x' == call.arguments.amount", "a number"),
+        ("call.arguments.currency > 3", "a string"),
+        ("call.arguments.currency == true", "a string"),
+    ] {
+        let errors = validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
+        assert_eq!(errors.len(), 1, "{condition}: {errors:?}");
+        assert!(errors[0].message.contains(declared), "{condition}: {}", errors[0].message);
+    }
+    for ok in [
+        "call.arguments.amount == 5",
+        "call.arguments.amount >= 10.5",
+        "call.arguments.currency in ['USD', 'EUR']",
+        "call.function == 'refund' && call.arguments.customerId.startsWith('c-')",
+        "has(call.arguments.amount)",
+    ] {
+        let errors = validate_call_rules(&[AccessRule::new(Effect::Deny, Some(ok))], &schema());
+        assert!(errors.is_empty(), "{ok}: {errors:?}");
+    }
+}
+
+#[test]
+fn unknown_functions_are_refused() {
+    let errors = validate_call_rules(
+        &[AccessRule::new(Effect::Deny, Some("call.function == 'refnd'"))],
+        &schema(),
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].message.contains("did you mean 'refund'"), "{}", errors[0].message);
+}
+
+#[test]
+fn access_rules_cannot_read_call() {
+    let errors = registry_access::validate_rules(&[AccessRule::new(
+        Effect::Deny,
+        Some("call.arguments.amount > 1.0"),
+    )]);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].message.contains("only in call rules"), "{}", errors[0].message);
+}
+
+#[test]
+fn rule_ids_are_checked() {
+    let mut rules = vec![rule("a", Effect::Allow, None, RuleMode::Enforce); 2];
+    rules.push(rule("Bad_Id", Effect::Allow, None, RuleMode::Enforce));
+    let errors = registry_access::validate_rules(&rules);
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["/1/id", "/2/id"], "{errors:?}");
+}
+
+#[test]
+fn a_log_only_access_rule_changes_nothing() {
+    let rules = [
+        rule("try-deny-externals", Effect::Deny, Some("user.userType == 'external'"), RuleMode::LogOnly),
+    ];
+    let set = RuleSet::compile(&rules).unwrap_or_default();
+    let context: RequestContext =
+        serde_json::from_value(json!({"user": {"userType": "external"}})).unwrap_or_default();
+    let prepared = PreparedContext::new(&context).unwrap_or_else(|e| panic!("{e:?}"));
+    let decision = set.evaluate(&prepared);
+    assert_eq!((decision.effect, decision.reason), (Effect::Allow, ReasonCode::NoRules));
+    assert_eq!(decision.outcome(), Outcome::WouldDeny);
+    assert_eq!(
+        decision.would_be.and_then(|w| w.rule_id).as_deref(),
+        Some("try-deny-externals")
+    );
+}
+
+fn key(id: &str) -> SigningKey {
+    SigningKey::new(id, vec![7; 32]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn signed_contexts_verify_and_refuse_tampering() {
+    let principal = Principal {
+        agent_id: "support".into(),
+        context: serde_json::from_value(json!({"user": {"userId": "u1", "roles": ["a"]}}))
+            .unwrap_or_default(),
+    };
+    let ring = KeyRing::new(vec![key("k1")]);
+    let token = key("k1").sign(&principal, 1_000).unwrap_or_default();
+    assert_eq!(ring.verify(&token, 999), Ok(principal.clone()));
+    assert_eq!(ring.verify(&token, 1_000), Err(SignedContextError::Expired(1_000)));
+    // another payload under the same MAC
+    let forged = {
+        let other = key("k1").sign(&Principal { agent_id: "x".into(), ..principal.clone() }, 1_000);
+        let other = other.unwrap_or_default();
+        let payload = other.split('.').nth(3).unwrap_or_default().to_string();
+        let mut parts: Vec<String> = token.split('.').map(str::to_string).collect();
+        parts[3] = payload;
+        parts.join(".")
+    };
+    assert_eq!(ring.verify(&forged, 999), Err(SignedContextError::BadSignature));
+    let later = token.replacen(".1000.", ".9999.", 1);
+    assert_eq!(ring.verify(&later, 999), Err(SignedContextError::BadSignature));
+    let other_key = SigningKey::new("k1", vec![8; 32]).unwrap_or_else(|e| panic!("{e}"));
+    let wrong = other_key.sign(&principal, 1_000).unwrap_or_default();
+    assert_eq!(ring.verify(&wrong, 999), Err(SignedContextError::BadSignature));
+    assert_eq!(ring.verify("garbage", 999), Err(SignedContextError::Malformed));
+    assert!(matches!(
+        KeyRing::new(vec![key("k2")]).verify(&token, 999),
+        Err(SignedContextError::UnknownKey(_))
+    ));
+}
