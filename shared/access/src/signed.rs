@@ -99,7 +99,11 @@ impl SigningKey {
     }
 
     /// Signs `principal`, valid until `expires_at` (Unix seconds).
-    pub fn sign(&self, principal: &Principal, expires_at: i64) -> Result<String, SignedContextError> {
+    pub fn sign(
+        &self,
+        principal: &Principal,
+        expires_at: i64,
+    ) -> Result<String, SignedContextError> {
         let payload = serde_json::to_vec(principal).map_err(|_| SignedContextError::Malformed)?;
         let mut out = format!("v1.{}.{expires_at}.", self.id);
         URL_SAFE_NO_PAD.encode_string(&payload, &mut out);

@@ -56,9 +56,11 @@ fn decide(roles: &[&str], amount: Value, currency: &str) -> registry_access::Dec
         serde_json::from_value(json!({"user": {"userId": "u1", "roles": roles}}))
             .unwrap_or_default();
     let prepared = PreparedContext::new(&context).unwrap_or_else(|e| panic!("{e:?}"));
-    let arguments =
-        args(json!({"amount": amount, "currency": currency, "customerId": "c-1"}));
-    set.evaluate_call(&prepared, &ToolCall { function: "refund", http_method: None, arguments: &arguments })
+    let arguments = args(json!({"amount": amount, "currency": currency, "customerId": "c-1"}));
+    set.evaluate_call(
+        &prepared,
+        &ToolCall { function: "refund", http_method: None, arguments: &arguments },
+    )
 }
 
 #[test]
@@ -79,7 +81,9 @@ fn refund_acceptance() {
     assert_eq!(euros.outcome(), Outcome::WouldDeny);
     let would = euros.would_be.as_ref().map(|w| (w.effect, w.rule_id.as_deref()));
     assert_eq!(would, Some((Effect::Deny, Some("usd-only"))));
-    assert!(euros.log_only.iter().any(|o| o.rule_id.as_deref() == Some("usd-only") && o.would_decide));
+    assert!(
+        euros.log_only.iter().any(|o| o.rule_id.as_deref() == Some("usd-only") && o.would_decide)
+    );
 }
 
 #[test]
@@ -108,7 +112,8 @@ fn wrong_types_are_refused() {
         ("call.arguments.currency > 3", "a string"),
         ("call.arguments.currency == true", "a string"),
     ] {
-        let errors = validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
+        let errors =
+            validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
         assert_eq!(errors.len(), 1, "{condition}: {errors:?}");
         assert!(errors[0].message.contains(declared), "{condition}: {}", errors[0].message);
     }
@@ -155,9 +160,12 @@ fn rule_ids_are_checked() {
 
 #[test]
 fn a_log_only_access_rule_changes_nothing() {
-    let rules = [
-        rule("try-deny-externals", Effect::Deny, Some("user.userType == 'external'"), RuleMode::LogOnly),
-    ];
+    let rules = [rule(
+        "try-deny-externals",
+        Effect::Deny,
+        Some("user.userType == 'external'"),
+        RuleMode::LogOnly,
+    )];
     let set = RuleSet::compile(&rules).unwrap_or_default();
     let context: RequestContext =
         serde_json::from_value(json!({"user": {"userType": "external"}})).unwrap_or_default();
@@ -165,10 +173,7 @@ fn a_log_only_access_rule_changes_nothing() {
     let decision = set.evaluate(&prepared);
     assert_eq!((decision.effect, decision.reason), (Effect::Allow, ReasonCode::NoRules));
     assert_eq!(decision.outcome(), Outcome::WouldDeny);
-    assert_eq!(
-        decision.would_be.and_then(|w| w.rule_id).as_deref(),
-        Some("try-deny-externals")
-    );
+    assert_eq!(decision.would_be.and_then(|w| w.rule_id).as_deref(), Some("try-deny-externals"));
 }
 
 fn key(id: &str) -> SigningKey {

@@ -21,8 +21,7 @@ pub(crate) fn check(root: &IdedExpr, info: &SourceInfo, schema: &CallSchema) -> 
 }
 
 fn at(info: &SourceInfo, id: u64) -> String {
-    ast::offset(info, id)
-        .map_or_else(|| "?:?".to_string(), |o| position::describe(&info.source, o))
+    ast::offset(info, id).map_or_else(|| "?:?".to_string(), |o| position::describe(&info.source, o))
 }
 
 /// `call.arguments.<name>` (unshadowed `call`): the name.

@@ -18,6 +18,8 @@ pub enum ArgType {
     Array,
     /// A map.
     Object,
+    /// Any JSON value (`unknown`, `file`): not type-checked.
+    Any,
 }
 
 impl ArgType {
@@ -30,6 +32,7 @@ impl ArgType {
             Self::Boolean => "a boolean",
             Self::Array => "an array",
             Self::Object => "an object",
+            Self::Any => "any value",
         }
     }
 
@@ -39,7 +42,10 @@ impl ArgType {
 
     /// Whether two parameters of these types may hold comparable values.
     pub(crate) fn compatible(self, other: ArgType) -> bool {
-        self == other || (self.is_numeric() && other.is_numeric())
+        self == other
+            || self == Self::Any
+            || other == Self::Any
+            || (self.is_numeric() && other.is_numeric())
     }
 }
 

@@ -35,7 +35,11 @@ pub(crate) const VARIABLES: &[Variable] = &[
         fields: Some(&["region", "time", "agentId", "toolId"]),
         call_only: false,
     },
-    Variable { name: "call", fields: Some(&["function", "httpMethod", "arguments"]), call_only: true },
+    Variable {
+        name: "call",
+        fields: Some(&["function", "httpMethod", "arguments"]),
+        call_only: true,
+    },
 ];
 
 fn variable(name: &str, kind: RuleKind) -> Option<&'static Variable> {
@@ -51,7 +55,10 @@ fn declared_names(kind: RuleKind) -> &'static str {
 }
 
 /// The closest of `candidates` to `word`, if close enough to suggest.
-pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn suggest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let word = word.to_lowercase();
     candidates
         .into_iter()
@@ -98,10 +105,8 @@ fn walk<'e>(
                     ));
                     return;
                 }
-                let names = VARIABLES
-                    .iter()
-                    .filter(|v| variable(v.name, kind).is_some())
-                    .map(|v| v.name);
+                let names =
+                    VARIABLES.iter().filter(|v| variable(v.name, kind).is_some()).map(|v| v.name);
                 let hint = suggest(name, names)
                     .map(|s| format!("did you mean `{s}`? "))
                     .unwrap_or_default();

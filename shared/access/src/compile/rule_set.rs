@@ -98,7 +98,11 @@ impl RuleSet {
                         format!("`{id}` is not a rule id: 1 to 63 of a-z, 0-9 and -, starting with a letter or digit"),
                     ));
                 } else if rules[..index].iter().any(|r| r.id.as_ref() == Some(id)) {
-                    errors.push(RuleError::at(index, "id", format!("`{id}` is used by an earlier rule; ids are unique in a list")));
+                    errors.push(RuleError::at(
+                        index,
+                        "id",
+                        format!("`{id}` is used by an earlier rule; ids are unique in a list"),
+                    ));
                 }
             }
             if let Some(d) = &rule.description {
@@ -141,7 +145,8 @@ impl RuleSet {
             && !checked.is_empty()
         {
             let (indexes, texts): (Vec<usize>, Vec<String>) = checked.into_iter().unzip();
-            for (index, problems) in indexes.into_iter().zip(compile::schema_problems(texts, schema))
+            for (index, problems) in
+                indexes.into_iter().zip(compile::schema_problems(texts, schema))
             {
                 errors.extend(problems.into_iter().map(|m| RuleError::at(index, "condition", m)));
             }

@@ -55,6 +55,9 @@ pub trait Resource:
     /// Takes the write-only secrets of `stored` that this input omits where that is
     /// safe: which it took, and every required secret that is still missing.
     fn inherit_secrets(&mut self, stored: Option<&Self>) -> Secrets;
+    /// Gives every rule without an id one, keeping the ids of `stored`'s rules (SPEC
+    /// section 15).
+    fn assign_rule_ids(&mut self, stored: Option<&Self>);
     /// Wraps into a [`Definition`].
     fn into_definition(self) -> Definition;
     /// Unwraps from a [`Definition`] of the right kind.
@@ -131,6 +134,12 @@ impl Resource for AgentDefinition {
     fn inherit_secrets(&mut self, _stored: Option<&Self>) -> Secrets {
         Secrets::default()
     }
+    fn assign_rule_ids(&mut self, stored: Option<&Self>) {
+        let old = stored.and_then(|s| s.access_rules.as_deref()).unwrap_or_default();
+        if let Some(rules) = self.access_rules.as_mut() {
+            registry_core::assign_rule_ids(rules, old);
+        }
+    }
 }
 
 impl Resource for ToolDefinition {
@@ -159,5 +168,15 @@ impl Resource for ToolDefinition {
             false => Vec::new(),
         };
         Secrets { inherited, missing }
+    }
+    fn assign_rule_ids(&mut self, stored: Option<&Self>) {
+        let old = stored.and_then(|s| s.access_rules.as_deref()).unwrap_or_default();
+        if let Some(rules) = self.access_rules.as_mut() {
+            registry_core::assign_rule_ids(rules, old);
+        }
+        let old = stored.and_then(|s| s.call_rules.as_deref()).unwrap_or_default();
+        if let Some(rules) = self.call_rules.as_mut() {
+            registry_core::assign_rule_ids(rules, old);
+        }
     }
 }

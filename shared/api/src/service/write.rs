@@ -204,6 +204,7 @@ impl Registry {
         // The one copy of an attempt: the store takes it, the input stays for the next.
         let mut definition = checked.definition.clone();
         let secrets = definition.inherit_secrets(head);
+        definition.assign_rule_ids(head);
         // Validation saw the input before the stored secrets were taken into it.
         let mut violations: Vec<Violation> = checked
             .violations

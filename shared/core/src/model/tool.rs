@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Lifecycle, ServerFields, Tags, Unknown};
 use crate::{Secret, Violation};
-use registry_access::AccessRule;
+use registry_access::{AccessRule, ArgType, CallSchema};
 use registry_types::{FunctionDefinition, TypeDefinition};
 use std::collections::BTreeMap;
 
@@ -118,6 +118,10 @@ pub struct ToolDefinition {
     /// Who may use the tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_rules: Option<Vec<AccessRule>>,
+    /// Which calls of the granted tool are allowed, over `call.*` (SPEC section 16);
+    /// none: every call is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_rules: Option<Vec<AccessRule>>,
     /// Marks a test double.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_type: Option<String>,
@@ -184,6 +188,36 @@ impl ToolDefinition {
             _ => "required: a new auth block needs a clientSecret",
         };
         Some(Violation { path: "/auth/clientSecret".into(), message: message.into() })
+    }
+
+    /// What call rules may name: the functions of the schema and their parameters'
+    /// types (named types by their kind).
+    pub fn call_schema(&self) -> CallSchema {
+        let mut schema = CallSchema::new();
+        for function in self.function_schema.iter().flatten() {
+            let parameters =
+                function.parameters.iter().map(|(name, p)| (name.clone(), self.arg_type(&p.ty)));
+            schema.function(function.name.clone(), parameters);
+        }
+        schema
+    }
+
+    /// The type a parameter written as `ty` has in call rules.
+    fn arg_type(&self, ty: &str) -> ArgType {
+        match ty {
+            "string" => ArgType::String,
+            "number" => ArgType::Number,
+            "integer" => ArgType::Integer,
+            "boolean" => ArgType::Boolean,
+            "array" => ArgType::Array,
+            "object" => ArgType::Object,
+            t if t.ends_with("[]") => ArgType::Array,
+            named => match self.types.as_ref().and_then(|t| t.get(named)) {
+                Some(def) if def.ty.as_deref() == Some("array") => ArgType::Array,
+                Some(_) => ArgType::Object,
+                None => ArgType::Any,
+            },
+        }
     }
 
     /// A copy safe to return to clients: the OAuth client secret removed.

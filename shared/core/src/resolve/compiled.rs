@@ -14,6 +14,8 @@ use crate::resolve::encoded::Encoded;
 pub struct CompiledTool {
     /// The tool's access rules, compiled.
     pub rules: RuleSet,
+    /// The tool's call rules, compiled against its schema.
+    pub call_rules: RuleSet,
     /// The tool's action group.
     pub action_group: Arc<Encoded<ActionGroup>>,
 }
@@ -46,10 +48,20 @@ pub fn compile_agent(agent: &AgentDefinition) -> Result<RuleSet, CompileError> {
 pub fn compile_tool(tool: &ToolDefinition) -> Result<CompiledTool, CompileError> {
     let rules = RuleSet::compile(tool.access_rules.as_deref().unwrap_or_default())
         .map_err(CompileError::Rules)?;
+    let call_rules = compile_call_rules(tool)?;
     let action_group = ActionGroup::of(tool).ok_or(CompileError::NoTarget)?;
     let action_group =
         Encoded::new(action_group).map_err(|e| CompileError::Encoding(e.to_string()))?;
-    Ok(CompiledTool { rules, action_group: Arc::new(action_group) })
+    Ok(CompiledTool { rules, call_rules, action_group: Arc::new(action_group) })
+}
+
+/// Compiles a tool's call rules against its schema.
+pub fn compile_call_rules(tool: &ToolDefinition) -> Result<RuleSet, CompileError> {
+    RuleSet::compile_call(
+        tool.call_rules.as_deref().unwrap_or_default(),
+        Arc::new(tool.call_schema()),
+    )
+    .map_err(CompileError::Rules)
 }
 
 /// Gives compiled forms of definitions, typically from a cache keyed by (kind, id,

@@ -33,6 +33,7 @@ const FIELDS: &[&str] = &[
     "tags",
     "lifecycle",
     "accessRules",
+    "callRules",
     "testType",
     "version",
     "createdBy",
@@ -83,6 +84,11 @@ pub fn tool(def: &ToolDefinition) -> Result<(), Vec<Violation>> {
     }
     if let Some(rules) = &def.access_rules {
         check_rules(&mut v, "/accessRules", rules);
+    }
+    if let Some(rules) = &def.call_rules {
+        for error in registry_access::validate_call_rules(rules, &def.call_schema()) {
+            v.push(format!("/callRules{}", error.path), error.message);
+        }
     }
     if let Some(lifecycle) = &def.lifecycle {
         check_lifecycle(&mut v, "/lifecycle", lifecycle);

@@ -1,0 +1,177 @@
+//! The decision log (SPEC section 16): one structured JSON line per decision, the same
+//! wherever it was made. Argument values and context fields stay out unless the caller
+//! adds them on purpose. In Lambda the line is also a CloudWatch embedded-metric-format
+//! document, counting decisions per tool, rule and outcome.
+
+use crate::evaluate::decision::{Decision, Outcome, ReasonCode};
+use crate::rule::Effect;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The CloudWatch namespace of the decision metrics.
+pub const METRICS_NAMESPACE: &str = "AgentRegistry/Decisions";
+
+/// Where a decision was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DecisionPoint {
+    /// A tool (or the agent) at resolution.
+    Resolve,
+    /// `POST /tools/{id}/authorize`.
+    Authorize,
+    /// The guard around a tool Lambda's handler.
+    Guard,
+    /// A token handed out by the token broker.
+    Token,
+}
+
+/// One decision as the decision log records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionRecord {
+    /// Unique id of this decision.
+    pub decision_id: String,
+    /// When it was made (RFC 3339).
+    pub time: String,
+    /// Where it was made.
+    pub point: DecisionPoint,
+    /// `user.userId` of the principal, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub principal_id: Option<String>,
+    /// The agent, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    /// The agent's version, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<u64>,
+    /// The tool, when the decision is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_id: Option<String>,
+    /// The tool's version, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_version: Option<u64>,
+    /// The function called, for call decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// Allow or deny.
+    pub effect: Effect,
+    /// `allow`, `deny`, `would-deny` or `would-allow`.
+    pub outcome: Outcome,
+    /// Why: the reason code, or what refused before any rule (`NO_SIGNED_CONTEXT`...).
+    pub reason: String,
+    /// The id of the deciding rule, when one decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule_id: Option<String>,
+    /// The log-only rule that would have decided otherwise, when one would have.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_be_rule_id: Option<String>,
+    /// Ids of the log-only rules that matched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub log_only_matched: Vec<String>,
+    /// Evaluation time, in microseconds.
+    pub eval_micros: f64,
+    /// Detail for a refusal before any rule ran (never argument values).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The call's arguments: only when the operator asked for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// The request context: only when the operator asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<Value>,
+}
+
+impl DecisionRecord {
+    /// A record of `decision` made at `point`; the caller fills in who and what.
+    pub fn of(decision: &Decision, point: DecisionPoint, id: String, time: String) -> Self {
+        Self {
+            decision_id: id,
+            time,
+            point,
+            principal_id: None,
+            agent_id: None,
+            agent_version: None,
+            tool_id: None,
+            tool_version: None,
+            function: None,
+            effect: decision.effect,
+            outcome: decision.outcome(),
+            reason: decision.reason.as_str().to_owned(),
+            rule_id: decision.rule_id.as_deref().map(str::to_owned),
+            would_be_rule_id: decision
+                .would_be
+                .as_ref()
+                .and_then(|w| w.rule_id.as_deref().map(str::to_owned)),
+            log_only_matched: decision
+                .log_only
+                .iter()
+                .filter(|o| o.result == crate::RuleResult::Matched)
+                .filter_map(|o| o.rule_id.as_deref().map(str::to_owned))
+                .collect(),
+            eval_micros: 0.0,
+            message: None,
+            arguments: None,
+            context: None,
+        }
+    }
+
+    /// A refusal made before any rule ran (no valid signed context, no rules loadable).
+    pub fn refusal(
+        point: DecisionPoint,
+        id: String,
+        time: String,
+        reason: &str,
+        message: String,
+    ) -> Self {
+        let decision = Decision {
+            effect: Effect::Deny,
+            reason: ReasonCode::NoMatch,
+            rule_index: None,
+            rule_order: None,
+            rule_id: None,
+            errors: Vec::new(),
+            log_only: Vec::new(),
+            would_be: None,
+        };
+        Self {
+            reason: reason.to_owned(),
+            message: Some(message),
+            ..Self::of(&decision, point, id, time)
+        }
+    }
+
+    /// The record as one JSON line (no newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The record as one CloudWatch embedded-metric-format line: the same fields, plus
+    /// a `Decisions` count with the dimensions `ToolId`, `RuleId` and `Outcome` (and
+    /// `Outcome` alone), at `timestamp_ms`.
+    pub fn to_emf_line(&self, timestamp_ms: i64) -> String {
+        let mut value = match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            _ => return String::new(),
+        };
+        let dimension = |v: Option<&str>| Value::String(v.unwrap_or("-").to_owned());
+        value.insert("ToolId".into(), dimension(self.tool_id.as_deref()));
+        value.insert(
+            "RuleId".into(),
+            dimension(self.rule_id.as_deref().or(self.would_be_rule_id.as_deref())),
+        );
+        value.insert("Outcome".into(), Value::String(self.outcome.as_str().to_owned()));
+        value.insert("Decisions".into(), Value::from(1));
+        value.insert(
+            "_aws".into(),
+            serde_json::json!({
+                "Timestamp": timestamp_ms,
+                "CloudWatchMetrics": [{
+                    "Namespace": METRICS_NAMESPACE,
+                    "Dimensions": [["ToolId", "RuleId", "Outcome"], ["Outcome"]],
+                    "Metrics": [{"Name": "Decisions", "Unit": "Count"}]
+                }]
+            }),
+        );
+        serde_json::to_string(&value).unwrap_or_default()
+    }
+}
