@@ -129,6 +129,41 @@ impl KeyRing {
         Self { keys }
     }
 
+    /// Parses the text form of a ring: `keyId:base64secret` entries separated by commas
+    /// or newlines, the signing key first (as kept in `serve`'s data directory, in the
+    /// `REGISTRY_CONTEXT_KEYS` environment variable or in a Secrets Manager secret).
+    pub fn parse(text: &str) -> Result<Self, SignedContextError> {
+        let keys = text
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|entry| !entry.is_empty())
+            .map(|entry| {
+                let (id, secret) = entry
+                    .split_once(':')
+                    .ok_or(SignedContextError::InvalidKey("an entry is keyId:base64secret"))?;
+                let secret = base64::engine::general_purpose::STANDARD
+                    .decode(secret.trim())
+                    .map_err(|_| SignedContextError::InvalidKey("the secret is not base64"))?;
+                SigningKey::new(id.trim(), secret)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if keys.is_empty() {
+            return Err(SignedContextError::InvalidKey("no keys"));
+        }
+        Ok(Self { keys })
+    }
+
+    /// The text form [`KeyRing::parse`] reads.
+    pub fn to_text(&self) -> String {
+        self.keys
+            .iter()
+            .map(|k| {
+                format!("{}:{}", k.id, base64::engine::general_purpose::STANDARD.encode(&k.secret))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The key that signs, if any.
     pub fn signing(&self) -> Option<&SigningKey> {
         self.keys.first()

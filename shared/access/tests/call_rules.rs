@@ -212,3 +212,15 @@ fn signed_contexts_verify_and_refuse_tampering() {
         Err(SignedContextError::UnknownKey(_))
     ));
 }
+
+#[test]
+fn key_rings_round_trip_as_text() {
+    let ring = KeyRing::new(vec![key("k2"), key("k1")]);
+    let parsed = KeyRing::parse(&ring.to_text()).unwrap_or_default();
+    assert_eq!(parsed.signing().map(SigningKey::id), Some("k2"));
+    let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
+    let token = key("k1").sign(&principal, 10).unwrap_or_default();
+    assert_eq!(parsed.verify(&token, 1), Ok(principal));
+    assert!(KeyRing::parse("k1:c2hvcnQ=").is_err(), "secrets under 32 bytes are refused");
+    assert!(KeyRing::parse("").is_err());
+}
