@@ -224,3 +224,12 @@ fn key_rings_round_trip_as_text() {
     assert!(KeyRing::parse("k1:c2hvcnQ=").is_err(), "secrets under 32 bytes are refused");
     assert!(KeyRing::parse("").is_err());
 }
+
+#[test]
+fn a_context_signed_from_its_text_verifies_as_the_typed_one() {
+    let text = br#"{ "user": {"userId": "u1", "roles": ["a"]}, "customData": {"tier": "gold"} }"#;
+    let token = key("k1").sign_context_json("support", text, 100).unwrap_or_default();
+    let principal = KeyRing::new(vec![key("k1")]).verify(&token, 1);
+    let context: RequestContext = serde_json::from_slice(text).unwrap_or_default();
+    assert_eq!(principal, Ok(Principal { agent_id: "support".into(), context }));
+}

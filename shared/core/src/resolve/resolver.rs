@@ -86,6 +86,7 @@ where
         agent: agent_config,
         collaborators,
         orchestration: agent.orchestration.clone(),
+        inline_session_state: None,
     };
     Ok(Resolution {
         inline_agent,
