@@ -143,6 +143,31 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
             output::publication(&reply.body, remote.output);
         }
+        Operation::Resolve { id, context, explain } => {
+            agents_only(collection, "resolve")?;
+            let body: Value =
+                serde_json::from_str(&context).context("--context must be a JSON object")?;
+            let path = format!("{}/resolve{}", item_path(base, &id), explain_query(explain));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+        }
+        Operation::Authorize { id, function, args, context, agent, explain } => {
+            tools_only(collection, "authorize")?;
+            let arguments: Value =
+                serde_json::from_str(&args).context("--args must be a JSON object")?;
+            let context: Value =
+                serde_json::from_str(&context).context("--context must be a JSON object")?;
+            let mut body = serde_json::json!({
+                "context": context,
+                "call": {"function": function, "arguments": arguments},
+            });
+            if let Some(agent) = agent {
+                body["agentId"] = Value::from(agent);
+            }
+            let path = format!("{}/authorize{}", item_path(base, &id), explain_query(explain));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+        }
         Operation::Publication { id } => {
             agents_only(collection, "publication")?;
             let path = format!("{}/publication", item_path(base, &id));
@@ -243,4 +268,9 @@ mod tests {
         assert_eq!(encode("weather-basic@1"), "weather-basic%401");
         assert_eq!(encode("a b/c"), "a%20b%2Fc");
     }
+}
+
+/// `?explain=true` when asked.
+fn explain_query(explain: bool) -> &'static str {
+    if explain { "?explain=true" } else { "" }
 }
