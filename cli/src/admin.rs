@@ -259,6 +259,11 @@ fn read_documents(file: &Path) -> Result<Vec<Value>> {
     }
 }
 
+/// `?explain=true` when asked.
+fn explain_query(explain: bool) -> &'static str {
+    if explain { "?explain=true" } else { "" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,9 +273,4 @@ mod tests {
         assert_eq!(encode("weather-basic@1"), "weather-basic%401");
         assert_eq!(encode("a b/c"), "a%20b%2Fc");
     }
-}
-
-/// `?explain=true` when asked.
-fn explain_query(explain: bool) -> &'static str {
-    if explain { "?explain=true" } else { "" }
 }

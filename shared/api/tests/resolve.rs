@@ -23,7 +23,11 @@ fn external() -> Value {
 }
 
 async fn resolve(s: &Server, agent: &str, context: &Value) -> common::Reply {
-    s.send(s.req(Method::POST, &format!("/agents/{agent}/resolve?explain=true"), &s.reader).json(context)).await
+    s.send(
+        s.req(Method::POST, &format!("/agents/{agent}/resolve?explain=true"), &s.reader)
+            .json(context),
+    )
+    .await
 }
 
 fn tool_named(id: &str, name: &str, extra: Value) -> Value {

@@ -62,7 +62,7 @@ impl RefusalProblem {
             ResolveError::Denied { decision, trace } => (
                 Code::AccessDenied,
                 wire_name(decision.reason),
-                Some(decision.clone()),
+                Some(decision.as_ref().clone()),
                 None,
                 trace,
             ),

@@ -72,7 +72,7 @@ where
     if trace.outcome != AgentOutcome::Resolved {
         return Err(match (trace.outcome, trace.access.clone()) {
             (AgentOutcome::Denied, Some(decision)) => {
-                ResolveError::Denied { decision, trace: Box::new(trace) }
+                ResolveError::Denied { decision: Box::new(decision), trace: Box::new(trace) }
             }
             (AgentOutcome::InvalidRules, _) => ResolveError::InvalidRules {
                 agent_id: trace.agent_id,
