@@ -6,6 +6,7 @@ pub mod resolve;
 pub mod rollout;
 mod rule_ids;
 mod secret;
+pub mod session;
 pub mod validate;
 mod violation;
 
