@@ -5,13 +5,17 @@
 
 use std::time::Instant;
 
+use registry_access::SessionView;
 use registry_access::{
     Decision, DecisionPoint, DecisionRecord, Effect, LogOnlyOutcome, Outcome, PreparedContext,
     RuleOutcome, RuleSet, ToolCall, WouldBe,
 };
 use registry_core::model::LifecycleStatus;
 use registry_core::resolve::RuleCache;
-use registry_core::{RequestContext, ToolDefinition, Violation};
+use registry_core::session::SessionState;
+use registry_core::{AgentDefinition, Kind, RateKey, RequestContext, ToolDefinition, Violation};
+use registry_store::StoreError;
+use registry_store::budget::{Admission, Verdict, admit};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -41,9 +45,14 @@ pub struct AuthorizeRequest {
     pub context: RequestContext,
     /// The call.
     pub call: CallInput,
-    /// The agent making the call (`request.agentId` for the rules).
+    /// The agent making the call (`request.agentId` for the rules; its `limits` apply
+    /// with `sessionId`).
     #[serde(default)]
     pub agent_id: Option<String>,
+    /// The Bedrock session the call belongs to: an allowed call is admitted and counts
+    /// against the agent's session budgets (SPEC section 19). Needs `agentId`.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// Which check decided.
@@ -56,6 +65,8 @@ pub enum Stage {
     Access,
     /// The call rules decided (or there are none: allowed).
     Call,
+    /// A session budget of the agent or the tool's rate limit was spent.
+    Limit,
 }
 
 /// Every rule's result, on request (`?explain=true`).
@@ -103,9 +114,78 @@ pub struct Authorization {
     /// differs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub would_be: Option<WouldBe>,
+    /// The limit that refused the call (`maxToolCalls`, `maxCallsPerFunction`,
+    /// `maxWallClockSeconds`, `rateLimit`), at stage `limit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// Why, in one line, at stage `limit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The session after the call, when it was admitted with a `sessionId`; absent
+    /// otherwise (without a `sessionId`, session rules see an empty session and nothing
+    /// is counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub session: Option<SessionState>,
     /// Every rule's result (`?explain=true`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<AuthorizeTrace>,
+}
+
+/// How the call stage ended.
+enum Counted {
+    /// The call rules decided; the session after an admitted call.
+    Decided(Decision, Option<SessionState>),
+    /// A limit refused the call before the rules.
+    Limited(&'static str, String),
+}
+
+/// `answer` turned into a refusal for `reason` that no rule made.
+fn refused(mut answer: Authorization, reason: String, message: Option<String>) -> Authorization {
+    answer.effect = Effect::Deny;
+    answer.outcome = Outcome::Deny;
+    answer.reason = reason;
+    answer.rule_id = None;
+    answer.log_only = Vec::new();
+    answer.would_be = None;
+    answer.message = message;
+    answer
+}
+
+/// The counters one authorize reads and writes.
+struct Budget {
+    /// The session's counter key and its agent.
+    session: Option<(String, AgentDefinition)>,
+    /// The rate window's counter key and the tool's rate.
+    rate: Option<(String, registry_core::RateLimit)>,
+}
+
+/// How long a session's counts are kept after its last call when the agent does not
+/// say (Bedrock's default idle session time-out is 600 seconds; an hour covers it).
+const DEFAULT_SESSION_TTL_SECONDS: i64 = 3_600;
+
+impl Budget {
+    /// The admission of `request`'s call, keeping the running totals in `totals`.
+    fn admission<'a>(
+        &'a self,
+        request: &'a AuthorizeRequest,
+        totals: &'a [String],
+    ) -> Admission<'a> {
+        let agent = self.session.as_ref().map(|(_, agent)| agent);
+        Admission {
+            session: self.session.as_ref().map(|(key, _)| key.as_str()),
+            limits: agent.and_then(|a| a.limits.as_ref()),
+            rate: self.rate.as_ref().map(|(key, rate)| (key.as_str(), rate)),
+            function: &request.call.function,
+            arguments: &request.call.arguments,
+            totals,
+            session_ttl_seconds: agent
+                .and_then(|a| a.bedrock.idle_session_ttl_in_seconds)
+                .map_or(DEFAULT_SESSION_TTL_SECONDS, |s| {
+                    i64::from(s).max(DEFAULT_SESSION_TTL_SECONDS)
+                }),
+        }
+    }
 }
 
 /// Checks the call against the tool's schema: a known function, arguments valid.
@@ -182,28 +262,29 @@ impl Registry {
             rule_id: decision.rule_id.as_deref().map(str::to_owned),
             log_only: decision.log_only.clone(),
             would_be: decision.would_be.clone(),
+            limit: None,
+            message: None,
+            session: None,
             trace,
         };
         let status = tool.lifecycle.as_ref().map(|l| l.status).unwrap_or_default();
         let rules: &RuleSet = &compiled.rules;
         let (access, access_rules) =
             run(explain, || rules.evaluate(&prepared), || rules.explain(&prepared));
+        let trace = |call: Option<Decision>, call_rules| {
+            explain.then(|| AuthorizeTrace {
+                access: access.clone(),
+                access_rules: access_rules.clone(),
+                call,
+                call_rules,
+            })
+        };
         let authorization =
             if matches!(status, LifecycleStatus::Disabled | LifecycleStatus::Retired) {
-                let mut a = answer(Stage::Lifecycle, &access, None);
-                a.effect = Effect::Deny;
-                a.outcome = Outcome::Deny;
-                a.reason = format!("{status:?}").to_uppercase();
-                a.rule_id = None;
-                a
+                let reason = format!("{status:?}").to_uppercase();
+                refused(answer(Stage::Lifecycle, &access, None), reason, None)
             } else if !access.is_allowed() {
-                let trace = explain.then(|| AuthorizeTrace {
-                    access: access.clone(),
-                    access_rules,
-                    call: None,
-                    call_rules: Vec::new(),
-                });
-                answer(Stage::Access, &access, trace)
+                answer(Stage::Access, &access, trace(None, Vec::new()))
             } else {
                 let call = ToolCall {
                     function: &request.call.function,
@@ -211,22 +292,100 @@ impl Registry {
                     arguments: &request.call.arguments,
                 };
                 let call_set = &compiled.call_rules;
-                let (decision, call_rules) = run(
-                    explain,
-                    || call_set.evaluate_call(&prepared, &call),
-                    || call_set.explain_call(&prepared, &call),
-                );
-                let trace = explain.then(|| AuthorizeTrace {
-                    access: access.clone(),
-                    access_rules,
-                    call: Some(decision.clone()),
-                    call_rules,
-                });
-                answer(Stage::Call, &decision, trace)
+                let mut explained = Vec::new();
+                let mut evaluate = |session: SessionView<'_>| {
+                    if explain {
+                        let (decision, rules) = call_set.explain_call_in(&prepared, &call, session);
+                        explained = rules;
+                        decision
+                    } else {
+                        call_set.evaluate_call_in(&prepared, &call, session)
+                    }
+                };
+                let outcome = match self.budget(&tool, request).await? {
+                    None => Counted::Decided(evaluate(SessionView::default()), None),
+                    Some(budget) => {
+                        let admission = budget.admission(request, call_set.session_totals());
+                        let now_ms = chrono::Utc::now().timestamp_millis();
+                        match admit(self.store().as_ref(), &admission, now_ms, &mut evaluate).await
+                        {
+                            Ok(Verdict::Admitted { decision, session }) => {
+                                Counted::Decided(decision, session)
+                            }
+                            Ok(Verdict::Denied { decision }) => Counted::Decided(decision, None),
+                            Ok(Verdict::Limited(hit)) => Counted::Limited(hit.limit, hit.message),
+                            Err(StoreError::VersionMismatch { .. }) => Counted::Limited(
+                                "contention",
+                                "the session is busy; try the call again".to_owned(),
+                            ),
+                            Err(e) => {
+                                return Err(ServiceError::from_store(Kind::Tool, &tool.tool_id, e));
+                            }
+                        }
+                    }
+                };
+                match outcome {
+                    Counted::Decided(decision, session) => Authorization {
+                        session,
+                        ..answer(Stage::Call, &decision, trace(Some(decision.clone()), explained))
+                    },
+                    Counted::Limited(limit, message) => {
+                        let mut a = refused(
+                            answer(Stage::Limit, &access, trace(None, Vec::new())),
+                            "LIMIT".to_owned(),
+                            Some(message),
+                        );
+                        a.limit = Some(limit.to_owned());
+                        a
+                    }
+                }
             };
         let micros = started.elapsed().as_secs_f64() * 1e6;
         self.log_authorization(&authorization, request, micros);
         Ok(authorization)
+    }
+
+    /// What counts the call against a budget: the session (with `agentId` and
+    /// `sessionId`) and the tool's rate limit; `None` when neither applies.
+    async fn budget(
+        &self,
+        tool: &ToolDefinition,
+        request: &AuthorizeRequest,
+    ) -> Result<Option<Budget>, ServiceError> {
+        let session = match (&request.agent_id, &request.session_id) {
+            (Some(agent_id), Some(session_id)) => {
+                let agent: AgentDefinition = self.get(agent_id).await.map_err(|e| match e {
+                    ServiceError::NotFound { .. } => {
+                        ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
+                    }
+                    other => other,
+                })?;
+                Some((registry_store::session_key(agent_id, session_id), agent))
+            }
+            (None, Some(_)) => {
+                return Err(ServiceError::invalid(
+                    "/agentId",
+                    "required with sessionId: budgets belong to an agent's session",
+                ));
+            }
+            _ => None,
+        };
+        let rate = tool.rate_limit.clone().map(|rate| {
+            let who = match rate.key {
+                RateKey::Principal => request.context.user.user_id.clone(),
+                RateKey::Account => request.context.account.account_id.clone(),
+            };
+            let key = registry_store::rate_key(
+                &tool.tool_id,
+                rate.key.as_str(),
+                who.as_deref().unwrap_or("-"),
+            );
+            (key, rate)
+        });
+        if session.is_none() && rate.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(Budget { session, rate }))
     }
 
     fn log_authorization(&self, a: &Authorization, request: &AuthorizeRequest, micros: f64) {
@@ -252,6 +411,8 @@ impl Registry {
         record.tool_id = Some(a.tool_id.clone());
         record.tool_version = Some(a.version);
         record.function = Some(request.call.function.clone());
+        record.limit.clone_from(&a.limit);
+        record.session_id.clone_from(&request.session_id);
         record.eval_micros = micros;
         if self.decisions.with_values() {
             record.arguments = Some(Value::Object(request.call.arguments.clone()));
