@@ -133,7 +133,7 @@ pub struct ToolTrace {
 }
 
 /// The decisions about one agent, its tools and (recursively) its collaborators.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentTrace {
     /// The agent id.
@@ -152,6 +152,9 @@ pub struct AgentTrace {
     /// The rollout decision, when rollout was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<RolloutDecision>,
+    /// The agent's session budgets, as the tools it calls enforce them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<crate::model::AgentLimits>,
     /// Overrides that matched a tool id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<OverrideTrace>,
@@ -232,6 +235,7 @@ impl AgentTrace {
             lifecycle: None,
             access: None,
             rollout: None,
+            limits: None,
             overrides: Vec::new(),
             tools: Vec::new(),
             collaborators: Vec::new(),
