@@ -151,7 +151,7 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
             output::one(&reply.body, remote.output);
         }
-        Operation::Authorize { id, function, args, context, agent, explain } => {
+        Operation::Authorize { id, function, args, context, agent, session, explain } => {
             tools_only(collection, "authorize")?;
             let arguments: Value =
                 serde_json::from_str(&args).context("--args must be a JSON object")?;
@@ -163,6 +163,9 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             });
             if let Some(agent) = agent {
                 body["agentId"] = Value::from(agent);
+            }
+            if let Some(session) = session {
+                body["sessionId"] = Value::from(session);
             }
             let path = format!("{}/authorize{}", item_path(base, &id), explain_query(explain));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;

@@ -310,6 +310,10 @@ pub enum Operation {
         /// The agent making the call.
         #[arg(long)]
         agent: Option<String>,
+        /// The Bedrock session the call belongs to (with --agent): an allowed call counts
+        /// against the agent's session budgets.
+        #[arg(long, requires = "agent")]
+        session: Option<String>,
         /// Add every rule's result.
         #[arg(long)]
         explain: bool,
