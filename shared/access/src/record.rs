@@ -131,16 +131,7 @@ impl DecisionRecord {
         reason: &str,
         message: String,
     ) -> Self {
-        let decision = Decision {
-            effect: Effect::Deny,
-            reason: ReasonCode::NoMatch,
-            rule_index: None,
-            rule_order: None,
-            rule_id: None,
-            errors: Vec::new(),
-            log_only: Vec::new(),
-            would_be: None,
-        };
+        let decision = Decision::new(Effect::Deny, ReasonCode::NoMatch);
         Self {
             reason: reason.to_owned(),
             message: Some(message),

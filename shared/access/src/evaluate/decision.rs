@@ -134,6 +134,21 @@ impl Outcome {
 }
 
 impl Decision {
+    /// A decision of `effect` for `reason` that no rule made (no errors, no log-only
+    /// outcomes).
+    pub fn new(effect: Effect, reason: ReasonCode) -> Self {
+        Self {
+            effect,
+            reason,
+            rule_index: None,
+            rule_order: None,
+            rule_id: None,
+            errors: Vec::new(),
+            log_only: Vec::new(),
+            would_be: None,
+        }
+    }
+
     /// Whether access is granted.
     pub fn is_allowed(&self) -> bool {
         self.effect == Effect::Allow

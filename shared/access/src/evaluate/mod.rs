@@ -259,16 +259,7 @@ impl RuleSet {
         mut outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
         if self.rules.is_empty() {
-            return Decision {
-                effect: Effect::Allow,
-                reason: ReasonCode::NoRules,
-                rule_index: None,
-                rule_order: None,
-                rule_id: None,
-                errors: Vec::new(),
-                log_only: Vec::new(),
-                would_be: None,
-            };
+            return Decision::new(Effect::Allow, ReasonCode::NoRules);
         }
         let mut run = Run::new(resolver);
         let mut errors = Vec::new();

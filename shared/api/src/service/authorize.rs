@@ -394,14 +394,10 @@ impl Registry {
         }
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let decision = Decision {
-            effect: a.effect,
-            reason: registry_access::ReasonCode::NoMatch,
-            rule_index: None,
-            rule_order: None,
             rule_id: a.rule_id.as_deref().map(Into::into),
-            errors: Vec::new(),
             log_only: a.log_only.clone(),
             would_be: a.would_be.clone(),
+            ..Decision::new(a.effect, registry_access::ReasonCode::NoMatch)
         };
         let mut record =
             DecisionRecord::of(&decision, DecisionPoint::Authorize, a.decision_id.clone(), now);

@@ -19,16 +19,7 @@ fn counter(key: &str, version: u64, value: serde_json::Value, expires_at: i64) -
 }
 
 fn allow() -> Decision {
-    Decision {
-        effect: Effect::Allow,
-        reason: ReasonCode::NoRules,
-        rule_index: None,
-        rule_order: None,
-        rule_id: None,
-        errors: Vec::new(),
-        log_only: Vec::new(),
-        would_be: None,
-    }
+    Decision::new(Effect::Allow, ReasonCode::NoRules)
 }
 
 /// A counter is written only on the version before it; it reads back as written.
