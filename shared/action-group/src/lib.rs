@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod arguments;
+mod authorize;
 mod builder;
 mod canonical;
 pub mod convert;

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
 use registry_access::{
-    DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode, RuleSet, ToolCall,
+    Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode, RuleSet, ToolCall,
 };
 use registry_core::ToolDefinition;
 
@@ -41,7 +41,8 @@ pub use source::{DynamoSource, RuleSource};
 pub use verdict::{Refusal, Verdict};
 
 use principals::Verified;
-use rules::{Loaded, RuleCache};
+pub(crate) use rules::Loaded;
+use rules::RuleCache;
 
 /// Where decision lines go (stdout in a Lambda, where CloudWatch reads them).
 type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
@@ -236,24 +237,26 @@ fn evaluate(
     let verdict = match decision.effect {
         Effect::Allow => Verdict::Allow,
         Effect::Deny => {
-            let why = match (decision.reason, decision.rule_id.as_deref()) {
-                (ReasonCode::RuleMatch, Some(id)) => describe(&loaded.tool, id),
-                (ReasonCode::Error, Some(id)) => format!("rule `{id}` could not be checked"),
-                (ReasonCode::Error, None) => "a rule could not be checked".to_owned(),
-                _ => "no rule allows it".to_owned(),
-            };
-            Verdict::Deny(Box::new(verdict::denied(event, &why)))
+            Verdict::Deny(Box::new(verdict::denied(event, &why_denied(&decision, &loaded.tool))))
         }
     };
     Checked { record, verdict }
 }
 
-/// Why rule `id` denied, as the model reads it: its description and id.
-fn describe(tool: &ToolDefinition, id: &str) -> String {
-    let rule = tool.call_rules.iter().flatten().find(|r| r.id.as_deref() == Some(id));
-    match rule.and_then(|r| r.description.as_deref()) {
-        Some(description) => format!("{description} (rule `{id}`)"),
-        None => format!("denied by rule `{id}`"),
+/// Why `decision` (a denial) denied, as the model reads it: the deciding rule's
+/// description and id, or what kept the rules from allowing.
+pub(crate) fn why_denied(decision: &Decision, tool: &ToolDefinition) -> String {
+    match (decision.reason, decision.rule_id.as_deref()) {
+        (ReasonCode::RuleMatch, Some(id)) => {
+            let rule = tool.call_rules.iter().flatten().find(|r| r.id.as_deref() == Some(id));
+            match rule.and_then(|r| r.description.as_deref()) {
+                Some(description) => format!("{description} (rule `{id}`)"),
+                None => format!("denied by rule `{id}`"),
+            }
+        }
+        (ReasonCode::Error, Some(id)) => format!("rule `{id}` could not be checked"),
+        (ReasonCode::Error, None) => "a rule could not be checked".to_owned(),
+        _ => "no rule allows it".to_owned(),
     }
 }
 

@@ -23,7 +23,7 @@ pub(crate) struct Loaded {
 
 impl Loaded {
     /// Compiles `tool`'s call rules; `Err` says why they do not compile.
-    fn compile(tool: ToolDefinition, read_at_ms: i64) -> Result<Self, String> {
+    pub fn compile(tool: ToolDefinition, read_at_ms: i64) -> Result<Self, String> {
         let set = RuleSet::compile_call(
             tool.call_rules.as_deref().unwrap_or_default(),
             Arc::new(tool.call_schema()),

@@ -95,6 +95,5 @@ pub(crate) fn denied(event: &ActionGroupEvent, why: &str) -> ActionGroupResponse
 
 /// The one line the model reads.
 fn not_permitted(event: &ActionGroupEvent, why: &str) -> String {
-    let why: String = why.chars().filter(|c| !c.is_control()).collect();
-    format!("The call to `{}` is not permitted: {why}.", event.name())
+    crate::authorize::not_permitted(event.name(), why)
 }
