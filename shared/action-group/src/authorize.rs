@@ -60,12 +60,21 @@ pub trait ApiTransport {
 #[derive(Debug, Clone)]
 pub struct ApiAuthorizer<T> {
     transport: T,
+    agent_id: Option<String>,
 }
 
 impl<T: ApiTransport> ApiAuthorizer<T> {
     /// An authorizer posting through `transport`.
     pub fn new(transport: T) -> Self {
-        Self { transport }
+        Self { transport, agent_id: None }
+    }
+
+    /// This authorizer naming the registry agent the calls are made for (`agentId`,
+    /// read by rules as `request.agentId`).
+    #[must_use]
+    pub fn for_agent(mut self, agent_id: impl Into<String>) -> Self {
+        self.agent_id = Some(agent_id.into());
+        self
     }
 }
 
@@ -76,7 +85,10 @@ impl<T: ApiTransport> Authorizer for ApiAuthorizer<T> {
         context: &Value,
         call: &ControlCall,
     ) -> Result<Authorization, String> {
-        let body = authorize_request(context, call).map_err(|e| e.reprompt_text())?;
+        let mut body = authorize_request(context, call).map_err(|e| e.reprompt_text())?;
+        if let Some(agent_id) = &self.agent_id {
+            body["agentId"] = json!(agent_id);
+        }
         let path = format!("/tools/{}/authorize", path_segment(tool_id));
         let (status, answer) = self.transport.post_json(&path, &body).await?;
         let text = |key: &str| answer.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -94,12 +106,17 @@ impl<T: ApiTransport> Authorizer for ApiAuthorizer<T> {
 }
 
 /// The body of `POST /tools/{toolId}/authorize` for `call`:
-/// `{"context": ..., "call": {"function", "arguments"}}`, the arguments converted
-/// strictly by the one decoder (the API types them by the tool's schema); the function
-/// is the `apiPath` for API-schema calls.
+/// `{"context": ..., "call": {"function", "httpMethod"?, "arguments"}}`, the arguments
+/// converted strictly by the one decoder (the API types them by the tool's schema); the
+/// function is the `apiPath` for API-schema calls, with their `httpMethod`.
 pub fn authorize_request(context: &Value, call: &ControlCall) -> Result<Value, InvalidArguments> {
     let arguments = call.arguments()?.into_value();
-    Ok(json!({"context": context, "call": {"function": call.name(), "arguments": arguments}}))
+    let mut body =
+        json!({"context": context, "call": {"function": call.name(), "arguments": arguments}});
+    if let Operation::Api { http_method, .. } = &call.operation {
+        body["call"]["httpMethod"] = json!(http_method);
+    }
+    Ok(body)
 }
 
 /// Authorizes `call` with `authorizer`: `Ok` when it may run, else the result entry to
@@ -197,6 +214,22 @@ impl Authorizer for RuleSetAuthorizer {
         })?;
         prepared.set_tool_id(Some(tool_id));
         let tool = &self.loaded.tool;
+        let denied = |rule_id: Option<&str>, reason: String| Authorization {
+            allowed: false,
+            rule_id: rule_id.map(str::to_owned),
+            reason: Some(reason),
+        };
+        // as `POST /tools/{id}/authorize`: lifecycle, access rules, then call rules
+        if self.loaded.switched_off() {
+            return Ok(denied(None, "the tool is switched off in the registry".to_owned()));
+        }
+        let access = self.loaded.access.evaluate(&prepared);
+        if !access.is_allowed() {
+            let rules = tool.access_rules.as_deref().unwrap_or_default();
+            let why = crate::guard::why_denied(&access, rules);
+            let reason = format!("the tool is not granted to this principal: {why}");
+            return Ok(denied(access.rule_id.as_deref(), reason));
+        }
         let function = tool.function_schema.iter().flatten().find(|f| f.name == call.name());
         let arguments = match function {
             Some(function) => call.arguments_with_schema(function, tool.types.as_ref()),
@@ -215,7 +248,9 @@ impl Authorizer for RuleSetAuthorizer {
         Ok(Authorization {
             allowed,
             rule_id: decision.rule_id.as_deref().map(str::to_owned),
-            reason: (!allowed).then(|| crate::guard::why_denied(&decision, tool)),
+            reason: (!allowed).then(|| {
+                crate::guard::why_denied(&decision, tool.call_rules.as_deref().unwrap_or_default())
+            }),
         })
     }
 }

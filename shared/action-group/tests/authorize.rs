@@ -75,12 +75,13 @@ async fn an_allowed_call_runs_and_a_denied_one_is_answered_for_it() {
         answer: (200, json!({"effect": "allow", "ruleId": "allow-calls"})),
         sent: Mutex::default(),
     };
-    let api = ApiAuthorizer::new(&transport);
+    let api = ApiAuthorizer::new(&transport).for_agent("support-bot");
     let allowed = authorize(&api, "convert_units@1.0.0", &context(), &call("5")).await.unwrap();
     assert_eq!(allowed.rule_id.as_deref(), Some("allow-calls"));
     let sent = transport.sent.lock().unwrap().clone();
     assert_eq!(sent[0].0, "/tools/convert_units@1.0.0/authorize");
     assert_eq!(sent[0].1["call"]["arguments"]["value"], 5.0);
+    assert_eq!(sent[0].1["agentId"], "support-bot");
 
     let api = Api::answering(200, json!({"effect": "deny", "ruleId": "no-huge-values"}));
     let refused =
@@ -135,6 +136,21 @@ async fn in_process_on_the_compiled_rules() {
             Some("REPROMPT"),
             "The call to `convert` is not permitted: Quantities beyond a billion are refused (rule `no-huge-values`)."
         )
+    );
+    // the tool's access rules first, as the API decides
+    let mut tool: registry_core::ToolDefinition =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    tool.access_rules = Some(vec![
+        serde_json::from_value(json!({"id": "staff-only", "effect": "allow",
+            "condition": "'staff' in user.roles"}))
+        .unwrap(),
+    ]);
+    let staff_only = RuleSetAuthorizer::new(tool).unwrap();
+    let refused =
+        authorize(&staff_only, "convert_units@1.0.0", &context(), &call("5")).await.unwrap_err();
+    assert_eq!(
+        entry(refused.result.as_json()).1,
+        "The call to `convert` is not permitted: the tool is not granted to this principal: no rule allows it."
     );
     let bad_context = json!({"user": {"nickname": "x"}});
     let refused = authorize(&local, "t", &bad_context, &call("5")).await.unwrap_err();

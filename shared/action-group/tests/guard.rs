@@ -392,6 +392,27 @@ async fn rules_see_the_principal_the_agent_and_the_tool() {
 }
 
 #[tokio::test]
+async fn the_tools_access_rules_decide_first_as_authorize_does() {
+    let mut tool = example_tool();
+    tool.access_rules = Some(vec![
+        serde_json::from_value(json!({"id": "agents-only", "effect": "allow",
+            "condition": "'agent' in user.roles", "description": "Only support agents"}))
+        .unwrap(),
+    ]);
+    let h = Harness::on(Table::holding(tool));
+    assert!(h.call(&event("5", "m", Some(&token()))).await.1, "u-42 has the role");
+    let other = sign("support-bot", json!({"user": {"roles": ["guest"]}}), NOW_MS + 60_000);
+    let (response, ran) = h.call(&event("5", "m", Some(&other))).await;
+    assert!(!ran);
+    assert_eq!(response.state(), Some(ResponseState::Reprompt));
+    assert_eq!(
+        body(&response),
+        "The call to `convert` is not permitted: the tool is not granted to this principal: no rule allows it."
+    );
+    assert_eq!(h.last_line()["reason"], "NO_MATCH");
+}
+
+#[tokio::test]
 async fn arguments_the_schema_refuses_are_reprompted_before_any_rule() {
     let h = Harness::new();
     let (response, ran) = h.call(&event("12abc", "m", Some(&token()))).await;

@@ -21,7 +21,8 @@ use std::time::Instant;
 
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
 use registry_access::{
-    Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode, RuleSet, ToolCall,
+    AccessRule, Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode,
+    RuleSet, ToolCall,
 };
 use registry_core::ToolDefinition;
 
@@ -218,7 +219,8 @@ impl Guard<DynamoSource> {
     }
 }
 
-/// Evaluates the call rules on the call and turns the decision into a verdict.
+/// Decides as `POST /tools/{id}/authorize` does once the tool is live: the tool's
+/// access rules (is it granted to this principal?), then its call rules on the call.
 fn evaluate(
     event: &ActionGroupEvent,
     loaded: &Loaded,
@@ -226,6 +228,15 @@ fn evaluate(
     arguments: &Arguments,
     now_ms: i64,
 ) -> Checked {
+    let access = loaded.access.evaluate(prepared);
+    if !access.is_allowed() {
+        let (id, time) = stamp(now_ms);
+        let record = DecisionRecord::of(&access, DecisionPoint::Guard, id, time);
+        let rules = loaded.tool.access_rules.as_deref().unwrap_or_default();
+        let why =
+            format!("the tool is not granted to this principal: {}", why_denied(&access, rules));
+        return Checked { record, verdict: Verdict::Deny(Box::new(verdict::denied(event, &why))) };
+    }
     let http_method = match event {
         ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
         ActionGroupEvent::Function(_) => None,
@@ -237,18 +248,19 @@ fn evaluate(
     let verdict = match decision.effect {
         Effect::Allow => Verdict::Allow,
         Effect::Deny => {
-            Verdict::Deny(Box::new(verdict::denied(event, &why_denied(&decision, &loaded.tool))))
+            let rules = loaded.tool.call_rules.as_deref().unwrap_or_default();
+            Verdict::Deny(Box::new(verdict::denied(event, &why_denied(&decision, rules))))
         }
     };
     Checked { record, verdict }
 }
 
-/// Why `decision` (a denial) denied, as the model reads it: the deciding rule's
-/// description and id, or what kept the rules from allowing.
-pub(crate) fn why_denied(decision: &Decision, tool: &ToolDefinition) -> String {
+/// Why `decision` (a denial of `rules`) denied, as the model reads it: the deciding
+/// rule's description and id, or what kept the rules from allowing.
+pub(crate) fn why_denied(decision: &Decision, rules: &[AccessRule]) -> String {
     match (decision.reason, decision.rule_id.as_deref()) {
         (ReasonCode::RuleMatch, Some(id)) => {
-            let rule = tool.call_rules.iter().flatten().find(|r| r.id.as_deref() == Some(id));
+            let rule = rules.iter().find(|r| r.id.as_deref() == Some(id));
             match rule.and_then(|r| r.description.as_deref()) {
                 Some(description) => format!("{description} (rule `{id}`)"),
                 None => format!("denied by rule `{id}`"),

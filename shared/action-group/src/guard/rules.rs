@@ -10,9 +10,11 @@ use registry_core::{LifecycleStatus, ToolDefinition};
 use crate::guard::source::RuleSource;
 use crate::guard::verdict::Refusal;
 
-/// A tool's definition and its compiled call rules, as read at `read_at_ms`.
+/// A tool's definition and its compiled rules, as read at `read_at_ms`.
 #[derive(Debug)]
 pub(crate) struct Loaded {
+    /// The access rules: whether the tool is granted to the principal at all.
+    pub access: RuleSet,
     /// The call rules, compiled against the tool's schema.
     pub set: RuleSet,
     /// The definition they came from (schema for argument decoding, descriptions).
@@ -22,21 +24,24 @@ pub(crate) struct Loaded {
 }
 
 impl Loaded {
-    /// Compiles `tool`'s call rules; `Err` says why they do not compile.
+    /// Compiles `tool`'s access and call rules; `Err` says why they do not compile.
     pub fn compile(tool: ToolDefinition, read_at_ms: i64) -> Result<Self, String> {
+        let problem = |which: &str, errors: Vec<registry_access::RuleError>| {
+            let first = errors.first().map(|e| format!("{}: {}", e.path, e.message));
+            format!(
+                "the {which} rules do not compile ({} problems; {})",
+                errors.len(),
+                first.unwrap_or_default()
+            )
+        };
+        let access = RuleSet::compile(tool.access_rules.as_deref().unwrap_or_default())
+            .map_err(|e| problem("access", e))?;
         let set = RuleSet::compile_call(
             tool.call_rules.as_deref().unwrap_or_default(),
             Arc::new(tool.call_schema()),
         )
-        .map_err(|errors| {
-            let first = errors.first().map(|e| format!("{}: {}", e.path, e.message));
-            format!(
-                "the call rules do not compile ({} problems; {})",
-                errors.len(),
-                first.unwrap_or_default()
-            )
-        })?;
-        Ok(Self { set, tool, read_at_ms })
+        .map_err(|e| problem("call", e))?;
+        Ok(Self { access, set, tool, read_at_ms })
     }
 
     /// Whether the registry has switched the tool off (`disabled` or `retired`).
