@@ -64,7 +64,7 @@ def ms(t):
     return float(t[:-2]) if t.endswith("ms") else float(t[:-2]) / 1000 if t.endswith("us") else float(t[:-1]) * 1000
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
 base_rps, base_p99 = float(rows[0][1]), ms(rows[0][2])
-goals = {"GET /agents/{id}": (0.60, None), "GET /tools?limit=25": (0.30, None), "POST /agents/{id}/resolve": (0.50, 2.0)}
+goals = {"GET /agents/{id}": (0.60, None), "GET /tools?limit=25": (0.30, None), "POST /agents/{id}/resolve": (0.60, 2.0)}
 print("\nroute\treq/s\tp99\tthroughput vs /healthz\tp99 vs /healthz\tserver CPU/request\tgoal")
 for name, rps, p99, cpu in rows:
     share, ratio = float(rps) / base_rps, ms(p99) / base_p99

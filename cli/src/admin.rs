@@ -143,6 +143,34 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
             output::publication(&reply.body, remote.output);
         }
+        Operation::Resolve { id, context, explain } => {
+            agents_only(collection, "resolve")?;
+            let body: Value =
+                serde_json::from_str(&context).context("--context must be a JSON object")?;
+            let path = format!("{}/resolve{}", item_path(base, &id), explain_query(explain));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+        }
+        Operation::Authorize { id, function, args, context, agent, session, explain } => {
+            tools_only(collection, "authorize")?;
+            let arguments: Value =
+                serde_json::from_str(&args).context("--args must be a JSON object")?;
+            let context: Value =
+                serde_json::from_str(&context).context("--context must be a JSON object")?;
+            let mut body = serde_json::json!({
+                "context": context,
+                "call": {"function": function, "arguments": arguments},
+            });
+            if let Some(agent) = agent {
+                body["agentId"] = Value::from(agent);
+            }
+            if let Some(session) = session {
+                body["sessionId"] = Value::from(session);
+            }
+            let path = format!("{}/authorize{}", item_path(base, &id), explain_query(explain));
+            let reply = client.send(Method::POST, &path, Some(&body), None).await?;
+            output::one(&reply.body, remote.output);
+        }
         Operation::Publication { id } => {
             agents_only(collection, "publication")?;
             let path = format!("{}/publication", item_path(base, &id));
@@ -232,6 +260,11 @@ fn read_documents(file: &Path) -> Result<Vec<Value>> {
         Value::Object(_) => Ok(vec![value]),
         _ => bail!("{} must hold an object or a list of objects", file.display()),
     }
+}
+
+/// `?explain=true` when asked.
+fn explain_query(explain: bool) -> &'static str {
+    if explain { "?explain=true" } else { "" }
 }
 
 #[cfg(test)]

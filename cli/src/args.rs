@@ -90,6 +90,16 @@ pub struct ServeArgs {
     /// Do not load the example weather agent and tools on first run.
     #[arg(long)]
     pub no_example: bool,
+    /// Where decision records go: `stdout` (one JSON line each) or `off`.
+    #[arg(long, value_enum, default_value = "stdout", env = "AGENT_REGISTRY_DECISION_LOG")]
+    pub decision_log: DecisionLogTarget,
+    /// Keep argument values and context fields in decision records (off by default:
+    /// they may be personal data).
+    #[arg(long)]
+    pub decision_log_values: bool,
+    /// How long the principal context signed at resolution stays valid, in seconds.
+    #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(i64).range(60..=86_400))]
+    pub context_ttl: i64,
     /// Storage backend.
     #[arg(long, value_enum, default_value = "embedded")]
     pub store: StoreKind,
@@ -272,6 +282,42 @@ pub enum Operation {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Agents only: resolve for a caller (the InvokeInlineAgent request, what was left
+    /// out, and with `--explain` every decision).
+    Resolve {
+        /// The agent id.
+        id: String,
+        /// The request context as JSON, e.g. '{"user":{"userType":"internal-user"}}'.
+        #[arg(long, default_value = "{}")]
+        context: String,
+        /// Add the full decision trace.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Tools only: decide one call for a caller (lifecycle, access rules, call rules).
+    Authorize {
+        /// The tool id.
+        id: String,
+        /// The function called.
+        #[arg(long)]
+        function: String,
+        /// The arguments as a JSON object, e.g. '{"amount": 50, "currency": "USD"}'.
+        #[arg(long, default_value = "{}")]
+        args: String,
+        /// The request context as JSON.
+        #[arg(long, default_value = "{}")]
+        context: String,
+        /// The agent making the call.
+        #[arg(long)]
+        agent: Option<String>,
+        /// The Bedrock session the call belongs to (with --agent): an allowed call counts
+        /// against the agent's session budgets.
+        #[arg(long, requires = "agent")]
+        session: Option<String>,
+        /// Add every rule's result.
+        #[arg(long)]
+        explain: bool,
+    },
     /// Agents only: whether Bedrock still holds what publishing now would make.
     Publication {
         /// Agent id.
@@ -342,4 +388,13 @@ mod tests {
             Cli::try_parse_from(["agent-registry", "serve", "--max-connections", "0"]).is_err()
         );
     }
+}
+
+/// Where `serve` writes decision records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecisionLogTarget {
+    /// One JSON line per decision on standard output.
+    Stdout,
+    /// No decision log.
+    Off,
 }

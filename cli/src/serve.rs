@@ -3,12 +3,13 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use registry_api::service::{DecisionFormat, DecisionLog};
 use registry_api::{AppState, Registry, TokenFile, router, serve_with};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
 
-use crate::args::{ServeArgs, StoreKind};
+use crate::args::{DecisionLogTarget, ServeArgs, StoreKind};
 use crate::{example, nofile, shutdown};
 
 /// Prints a line for the operator; a closed standard output never stops the server.
@@ -27,7 +28,17 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     registry_store::create_private_dir(&args.data_dir)
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
     let (store, fresh) = open_store(&args).await?;
-    let registry = Registry::new(store);
+    let keys = registry_api::principal_keys::load_or_create(&args.data_dir)
+        .context("cannot read or create the principal context keys")?;
+    let decisions = match args.decision_log {
+        DecisionLogTarget::Stdout => {
+            DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values)
+        }
+        DecisionLogTarget::Off => DecisionLog::off(),
+    };
+    let registry = Registry::new(store)
+        .with_principal_keys(keys, args.context_ttl)
+        .with_decision_log(decisions);
     #[cfg(feature = "aws")]
     let registry = registry.with_aws(registry_aws::Aws::new(registry_aws::Endpoints {
         lambda: args.lambda_endpoint_url.clone(),

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use admin_api::{GatewayAuth, app};
 use registry_api::Registry;
+use registry_api::principal_keys::DEFAULT_TTL_SECONDS;
+use registry_api::service::{DecisionFormat, DecisionLog};
 use registry_store_dynamodb::DynamoStore;
 
 #[tokio::main]
@@ -26,6 +28,16 @@ async fn main() -> Result<(), lambda_http::Error> {
         lambda_invoke: endpoint("AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL"),
         bedrock: endpoint("AGENT_REGISTRY_BEDROCK_ENDPOINT_URL"),
     };
-    let registry = Registry::new(Arc::new(store)).with_aws(registry_aws::Aws::new(endpoints));
+    // Principal contexts are signed when REGISTRY_CONTEXT_KEYS holds a key ring; decisions
+    // are CloudWatch embedded-metric-format lines.
+    let keys = registry_api::principal_keys::from_env().inspect_err(|e| {
+        tracing::error!(error = %e, "refusing to start: invalid principal context keys");
+    })?;
+    let mut registry = Registry::new(Arc::new(store))
+        .with_aws(registry_aws::Aws::new(endpoints))
+        .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false));
+    if let Some(keys) = keys {
+        registry = registry.with_principal_keys(keys, DEFAULT_TTL_SECONDS);
+    }
     lambda_http::run(app(registry, Arc::new(auth))).await
 }

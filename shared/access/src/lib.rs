@@ -12,6 +12,7 @@ pub mod signed;
 
 pub use call::prepared::ToolCall;
 pub use call::schema::{ArgType, CallSchema};
+pub use call::session::SessionView;
 pub use compile::rule_set::{RuleSet, is_rule_id};
 pub use compile::worker::pool_size as compile_pool_size;
 pub use compile::{validate_call_rules, validate_rules};

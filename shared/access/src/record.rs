@@ -68,6 +68,12 @@ pub struct DecisionRecord {
     /// Ids of the log-only rules that matched.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log_only_matched: Vec<String>,
+    /// The session limit or rate that refused the call, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// The Bedrock session of the call, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// Evaluation time, in microseconds.
     pub eval_micros: f64,
     /// Detail for a refusal before any rule ran (never argument values).
@@ -108,6 +114,8 @@ impl DecisionRecord {
                 .filter(|o| o.result == crate::RuleResult::Matched)
                 .filter_map(|o| o.rule_id.as_deref().map(str::to_owned))
                 .collect(),
+            limit: None,
+            session_id: None,
             eval_micros: 0.0,
             message: None,
             arguments: None,
@@ -157,7 +165,12 @@ impl DecisionRecord {
         value.insert("ToolId".into(), dimension(self.tool_id.as_deref()));
         value.insert(
             "RuleId".into(),
-            dimension(self.rule_id.as_deref().or(self.would_be_rule_id.as_deref())),
+            dimension(
+                self.limit
+                    .as_deref()
+                    .or(self.rule_id.as_deref())
+                    .or(self.would_be_rule_id.as_deref()),
+            ),
         );
         value.insert("Outcome".into(), Value::String(self.outcome.as_str().to_owned()));
         value.insert("Decisions".into(), Value::from(1));

@@ -105,8 +105,31 @@ impl SigningKey {
         expires_at: i64,
     ) -> Result<String, SignedContextError> {
         let payload = serde_json::to_vec(principal).map_err(|_| SignedContextError::Malformed)?;
+        self.sign_payload(&payload, expires_at)
+    }
+
+    /// Signs the principal of `agent_id` with the JSON text of a request context that
+    /// has been checked already (as [`Principal`] would serialize, without parsing the
+    /// context again).
+    pub fn sign_context_json(
+        &self,
+        agent_id: &str,
+        context_json: &[u8],
+        expires_at: i64,
+    ) -> Result<String, SignedContextError> {
+        let agent = serde_json::to_string(agent_id).map_err(|_| SignedContextError::Malformed)?;
+        let mut payload = Vec::with_capacity(context_json.len() + agent.len() + 24);
+        payload.extend_from_slice(b"{\"agentId\":");
+        payload.extend_from_slice(agent.as_bytes());
+        payload.extend_from_slice(b",\"context\":");
+        payload.extend_from_slice(context_json);
+        payload.push(b'}');
+        self.sign_payload(&payload, expires_at)
+    }
+
+    fn sign_payload(&self, payload: &[u8], expires_at: i64) -> Result<String, SignedContextError> {
         let mut out = format!("v1.{}.{expires_at}.", self.id);
-        URL_SAFE_NO_PAD.encode_string(&payload, &mut out);
+        URL_SAFE_NO_PAD.encode_string(payload, &mut out);
         let tag = self.mac(out.as_bytes())?.finalize().into_bytes();
         out.push('.');
         URL_SAFE_NO_PAD.encode_string(tag, &mut out);

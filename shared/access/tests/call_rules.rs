@@ -224,3 +224,91 @@ fn key_rings_round_trip_as_text() {
     assert!(KeyRing::parse("k1:c2hvcnQ=").is_err(), "secrets under 32 bytes are refused");
     assert!(KeyRing::parse("").is_err());
 }
+
+#[test]
+fn a_context_signed_from_its_text_verifies_as_the_typed_one() {
+    let text = br#"{ "user": {"userId": "u1", "roles": ["a"]}, "customData": {"tier": "gold"} }"#;
+    let token = key("k1").sign_context_json("support", text, 100).unwrap_or_default();
+    let principal = KeyRing::new(vec![key("k1")]).verify(&token, 1);
+    let context: RequestContext = serde_json::from_slice(text).unwrap_or_default();
+    assert_eq!(principal, Ok(Principal { agent_id: "support".into(), context }));
+}
+
+fn session_rules() -> Vec<AccessRule> {
+    vec![
+        rule(
+            "refund-budget",
+            Effect::Deny,
+            Some("session.total['refund.amount'] + call.arguments.amount > 500.0"),
+            RuleMode::Enforce,
+        ),
+        rule("few-calls", Effect::Deny, Some("session.callsOf['refund'] >= 5"), RuleMode::Enforce),
+        rule("allow", Effect::Allow, None, RuleMode::Enforce),
+    ]
+}
+
+#[test]
+fn session_rules_see_the_state_before_the_call() {
+    let set = RuleSet::compile_call(&session_rules(), Arc::new(schema()))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(set.session_totals(), ["refund.amount"]);
+    assert!(set.reads_session());
+    let context = RequestContext::default();
+    let prepared = PreparedContext::new(&context).unwrap_or_else(|e| panic!("{e:?}"));
+    let arguments = args(json!({"amount": 200, "currency": "USD", "customerId": "c"}));
+    let call = ToolCall { function: "refund", http_method: None, arguments: &arguments };
+    let decide = |total: f64, calls: u64| {
+        let totals = std::collections::BTreeMap::from([("refund.amount".to_string(), total)]);
+        let calls_of = std::collections::BTreeMap::from([("refund".to_string(), calls)]);
+        let session = registry_access::SessionView {
+            calls,
+            calls_of: Some(&calls_of),
+            totals: Some(&totals),
+            age_ms: 1_000,
+        };
+        set.evaluate_call_in(&prepared, &call, session)
+    };
+    assert_eq!(decide(0.0, 0).effect, Effect::Allow);
+    assert_eq!(decide(200.0, 1).effect, Effect::Allow);
+    assert_eq!(decide(400.0, 2).rule_id.as_deref(), Some("refund-budget"));
+    assert_eq!(decide(0.0, 5).rule_id.as_deref(), Some("few-calls"));
+    // without a session, rules see an empty one
+    assert_eq!(set.evaluate_call(&prepared, &call).effect, Effect::Allow);
+    let denied = decide(400.0, 2);
+    assert!(set.decided_on_session(&denied));
+}
+
+#[test]
+fn session_reads_are_checked_against_the_schema() {
+    for (condition, needle) in [
+        ("session.total['refund.currency'] > 1.0", "only numeric arguments"),
+        ("session.total['refnd.amount'] > 1.0", "not a function"),
+        ("session.total['refund.amout'] > 1.0", "no parameter `amout`"),
+        ("session.callsOf['lookup'] > 1", "not a function"),
+        ("session.total[call.function] > 1.0", "string literal"),
+        ("session.count > 1", "has no field `count`"),
+    ] {
+        let errors =
+            validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
+        assert_eq!(errors.len(), 1, "{condition}: {errors:?}");
+        assert!(errors[0].message.contains(needle), "{condition}: {}", errors[0].message);
+        assert_eq!(errors[0].path, "/0/condition");
+    }
+    let ok = "session.age > duration('15m') || session.calls > 20";
+    assert!(validate_call_rules(&[AccessRule::new(Effect::Deny, Some(ok))], &schema()).is_empty());
+}
+
+#[test]
+fn a_decision_without_session_rules_does_not_depend_on_the_session() {
+    let mut rules =
+        vec![rule("cap", Effect::Deny, Some("call.arguments.amount > 100.0"), RuleMode::Enforce)];
+    rules.extend(session_rules());
+    let set = RuleSet::compile_call(&rules, Arc::new(schema())).unwrap_or_else(|e| panic!("{e:?}"));
+    let context = RequestContext::default();
+    let prepared = PreparedContext::new(&context).unwrap_or_else(|e| panic!("{e:?}"));
+    let arguments = args(json!({"amount": 200, "currency": "USD", "customerId": "c"}));
+    let call = ToolCall { function: "refund", http_method: None, arguments: &arguments };
+    let denied = set.evaluate_call(&prepared, &call);
+    assert_eq!(denied.rule_id.as_deref(), Some("cap"));
+    assert!(!set.decided_on_session(&denied), "decided before any session rule");
+}

@@ -3,6 +3,7 @@
 pub mod auth;
 pub mod http;
 pub mod openapi;
+pub mod principal_keys;
 pub mod service;
 pub mod telemetry;
 

@@ -116,8 +116,12 @@ async fn ranges_pick_the_highest_usable_release_and_the_trace_says_why() {
     s.create_agent(&common::agent_json("forecaster", &["weather@^1"])).await;
     let resolve = || async {
         let body = serde_json::json!({"user": {"userId": "u", "userType": "internal-user"}});
-        let r =
-            s.send(s.req(Method::POST, "/agents/forecaster/resolve", &s.reader).json(&body)).await;
+        let r = s
+            .send(
+                s.req(Method::POST, "/agents/forecaster/resolve?explain=true", &s.reader)
+                    .json(&body),
+            )
+            .await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
         r
     };
@@ -181,7 +185,9 @@ async fn an_override_maps_a_range_to_a_range() {
         serde_json::json!({"toolOverrides": {"weather@^1": "weather@^2.0.0-beta"}});
     s.create_agent(&agent).await;
     let body = serde_json::json!({"user": {"userId": "u"}});
-    let r = s.send(s.req(Method::POST, "/agents/beta-agent/resolve", &s.reader).json(&body)).await;
+    let r = s
+        .send(s.req(Method::POST, "/agents/beta-agent/resolve?explain=true", &s.reader).json(&body))
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let tool = &r.body["trace"]["tools"][0];
     assert_eq!(tool["toolId"], "weather@2.0.0-beta.2", "{}", r.text);

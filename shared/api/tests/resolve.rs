@@ -23,7 +23,11 @@ fn external() -> Value {
 }
 
 async fn resolve(s: &Server, agent: &str, context: &Value) -> common::Reply {
-    s.send(s.req(Method::POST, &format!("/agents/{agent}/resolve"), &s.reader).json(context)).await
+    s.send(
+        s.req(Method::POST, &format!("/agents/{agent}/resolve?explain=true"), &s.reader)
+            .json(context),
+    )
+    .await
 }
 
 fn tool_named(id: &str, name: &str, extra: Value) -> Value {
@@ -383,7 +387,11 @@ fn both_routes_are_documented_with_their_schemas() {
     let evaluate = &doc["paths"]["/access/evaluate"]["post"];
     assert!(evaluate["responses"]["200"].is_object() && evaluate["responses"]["400"].is_object());
     for schema in [
-        "Resolution",
+        "ResolveResponse",
+        "LeftOut",
+        "InlineSessionState",
+        "Authorization",
+        "AuthorizeRequest",
         "InlineAgent",
         "BedrockAgent",
         "ActionGroup",

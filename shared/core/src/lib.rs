@@ -6,11 +6,14 @@ pub mod resolve;
 pub mod rollout;
 mod rule_ids;
 mod secret;
+pub mod session;
 pub mod validate;
 mod violation;
 
 pub use model::*;
-pub use registry_access::{AccessRule, Decision, Effect, ReasonCode, RequestContext, RuleMode};
+pub use registry_access::{
+    AccessRule, Decision, Effect, ReasonCode, RequestContext, RuleMode, SessionView,
+};
 pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
 pub use release::{Release, ReleaseChoice, SkipReason, ToolRef, choose_release, release_order};
 pub use rule_ids::assign_rule_ids;

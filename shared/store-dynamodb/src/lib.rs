@@ -12,6 +12,7 @@ mod list;
 #[cfg(feature = "local-server")]
 pub mod local;
 mod read;
+mod session_items;
 mod store;
 mod store_impl;
 mod table;

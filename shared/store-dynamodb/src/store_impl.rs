@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
-use registry_store::{Expected, ListQuery, Page, Store, StoreError};
+use registry_store::{Counter, Expected, ListQuery, Page, Store, StoreError};
 
 use crate::DynamoStore;
 
@@ -56,5 +56,17 @@ impl Store for DynamoStore {
 
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
         self.referrers_of(tool_id).await
+    }
+
+    async fn get_counters(
+        &self,
+        keys: &[String],
+        now: i64,
+    ) -> Result<Vec<Option<Counter>>, StoreError> {
+        self.read_counters(keys, now).await
+    }
+
+    async fn put_counters(&self, writes: &[Counter], now: i64) -> Result<(), StoreError> {
+        self.write_counters(writes, now).await
     }
 }

@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod connections;
+mod counters;
 mod cursor;
 mod decoded;
 mod document;
@@ -18,7 +19,9 @@ use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
 use connections::{Connections, Reader};
-use registry_store::{Expected, ListFilter, ListQuery, Page, Referenced, Store, StoreError};
+use registry_store::{
+    Counter, Expected, ListFilter, ListQuery, Page, Referenced, Store, StoreError,
+};
 
 pub use schema::SCHEMA_VERSION;
 
@@ -150,6 +153,20 @@ impl Store for SqliteStore {
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
         let tool_id = tool_id.to_owned();
         self.read(move |r| read::referrers(&r.conn, &tool_id)).await
+    }
+
+    async fn get_counters(
+        &self,
+        keys: &[String],
+        now: i64,
+    ) -> Result<Vec<Option<Counter>>, StoreError> {
+        let keys = keys.to_vec();
+        self.read(move |r| counters::get(&r.conn, &keys, now)).await
+    }
+
+    async fn put_counters(&self, writes: &[Counter], now: i64) -> Result<(), StoreError> {
+        let writes = writes.to_vec();
+        self.write(move |conn| counters::put(conn, &writes, now)).await
     }
 
     async fn get_shared(

@@ -50,6 +50,15 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX refs_by_tool ON refs (tool_id, agent_id);
     "#,
+    // 2: counters (session budgets and rate windows), written on the version read.
+    r#"
+    CREATE TABLE counters (
+        key        TEXT    NOT NULL PRIMARY KEY,
+        version    INTEGER NOT NULL,
+        value      TEXT    NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version (`PRAGMA user_version`) this build writes.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
-use crate::{Expected, ListQuery, Page, StoreError};
+use crate::{Counter, Expected, ListQuery, Page, StoreError};
 
 /// A live definition with the tools it references, as
 /// [`Store::get_with_references_shared`] reads them.
@@ -73,6 +73,19 @@ pub trait Store: Send + Sync + 'static {
 
     /// Ids of the live agents that reference a tool, sorted.
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError>;
+
+    /// The counter records `keys`, in the order asked (`None` for absent or expired at
+    /// `now`, Unix seconds).
+    async fn get_counters(
+        &self,
+        keys: &[String],
+        now: i64,
+    ) -> Result<Vec<Option<Counter>>, StoreError>;
+
+    /// Writes every counter of `writes` or none: each only if the stored version is the
+    /// one before it ([`Counter::expected`]; 0 when absent or expired at `now`).
+    /// Otherwise [`StoreError::VersionMismatch`] and nothing is written.
+    async fn put_counters(&self, writes: &[Counter], now: i64) -> Result<(), StoreError>;
 
     /// [`Store::get`], shared: a backend that keeps decoded definitions hands out the
     /// same allocation to every reader instead of a copy. The default wraps

@@ -12,12 +12,102 @@ use cel::common::ast::{Expr, IdedExpr, LiteralValue, SourceInfo};
 const TYPED_OPERATORS: [&str; 11] =
     ["_==_", "_!=_", "_<_", "_<=_", "_>_", "_>=_", "_+_", "_-_", "_*_", "_/_", "_%_"];
 
-/// Every problem of `root` against `schema`, one message each.
-pub(crate) fn check(root: &IdedExpr, info: &SourceInfo, schema: &CallSchema) -> Vec<String> {
+/// Every problem of `root` against `schema`, one message each, and the running totals
+/// (`<function>.<argument>`) it reads through `session.total`.
+pub(crate) fn check(
+    root: &IdedExpr,
+    info: &SourceInfo,
+    schema: &CallSchema,
+) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     let mut scope = Vec::new();
     walk(root, info, schema, &mut scope, &mut out);
-    out
+    let mut totals = Vec::new();
+    session_reads(root, info, schema, &mut Vec::new(), &mut out, &mut totals);
+    (out, totals)
+}
+
+/// `session.<field>` (unshadowed `session`): the field.
+fn session_field<'e>(expr: &'e IdedExpr, scope: &[&str]) -> Option<&'e str> {
+    let Expr::Select(select) = &expr.expr else { return None };
+    matches!(&select.operand.expr, Expr::Ident(root) if root == "session" && !scope.contains(&"session"))
+        .then_some(select.field.as_str())
+}
+
+/// Checks every `session.total['f.a']` and `session.callsOf['f']` against the schema:
+/// `f` a function of the tool, `a` one of its numeric parameters; collects the totals.
+fn session_reads<'e>(
+    expr: &'e IdedExpr,
+    info: &SourceInfo,
+    schema: &CallSchema,
+    scope: &mut Vec<&'e str>,
+    out: &mut Vec<String>,
+    totals: &mut Vec<String>,
+) {
+    if let Expr::Call(call) = &expr.expr
+        && call.func_name == "_[_]"
+        && call.args.len() == 2
+        && let Some(field) = session_field(&call.args[0], scope)
+    {
+        let key = string_literal(&call.args[1]);
+        match (field, key) {
+            ("total", Some(key)) => match total_problem(&key, schema) {
+                Some(problem) => out.push(format!("{}: {problem}", at(info, call.args[1].id))),
+                None => totals.push(key),
+            },
+            ("callsOf", Some(key)) if !schema.has_function(&key) => {
+                let known: Vec<&str> = schema.function_names().collect();
+                out.push(format!(
+                    "{}: '{key}' is not a function of this tool; its functions are {}",
+                    at(info, call.args[1].id),
+                    known.join(", ")
+                ));
+            }
+            ("total", None) => out.push(format!(
+                "{}: index `session.total` with a string literal '<function>.<argument>': the registry keeps only the totals rules name",
+                at(info, call.args[1].id)
+            )),
+            _ => {}
+        }
+    }
+    if let Expr::Comprehension(c) = &expr.expr {
+        let depth = scope.len();
+        scope.push(&c.iter_var);
+        if let Some(v) = &c.iter_var2 {
+            scope.push(v);
+        }
+        scope.push(&c.accu_var);
+        for child in ast::children(expr) {
+            session_reads(child, info, schema, scope, out, totals);
+        }
+        scope.truncate(depth);
+        return;
+    }
+    for child in ast::children(expr) {
+        session_reads(child, info, schema, scope, out, totals);
+    }
+}
+
+/// What is wrong with the running total `key` (`<function>.<argument>`), if anything.
+fn total_problem(key: &str, schema: &CallSchema) -> Option<String> {
+    let Some((function, argument)) = key.split_once('.') else {
+        return Some(format!("'{key}' is not '<function>.<argument>'"));
+    };
+    if !schema.has_function(function) {
+        let known: Vec<&str> = schema.function_names().collect();
+        return Some(format!(
+            "'{function}' in '{key}' is not a function of this tool; its functions are {}",
+            known.join(", ")
+        ));
+    }
+    match schema.parameter(function, argument) {
+        Some(ArgType::Integer | ArgType::Number) => None,
+        Some(other) => Some(format!(
+            "`{argument}` of `{function}` is {}; only numeric arguments have running totals",
+            other.name()
+        )),
+        None => Some(format!("`{function}` has no parameter `{argument}`")),
+    }
 }
 
 fn at(info: &SourceInfo, id: u64) -> String {

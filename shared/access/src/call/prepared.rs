@@ -3,6 +3,7 @@
 //! beside the request context.
 
 use crate::call::schema::{ArgType, CallSchema};
+use crate::call::session::{SessionKeys, SessionView};
 use crate::context::prepared::PreparedContext;
 use crate::context::value::Value;
 use cel::common::value::CowVal;
@@ -70,14 +71,23 @@ impl<'a> CallValues<'a> {
     }
 }
 
-/// The request context and a call, read together by call rules.
+/// The request context, a call and the session so far, read together by call rules.
 pub(crate) struct WithCall<'a> {
     pub ctx: &'a PreparedContext<'a>,
     pub call: CallValues<'a>,
+    pub session: SessionView<'a>,
+    pub keys: SessionKeys<'a>,
 }
 
 impl VariableResolver for WithCall<'_> {
     fn resolve<'b>(&'b self, variable: &str) -> Option<CowVal<'b, 'b>> {
+        if let Some(rest) = variable.strip_prefix("session") {
+            let field = match rest {
+                "" => None,
+                field => Some(field.strip_prefix('.')?),
+            };
+            return self.session.value(field, self.keys).map(CowVal::Owned);
+        }
         let Some(rest) = variable.strip_prefix("call") else {
             return self.ctx.resolve(variable);
         };

@@ -72,6 +72,11 @@ impl CallSchema {
         self
     }
 
+    /// Function names, sorted, owned.
+    pub(crate) fn function_list(&self) -> Vec<String> {
+        self.functions.keys().cloned().collect()
+    }
+
     /// Whether the schema has a function `name`.
     pub fn has_function(&self, name: &str) -> bool {
         self.functions.contains_key(name)

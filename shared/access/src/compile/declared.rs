@@ -40,6 +40,11 @@ pub(crate) const VARIABLES: &[Variable] = &[
         fields: Some(&["function", "httpMethod", "arguments"]),
         call_only: true,
     },
+    Variable {
+        name: "session",
+        fields: Some(&["calls", "callsOf", "total", "age"]),
+        call_only: true,
+    },
 ];
 
 fn variable(name: &str, kind: RuleKind) -> Option<&'static Variable> {
@@ -50,7 +55,7 @@ fn variable(name: &str, kind: RuleKind) -> Option<&'static Variable> {
 fn declared_names(kind: RuleKind) -> &'static str {
     match kind {
         RuleKind::Access => "user, customData, account, request",
-        RuleKind::Call => "user, customData, account, request, call",
+        RuleKind::Call => "user, customData, account, request, call, session",
     }
 }
 
@@ -98,9 +103,9 @@ fn walk<'e>(
     match &expr.expr {
         Expr::Ident(name) => {
             if !scope.iter().any(|s| s == name) && variable(name, kind).is_none() {
-                if name == "call" {
+                if name == "call" || name == "session" {
                     out.push(format!(
-                        "{}: `call` is declared only in call rules (a tool's `callRules`); access rules decide before any call",
+                        "{}: `{name}` is declared only in call rules (a tool's `callRules`); access rules decide before any call",
                         at(info, expr.id, 0)
                     ));
                     return;

@@ -29,6 +29,8 @@ use worker::Failure;
 pub(crate) struct Condition {
     /// The instrumented AST.
     pub expr: IdedExpr,
+    /// Whether it reads `session` (a call rule over the session so far).
+    pub reads_session: bool,
 }
 
 const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for logic, quoted strings ('text'), lists in [..]";
@@ -176,7 +178,18 @@ fn condition(source: &str, kind: RuleKind) -> Result<Condition, Vec<String>> {
     budget::instrument(&mut expr, &mut next_id);
     flatten::flatten(&mut expr);
     charged::instrument(&mut expr);
-    Ok(Condition { expr })
+    let reads_session = kind == RuleKind::Call && reads(&expr, "session");
+    Ok(Condition { expr, reads_session })
+}
+
+/// Whether `expr` reads the variable `name` (or a field path on it, once flattened).
+fn reads(expr: &IdedExpr, name: &str) -> bool {
+    match &expr.expr {
+        cel::common::ast::Expr::Ident(id) => {
+            id == name || id.strip_prefix(name).is_some_and(|rest| rest.starts_with('.'))
+        }
+        _ => ast::children(expr).into_iter().any(|c| reads(c, name)),
+    }
 }
 
 /// `matches()` patterns must be string literals that compile within the size limit: a
@@ -204,8 +217,12 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
 }
 
 /// The problems of each condition (compiled before, without errors) against the
-/// tool's schema: unknown arguments and functions, comparisons of the wrong type.
-pub(crate) fn schema_problems(sources: Vec<String>, schema: &CallSchema) -> Vec<Vec<String>> {
+/// tool's schema (unknown arguments and functions, comparisons of the wrong type), and
+/// the running totals (`<function>.<argument>`) it reads.
+pub(crate) fn schema_problems(
+    sources: Vec<String>,
+    schema: &CallSchema,
+) -> Vec<(Vec<String>, Vec<String>)> {
     let count = sources.len();
     let schema = schema.clone();
     let checked = worker::on_big_stack(move || {
@@ -213,7 +230,7 @@ pub(crate) fn schema_problems(sources: Vec<String>, schema: &CallSchema) -> Vec<
             .iter()
             .map(|s| match env::env().parser().parse_with_source_info(s) {
                 Ok((expr, info)) => crate::call::check::check(&expr, &info, &schema),
-                Err(_) => Vec::new(),
+                Err(_) => (Vec::new(), Vec::new()),
             })
             .collect::<Vec<_>>()
     });
@@ -224,7 +241,10 @@ pub(crate) fn schema_problems(sources: Vec<String>, schema: &CallSchema) -> Vec<
                 Failure::Panicked => "the condition cannot be parsed".to_string(),
                 Failure::Unavailable(e) => format!("not checked, try again: {e}"),
             };
-            vec![vec![format!("condition not checked against the schema: {why}")]; count]
+            vec![
+                (vec![format!("condition not checked against the schema: {why}")], Vec::new());
+                count
+            ]
         }
     }
 }

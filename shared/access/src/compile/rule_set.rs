@@ -33,6 +33,10 @@ pub struct RuleSet {
     pub(crate) schema: Option<Arc<CallSchema>>,
     /// Whether any rule is log-only.
     pub(crate) has_log_only: bool,
+    /// The running totals (`<function>.<argument>`) call rules read, sorted.
+    pub(crate) totals: Vec<String>,
+    /// The schema's function names, sorted (the keys of `session.callsOf`).
+    pub(crate) functions: Vec<String>,
 }
 
 /// Whether `id` is a valid rule id: `^[a-z0-9][a-z0-9-]{0,62}$`.
@@ -65,6 +69,7 @@ impl RuleSet {
         schema: Option<Arc<CallSchema>>,
     ) -> Result<RuleSet, Vec<RuleError>> {
         let mut errors = Vec::new();
+        let mut totals: Vec<String> = Vec::new();
         if rules.len() > MAX_RULES {
             errors.push(RuleError {
                 path: String::new(),
@@ -145,10 +150,11 @@ impl RuleSet {
             && !checked.is_empty()
         {
             let (indexes, texts): (Vec<usize>, Vec<String>) = checked.into_iter().unzip();
-            for (index, problems) in
+            for (index, (problems, read)) in
                 indexes.into_iter().zip(compile::schema_problems(texts, schema))
             {
                 errors.extend(problems.into_iter().map(|m| RuleError::at(index, "condition", m)));
+                totals.extend(read);
             }
         }
         if !errors.is_empty() {
@@ -157,7 +163,10 @@ impl RuleSet {
         // stable sort: ties keep list position; unordered rules after all ordered ones
         compiled.sort_by_key(|r| (r.order.is_none(), r.order));
         let has_log_only = compiled.iter().any(|r| r.mode == RuleMode::LogOnly);
-        Ok(RuleSet { rules: compiled, schema, has_log_only })
+        totals.sort_unstable();
+        totals.dedup();
+        let functions = schema.as_deref().map(CallSchema::function_list).unwrap_or_default();
+        Ok(RuleSet { rules: compiled, schema, has_log_only, totals, functions })
     }
 
     /// Number of rules.
@@ -168,6 +177,32 @@ impl RuleSet {
     /// Whether there are no rules (every decision is then `NO_RULES`, allow).
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+
+    /// The running totals (`<function>.<argument>`) the call rules read through
+    /// `session.total`, which the session state must keep.
+    pub fn session_totals(&self) -> &[String] {
+        &self.totals
+    }
+
+    /// Whether any rule reads `session`.
+    pub fn reads_session(&self) -> bool {
+        self.rules.iter().any(|r| r.condition.as_ref().is_some_and(|c| c.reads_session))
+    }
+
+    /// Whether `decision` (made by these rules) may depend on the session: a rule read
+    /// before the decision was reached (the deciding one included) reads `session`.
+    pub fn decided_on_session(&self, decision: &crate::Decision) -> bool {
+        let reads = |r: &CompiledRule| r.condition.as_ref().is_some_and(|c| c.reads_session);
+        for rule in &self.rules {
+            if reads(rule) {
+                return true;
+            }
+            if decision.rule_index == Some(rule.index) {
+                return false;
+            }
+        }
+        false
     }
 
     /// Positions (in the list as written) in evaluation order.

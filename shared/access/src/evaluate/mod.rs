@@ -9,6 +9,7 @@ pub(crate) mod regex_cache;
 
 use crate::call::prepared::{CallValues, ToolCall, WithCall};
 use crate::call::schema::CallSchema;
+use crate::call::session::{SessionKeys, SessionView};
 use crate::compile::Condition;
 use crate::compile::rule_set::{CompiledRule, RuleSet};
 use crate::context::prepared::PreparedContext;
@@ -190,9 +191,32 @@ impl RuleSet {
     }
 
     /// Decides one call of a tool with its call rules (compiled with
-    /// [`RuleSet::compile_call`]): the arguments typed by the tool's schema.
+    /// [`RuleSet::compile_call`]): the arguments typed by the tool's schema; `session`
+    /// rules see an empty session.
     pub fn evaluate_call(&self, ctx: &PreparedContext<'_>, call: &ToolCall<'_>) -> Decision {
-        self.call_inner(ctx, call, None)
+        self.call_inner(ctx, call, SessionView::default(), None)
+    }
+
+    /// [`RuleSet::evaluate_call`] with the session so far (SPEC section 19).
+    pub fn evaluate_call_in(
+        &self,
+        ctx: &PreparedContext<'_>,
+        call: &ToolCall<'_>,
+        session: SessionView<'_>,
+    ) -> Decision {
+        self.call_inner(ctx, call, session, None)
+    }
+
+    /// [`RuleSet::explain_call`] with the session so far.
+    pub fn explain_call_in(
+        &self,
+        ctx: &PreparedContext<'_>,
+        call: &ToolCall<'_>,
+        session: SessionView<'_>,
+    ) -> (Decision, Vec<RuleOutcome>) {
+        let mut outcomes = Vec::with_capacity(self.rules.len());
+        let decision = self.call_inner(ctx, call, session, Some(&mut outcomes));
+        (decision, outcomes)
     }
 
     /// [`RuleSet::evaluate_call`] with every rule's result.
@@ -201,20 +225,20 @@ impl RuleSet {
         ctx: &PreparedContext<'_>,
         call: &ToolCall<'_>,
     ) -> (Decision, Vec<RuleOutcome>) {
-        let mut outcomes = Vec::with_capacity(self.rules.len());
-        let decision = self.call_inner(ctx, call, Some(&mut outcomes));
-        (decision, outcomes)
+        self.explain_call_in(ctx, call, SessionView::default())
     }
 
     fn call_inner(
         &self,
         ctx: &PreparedContext<'_>,
         call: &ToolCall<'_>,
+        session: SessionView<'_>,
         outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
         let empty = CallSchema::new();
         let schema = self.schema.as_deref().unwrap_or(&empty);
-        let resolver = WithCall { ctx, call: CallValues::new(call, schema) };
+        let keys = SessionKeys { functions: &self.functions, totals: &self.totals };
+        let resolver = WithCall { ctx, call: CallValues::new(call, schema), session, keys };
         self.walk(&resolver, outcomes)
     }
 

@@ -1,6 +1,7 @@
 //! The HTTP admin API: axum router, extractors, problem responses.
 
 pub mod auth;
+pub mod authorize;
 #[cfg(feature = "aws")]
 pub mod aws;
 pub mod compare;

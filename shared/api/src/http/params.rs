@@ -195,22 +195,46 @@ impl<S: Send + Sync> FromRequestParts<S> for VerifyOnWrite {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
-        let ListParams(pairs) = ListParams::from_request_parts(parts, state).await?;
-        let mut verify = false;
-        for (_, value) in pairs.iter().filter(|(name, _)| name == "verify") {
-            verify = match value.as_str() {
-                "true" => true,
-                "false" => false,
-                other => {
-                    return Err(Problem::bad_request(
-                        "",
-                        format!(
-                            "query parameter `verify` must be `true` or `false`, not `{other}`"
-                        ),
-                    ));
-                }
-            };
-        }
-        Ok(Self(verify))
+        flag(parts, state, "verify").await.map(Self)
     }
+}
+
+/// `?explain=true` on resolve and authorize: the full decision trace.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Explain(pub bool);
+
+/// The query parameters of resolve and authorize, for the OpenAPI document.
+#[derive(Debug, Clone, Copy, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ExplainParamsDoc {
+    /// `true`: answer with the full decision trace (default `false`: the compact `leftOut` list; the decision log has the rest)
+    explain: Option<bool>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Explain {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        flag(parts, state, "explain").await.map(Self)
+    }
+}
+
+/// The boolean query parameter `name` (`true` or `false`; absent: `false`).
+async fn flag<S: Send + Sync>(parts: &mut Parts, state: &S, name: &str) -> Result<bool, Problem> {
+    let ListParams(pairs) = ListParams::from_request_parts(parts, state).await?;
+    let mut on = false;
+    for (_, value) in pairs.iter().filter(|(n, _)| n == name) {
+        on = match value.as_str() {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Err(Problem::bad_request(
+                    "",
+                    format!("query parameter `{name}` must be `true` or `false`, not `{other}`"),
+                ));
+            }
+        };
+    }
+    Ok(on)
 }

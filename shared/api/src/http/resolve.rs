@@ -8,7 +8,9 @@ use axum::extract::{FromRequest, Request, State};
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use registry_access::PreparedContext;
-use registry_core::resolve::{AgentOutcome, AgentTrace, Resolution, ResolveError};
+use registry_core::resolve::{
+    AgentOutcome, AgentTrace, InlineAgent, LeftOut, Resolution, ResolveError, Warning,
+};
 use registry_core::rollout::RolloutDecision;
 use registry_core::{Decision, LifecycleStatus, RequestContext};
 use serde::Serialize;
@@ -16,7 +18,7 @@ use serde::Serialize;
 use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::{JsonText, json_ok, parse_json};
-use crate::http::params::Id;
+use crate::http::params::{Explain, ExplainParamsDoc, Id};
 use crate::http::problem::{Code, Problem};
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::ResolveFailure;
@@ -60,7 +62,7 @@ impl RefusalProblem {
             ResolveError::Denied { decision, trace } => (
                 Code::AccessDenied,
                 wire_name(decision.reason),
-                Some(decision.clone()),
+                Some(decision.as_ref().clone()),
                 None,
                 trace,
             ),
@@ -137,10 +139,10 @@ impl<S: Send + Sync> FromRequest<S> for ContextBody {
 /// `agentId`, `version`, warnings and the decision trace. Tools and collaborators the
 /// caller may not use are left out and named in the trace.
 #[utoipa::path(post, path = "/agents/{id}/resolve", tag = "resolution", request_body = RequestContext,
-    params(("id" = String, Path, description = "Agent id")),
+    params(("id" = String, Path, description = "Agent id"), ExplainParamsDoc),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` and `inputText` added; `agentId`, `version`, warnings and trace beside it", body = Resolution),
+        (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` and `inputText` added (its session attributes carry the signed principal context); `agentId`, `version`, warnings and `leftOut` beside it, and the trace with `?explain=true`", body = ResolveResponse),
         (status = 403, description = "`ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle, rollout), with the decision", body = RefusalProblem, content_type = "application/problem+json"),
         CallErrors, BodyErrors, NotFound,
     ))]
@@ -148,6 +150,7 @@ pub async fn resolve_agent(
     State(state): State<AppState>,
     _caller: Reader,
     Id(id): Id,
+    Explain(explain): Explain,
     body: ContextBody,
 ) -> Response {
     let resolved = match body {
@@ -155,7 +158,46 @@ pub async fn resolve_agent(
         ContextBody::Typed(context) => state.registry.resolve(&id, &context).await,
     };
     match resolved {
-        Ok(resolution) => json_ok(&resolution),
+        Ok(resolution) => json_ok(&ResolveResponse::of(&resolution, explain)),
         Err(err) => failure(err),
+    }
+}
+
+/// The answer of a resolve: the resolution, with the compact list of what was left
+/// out, and the full trace only when asked (`?explain=true`).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveResponse<'a> {
+    /// The `InvokeInlineAgent` request to send with `sessionId` and `inputText` added
+    /// (its `inlineSessionState.sessionAttributes` carry the signed principal context).
+    #[schema(value_type = InlineAgent)]
+    pub inline_agent: &'a InlineAgent,
+    /// The agent resolved.
+    #[schema(value_type = String)]
+    pub agent_id: &'a str,
+    /// Its version (revision) resolved.
+    pub version: u64,
+    /// Deprecations, skipped overrides, collaborators left out.
+    #[schema(value_type = Vec<Warning>)]
+    pub warnings: &'a [Warning],
+    /// Tools and collaborators left out, and why.
+    pub left_out: Vec<LeftOut>,
+    /// Every decision taken, with its reason (`?explain=true` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<AgentTrace>)]
+    pub trace: Option<&'a AgentTrace>,
+}
+
+impl<'a> ResolveResponse<'a> {
+    /// The answer for `resolution`, with its trace when `explain`.
+    pub fn of(resolution: &'a Resolution, explain: bool) -> Self {
+        Self {
+            inline_agent: &resolution.inline_agent,
+            agent_id: &resolution.agent_id,
+            version: resolution.version,
+            warnings: &resolution.warnings,
+            left_out: resolution.trace.left_out(),
+            trace: explain.then_some(&resolution.trace),
+        }
     }
 }

@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 
 use crate::http::json::MAX_BODY_BYTES;
 use crate::http::resource_routes::{agents, tools};
-use crate::http::{AppState, compare, evaluate, resolve, schema, system, trace};
+use crate::http::{AppState, authorize, compare, evaluate, resolve, schema, system, trace};
 use crate::openapi::ApiDoc;
 
 /// Every route with its OpenAPI operation, before state and layers.
@@ -25,6 +25,7 @@ pub fn api() -> OpenApiRouter<AppState> {
     let router = tools::routes(router)
         .routes(routes!(schema::tool_schema))
         .routes(routes!(schema::validate_call))
+        .routes(routes!(authorize::authorize_call))
         .routes(routes!(compare::compare_releases))
         .routes(routes!(system::openapi_json))
         .routes(routes!(system::healthz));

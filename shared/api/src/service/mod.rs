@@ -2,8 +2,10 @@
 //! server fields, lifecycle and referential integrity, over any [`Store`]. No HTTP here;
 //! the router, the CLI and the Lambda all call [`Registry`].
 
+mod authorize;
 #[cfg(feature = "aws")]
 mod aws;
+mod decisions;
 mod encoded;
 mod error;
 mod evaluate;
@@ -28,6 +30,8 @@ use std::sync::Arc;
 
 use registry_store::Store;
 
+pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
+pub use decisions::{DecisionFormat, DecisionLog};
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
 #[cfg(feature = "aws")]
@@ -58,6 +62,12 @@ pub struct Registry {
     /// AWS clients for the routes that act on AWS (`None`: those routes answer 503).
     #[cfg(feature = "aws")]
     aws: Option<registry_aws::Aws>,
+    /// The keys that sign principal contexts at resolution (`None`: not signed).
+    principal_keys: Option<Arc<registry_access::signed::KeyRing>>,
+    /// How long a signed principal context is valid, in seconds.
+    principal_ttl: i64,
+    /// Where decision records go.
+    decisions: DecisionLog,
 }
 
 impl Registry {
@@ -71,7 +81,28 @@ impl Registry {
             dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
             #[cfg(feature = "aws")]
             aws: None,
+            principal_keys: None,
+            principal_ttl: registry_access::signed::DEFAULT_TTL_SECONDS,
+            decisions: DecisionLog::off(),
         }
+    }
+
+    /// This registry signing the principal context of every resolution with the first
+    /// key of `keys`, valid for `ttl_seconds` (SPEC section 16).
+    pub fn with_principal_keys(
+        mut self,
+        keys: registry_access::signed::KeyRing,
+        ttl_seconds: i64,
+    ) -> Self {
+        self.principal_keys = Some(Arc::new(keys));
+        self.principal_ttl = ttl_seconds;
+        self
+    }
+
+    /// This registry writing every access and call decision to `log`.
+    pub fn with_decision_log(mut self, log: DecisionLog) -> Self {
+        self.decisions = log;
+        self
     }
 
     /// This registry acting on AWS through `aws` (verify and test-invoke tool Lambdas).

@@ -141,3 +141,52 @@ pub fn violations(
     }
     out
 }
+
+/// Violations for every function in the agent's `limits.maxCallsPerFunction` that none
+/// of its tools (exact references and the live releases of ranges) has.
+pub async fn check_limit_functions(
+    store: &dyn Store,
+    agent: &AgentDefinition,
+) -> Result<Vec<Violation>, ServiceError> {
+    let Some(per_function) = agent.limits.as_ref().and_then(|l| l.max_calls_per_function.as_ref())
+    else {
+        return Ok(Vec::new());
+    };
+    if per_function.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut tools: Vec<ToolDefinition> = Vec::new();
+    let mut exact = Vec::new();
+    for reference in &agent.tool_ids {
+        match ToolRef::parse(reference) {
+            Ok(ToolRef::Range { name, .. }) => tools.extend(live_releases(store, &name).await?),
+            Ok(ToolRef::Exact(id)) => exact.push(id),
+            Err(_) => exact.push(reference.clone()),
+        }
+    }
+    let found = store
+        .get_many(Kind::Tool, &exact)
+        .await
+        .map_err(|e| ServiceError::from_store(Kind::Tool, "", e))?;
+    tools.extend(found.into_iter().flatten().filter_map(|d| match d {
+        Definition::Tool(t) => Some(t),
+        Definition::Agent(_) => None,
+    }));
+    let mut functions: Vec<&str> = tools
+        .iter()
+        .flat_map(|t| t.function_schema.iter().flatten().map(|f| f.name.as_str()))
+        .collect();
+    functions.sort_unstable();
+    functions.dedup();
+    Ok(per_function
+        .keys()
+        .filter(|f| !functions.contains(&f.as_str()))
+        .map(|f| Violation {
+            path: pointer("/limits/maxCallsPerFunction", f),
+            message: format!(
+                "`{f}` is not a function of the agent's tools; they have {}",
+                if functions.is_empty() { "none".to_owned() } else { functions.join(", ") }
+            ),
+        })
+        .collect())
+}

@@ -6,10 +6,13 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use registry_access::{ContextJsonError, PreparedContext};
+use std::time::Instant;
+
+use registry_access::signed::SESSION_ATTRIBUTE;
+use registry_access::{ContextJsonError, DecisionPoint, DecisionRecord, PreparedContext};
 use registry_core::resolve::{
-    Definitions, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, collaborators_to_fetch,
-    tool_names_to_fetch, tools_to_fetch,
+    AgentTrace, Definitions, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, Warning,
+    WarningCode, collaborators_to_fetch, tool_names_to_fetch, tools_to_fetch,
 };
 use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefinition, Violation};
 
@@ -60,8 +63,14 @@ impl Registry {
         ctx: &RequestContext,
     ) -> Result<Resolution, ResolveFailure> {
         let defs = self.fetch_for_resolution(agent_id).await?;
-        registry_core::resolve::resolve(&defs, self.rules.as_ref(), agent_id, ctx)
-            .map_err(ResolveFailure::from)
+        let started = Instant::now();
+        let resolved = registry_core::resolve::resolve(&defs, self.rules.as_ref(), agent_id, ctx);
+        let principal = ctx.user.user_id.clone();
+        let json = match self.principal_keys.is_some() {
+            true => serde_json::to_vec(ctx).unwrap_or_default(),
+            false => Vec::new(),
+        };
+        self.finish(resolved, &json, principal, started)
     }
 
     /// [`Registry::resolve`] for a caller described by the JSON text of a request
@@ -81,8 +90,100 @@ impl Registry {
                 return Err(ServiceError::invalid("", e.to_string()).into());
             }
         };
-        registry_core::resolve::resolve_prepared(&defs, self.rules.as_ref(), agent_id, prepared)
-            .map_err(ResolveFailure::from)
+        let started = Instant::now();
+        let principal = prepared.user_id().map(str::to_owned);
+        let resolved = registry_core::resolve::resolve_prepared(
+            &defs,
+            self.rules.as_ref(),
+            agent_id,
+            prepared,
+        );
+        self.finish(resolved, json, principal, started)
+    }
+
+    /// A resolution's last steps: the signed principal context added (`context_json` is
+    /// the context's checked JSON text), every decision logged.
+    fn finish(
+        &self,
+        resolved: Result<Resolution, ResolveError>,
+        context_json: &[u8],
+        principal: Option<String>,
+        started: Instant,
+    ) -> Result<Resolution, ResolveFailure> {
+        let micros = started.elapsed().as_secs_f64() * 1e6;
+        match resolved {
+            Ok(mut resolution) => {
+                self.sign(&mut resolution, context_json);
+                if self.decisions.is_on() {
+                    self.log_trace(&resolution.trace, principal.as_deref(), micros);
+                }
+                Ok(resolution)
+            }
+            Err(err) => {
+                if let (ResolveError::Denied { trace, .. }, true) = (&err, self.decisions.is_on()) {
+                    self.log_trace(trace, principal.as_deref(), micros);
+                }
+                Err(err.into())
+            }
+        }
+    }
+
+    /// Adds the signed principal context to the session attributes, or a warning when
+    /// it is too large to sign.
+    fn sign(&self, resolution: &mut Resolution, context_json: &[u8]) {
+        let Some(key) = self.principal_keys.as_deref().and_then(|k| k.signing()) else { return };
+        let expires = chrono::Utc::now().timestamp() + self.principal_ttl;
+        match key.sign_context_json(&resolution.agent_id, context_json, expires) {
+            Ok(token) => {
+                resolution
+                    .inline_agent
+                    .inline_session_state
+                    .get_or_insert_with(Default::default)
+                    .session_attributes
+                    .insert(SESSION_ATTRIBUTE.to_owned(), token);
+            }
+            Err(e) => resolution.warnings.push(Warning {
+                code: WarningCode::ContextNotSigned,
+                agent_id: resolution.agent_id.clone(),
+                tool_id: None,
+                message: format!("the principal context is not signed ({e}): guarded tools will refuse this session's calls; send a smaller context"),
+                deprecation_date: None,
+                migration_path: None,
+            }),
+        }
+    }
+
+    /// One decision record per access decision of `trace` (the agent, each tool, each
+    /// collaborator, recursively).
+    fn log_trace(&self, trace: &AgentTrace, principal: Option<&str>, micros: f64) {
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        let record = |decision: &registry_core::Decision| {
+            let mut r = DecisionRecord::of(
+                decision,
+                DecisionPoint::Resolve,
+                uuid::Uuid::now_v7().to_string(),
+                now.clone(),
+            );
+            r.principal_id = principal.map(str::to_owned);
+            r.agent_id = Some(trace.agent_id.clone());
+            r.agent_version = trace.version;
+            r.eval_micros = micros;
+            r
+        };
+        if let Some(decision) = &trace.access {
+            self.decisions.record(record(decision));
+        }
+        for tool in &trace.tools {
+            if let Some(decision) = &tool.access {
+                let mut r = record(decision);
+                r.tool_id = Some(tool.tool_id.clone());
+                r.tool_version = tool.version;
+                self.decisions.record(r);
+            }
+        }
+        for collaborator in &trace.collaborators {
+            self.log_trace(collaborator, principal, micros);
+        }
     }
 
     /// Everything resolving `agent_id` may need: the agent, its tools (override

@@ -231,7 +231,10 @@ impl Registry {
         let refused = match definition.view() {
             // Ranges have no store-level reference: each must match a live release now.
             DefinitionRef::Agent(agent) => {
-                references::check_ranges(self.store().as_ref(), agent).await?
+                let mut found = references::check_ranges(self.store().as_ref(), agent).await?;
+                found
+                    .extend(references::check_limit_functions(self.store().as_ref(), agent).await?);
+                found
             }
             DefinitionRef::Tool(tool) => {
                 let head = head.and_then(|h| match h.view() {

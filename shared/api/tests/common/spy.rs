@@ -95,4 +95,18 @@ impl Store for Spy {
     async fn referrers(&self, tool_id: &str) -> Result<Vec<String>, StoreError> {
         self.inner.referrers(tool_id).await
     }
+    async fn get_counters(
+        &self,
+        keys: &[String],
+        now: i64,
+    ) -> Result<Vec<Option<registry_store::Counter>>, StoreError> {
+        self.inner.get_counters(keys, now).await
+    }
+    async fn put_counters(
+        &self,
+        writes: &[registry_store::Counter],
+        now: i64,
+    ) -> Result<(), StoreError> {
+        self.inner.put_counters(writes, now).await
+    }
 }

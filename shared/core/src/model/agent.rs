@@ -108,6 +108,9 @@ pub struct AgentDefinition {
     /// Who may run the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_rules: Option<Vec<AccessRule>>,
+    /// What one Bedrock session of the agent may do (SPEC section 19).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<super::AgentLimits>,
     /// Gradual rollout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout_policy: Option<RolloutPolicy>,

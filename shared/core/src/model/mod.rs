@@ -5,6 +5,7 @@ mod agent;
 mod bedrock;
 mod definition;
 mod lifecycle;
+mod limits;
 mod meta;
 mod rollout;
 mod tool;
@@ -21,6 +22,7 @@ pub use bedrock::{
 };
 pub use definition::{Definition, Kind};
 pub use lifecycle::{Lifecycle, LifecycleStatus};
+pub use limits::{AgentLimits, RateKey, RateLimit};
 pub use meta::{Publication, ServerFields};
 pub use rollout::{RolloutPolicy, Stickiness};
 pub use tool::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, ToolTarget};

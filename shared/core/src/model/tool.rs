@@ -122,6 +122,9 @@ pub struct ToolDefinition {
     /// none: every call is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_rules: Option<Vec<AccessRule>>,
+    /// How often one principal (or account) may call the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<super::RateLimit>,
     /// Marks a test double.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_type: Option<String>,

@@ -18,7 +18,7 @@ pub enum ResolveError {
     #[error("access to agent `{}` denied ({})", .trace.agent_id, .decision.reason.as_str())]
     Denied {
         /// The deciding access decision.
-        decision: Decision,
+        decision: Box<Decision>,
         /// The trace up to the decision.
         trace: Box<AgentTrace>,
     },

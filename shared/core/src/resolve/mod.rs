@@ -42,8 +42,10 @@ pub use definitions::{
 };
 pub use encoded::Encoded;
 pub use error::ResolveError;
-pub use resolution::{BedrockAgent, InlineAgent, Resolution};
+pub use resolution::{BedrockAgent, InlineAgent, InlineSessionState, Resolution};
 pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve, resolve_prepared};
 pub use snapshot::{LiveSnapshot, Snapshot};
-pub use trace::{AgentOutcome, AgentTrace, OverrideTrace, SkippedRelease, ToolOutcome, ToolTrace};
+pub use trace::{
+    AgentOutcome, AgentTrace, LeftOut, OverrideTrace, SkippedRelease, ToolOutcome, ToolTrace,
+};
 pub use warning::{Warning, WarningCode};

@@ -1,6 +1,7 @@
 //! The result of a resolution: the `InvokeInlineAgent` request (minus the per-call
 //! members), the registry's own fields beside it, warnings and the decision trace.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,18 @@ pub struct InlineAgent {
     /// How Bedrock orchestrates the agent as a whole.
     #[serde(flatten)]
     pub orchestration: OrchestrationSettings,
+    /// Session state the registry sets: the signed principal context (SPEC section 16).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inline_session_state: Option<InlineSessionState>,
+}
+
+/// Bedrock's `InlineSessionState`, with the members the registry sets.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InlineSessionState {
+    /// Attributes Bedrock passes to every action-group invocation of the session.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub session_attributes: BTreeMap<String, String>,
 }
 
 /// What `resolve(agentId, context)` returns.

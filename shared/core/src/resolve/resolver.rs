@@ -12,7 +12,8 @@ use std::sync::Arc;
 use registry_access::{PreparedContext, RequestContext};
 
 use crate::model::{
-    AgentCollaboration, AgentDefinition, Lifecycle, LifecycleStatus, ToolDefinition,
+    AgentCollaboration, AgentDefinition, AgentLimits, BedrockSettings, InferenceConfiguration,
+    Lifecycle, LifecycleStatus, ToolDefinition,
 };
 use crate::release::{Release, ToolRef, choose_release};
 use crate::resolve::bedrock::{ActionGroup, CollaboratorConfiguration, agent_name, unique_name};
@@ -72,7 +73,7 @@ where
     if trace.outcome != AgentOutcome::Resolved {
         return Err(match (trace.outcome, trace.access.clone()) {
             (AgentOutcome::Denied, Some(decision)) => {
-                ResolveError::Denied { decision, trace: Box::new(trace) }
+                ResolveError::Denied { decision: Box::new(decision), trace: Box::new(trace) }
             }
             (AgentOutcome::InvalidRules, _) => ResolveError::InvalidRules {
                 agent_id: trace.agent_id,
@@ -86,6 +87,7 @@ where
         agent: agent_config,
         collaborators,
         orchestration: agent.orchestration.clone(),
+        inline_session_state: None,
     };
     Ok(Resolution {
         inline_agent,
@@ -106,6 +108,27 @@ struct Run<'a, 'c, D: ?Sized, C: ?Sized> {
     path: Vec<&'a str>,
 }
 
+/// The agent's Bedrock settings with `limits.maxTotalOutputTokens` applied as Bedrock's
+/// `maximumLength` to every prompt step the agent configures (the smaller value wins).
+fn capped(bedrock: &BedrockSettings, limits: Option<&AgentLimits>) -> BedrockSettings {
+    let mut out = bedrock.clone();
+    let Some(max) = limits.and_then(|l| l.max_total_output_tokens) else { return out };
+    let max = u32::try_from(max).unwrap_or(u32::MAX);
+    for step in
+        out.prompt_override_configuration.iter_mut().flat_map(|p| &mut p.prompt_configurations)
+    {
+        let inference = step.inference_configuration.get_or_insert(InferenceConfiguration {
+            maximum_length: None,
+            stop_sequences: None,
+            temperature: None,
+            top_k: None,
+            top_p: None,
+        });
+        inference.maximum_length = Some(inference.maximum_length.map_or(max, |m| m.min(max)));
+    }
+    out
+}
+
 fn status(lifecycle: Option<&Lifecycle>) -> LifecycleStatus {
     lifecycle.map(|l| l.status).unwrap_or_default()
 }
@@ -117,6 +140,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
         let id = agent.agent_id.as_str();
         let mut trace = AgentTrace::new(id, AgentOutcome::Resolved);
         trace.version = agent.server.version;
+        trace.limits.clone_from(&agent.limits);
         let status = status(agent.lifecycle.as_ref());
         trace.lifecycle = Some(status);
         let excluded = |mut trace: AgentTrace, outcome| {
@@ -179,7 +203,7 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
             knowledge_bases: agent.knowledge_bases.iter().flatten().map(Into::into).collect(),
             collaborator_configurations: configurations,
             agent_collaboration,
-            bedrock: agent.bedrock.clone(),
+            bedrock: capped(&agent.bedrock, agent.limits.as_ref()),
         };
         (config, inline)
     }

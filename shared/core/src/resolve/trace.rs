@@ -133,7 +133,7 @@ pub struct ToolTrace {
 }
 
 /// The decisions about one agent, its tools and (recursively) its collaborators.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentTrace {
     /// The agent id.
@@ -152,6 +152,9 @@ pub struct AgentTrace {
     /// The rollout decision, when rollout was checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<RolloutDecision>,
+    /// The agent's session budgets, as the tools it calls enforce them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<crate::model::AgentLimits>,
     /// Overrides that matched a tool id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub overrides: Vec<OverrideTrace>,
@@ -167,7 +170,62 @@ pub struct AgentTrace {
     pub message: Option<String>,
 }
 
+/// One tool or collaborator a resolution left out, and why: the compact form of the
+/// trace that every resolve answers with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftOut {
+    /// The tool id, or the collaborator's agent id.
+    pub id: String,
+    /// `tool` or `collaborator`.
+    pub kind: String,
+    /// The outcome that left it out (`DENIED`, `DISABLED`, `NOT_AVAILABLE`...).
+    pub reason: String,
+    /// The id of the rule that denied it, when a rule did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_id: Option<String>,
+}
+
+fn wire<T: Serialize>(value: T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
 impl AgentTrace {
+    /// The tools and collaborators left out, at every level, in trace order.
+    pub fn left_out(&self) -> Vec<LeftOut> {
+        let mut out = Vec::new();
+        self.collect_left_out(&mut out);
+        out
+    }
+
+    fn collect_left_out(&self, out: &mut Vec<LeftOut>) {
+        let rule =
+            |d: &Option<Decision>| d.as_ref().and_then(|d| d.rule_id.as_deref().map(str::to_owned));
+        for tool in self.tools.iter().filter(|t| t.outcome != ToolOutcome::Included) {
+            out.push(LeftOut {
+                id: tool.tool_id.clone(),
+                kind: "tool".into(),
+                reason: wire(tool.outcome),
+                rule_id: rule(&tool.access),
+            });
+        }
+        for c in &self.collaborators {
+            if c.outcome == AgentOutcome::Resolved {
+                c.collect_left_out(out);
+            } else {
+                out.push(LeftOut {
+                    id: c.agent_id.clone(),
+                    kind: "collaborator".into(),
+                    reason: c.outcome.as_str().to_owned(),
+                    rule_id: rule(&c.access),
+                });
+            }
+        }
+    }
+
     /// A trace entry for `agent_id` with only an outcome.
     pub fn new(agent_id: &str, outcome: AgentOutcome) -> Self {
         Self {
@@ -177,6 +235,7 @@ impl AgentTrace {
             lifecycle: None,
             access: None,
             rollout: None,
+            limits: None,
             overrides: Vec::new(),
             tools: Vec::new(),
             collaborators: Vec::new(),

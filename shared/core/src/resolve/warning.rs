@@ -15,6 +15,9 @@ pub enum WarningCode {
     DepthLimit,
     /// Two tools share an action-group name; the later one was left out.
     DuplicateActionGroup,
+    /// The principal context could not be signed (too large): guarded tools will
+    /// refuse every call of this session.
+    ContextNotSigned,
 }
 
 /// One warning, naming the agent and, for tool warnings, the tool.

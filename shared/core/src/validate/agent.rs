@@ -23,6 +23,7 @@ const FIELDS: &[&str] = &[
     "verificationFoundationModel",
     "toolIds",
     "accessRules",
+    "limits",
     "rolloutPolicy",
     "runtimeAdapter",
     "dontCacheThis",
@@ -56,6 +57,9 @@ pub fn agent(def: &AgentDefinition) -> Result<(), Vec<Violation>> {
         bedrock::check_model(&mut v, "/verificationFoundationModel", model);
     }
     check_tool_ids(&mut v, &def.tool_ids);
+    if let Some(limits) = &def.limits {
+        super::limits::check_limits(&mut v, limits);
+    }
     let references = def.reference_count();
     if references > MAX_TOOLS && def.tool_ids.len() <= MAX_TOOLS {
         v.push(

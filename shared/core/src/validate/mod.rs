@@ -3,6 +3,7 @@
 mod agent;
 mod bedrock;
 mod common;
+mod limits;
 mod rollout;
 mod tool;
 

@@ -34,6 +34,7 @@ const FIELDS: &[&str] = &[
     "lifecycle",
     "accessRules",
     "callRules",
+    "rateLimit",
     "testType",
     "version",
     "createdBy",
@@ -84,6 +85,9 @@ pub fn tool(def: &ToolDefinition) -> Result<(), Vec<Violation>> {
     }
     if let Some(rules) = &def.access_rules {
         check_rules(&mut v, "/accessRules", rules);
+    }
+    if let Some(rate) = &def.rate_limit {
+        super::limits::check_rate(&mut v, rate);
     }
     if let Some(rules) = &def.call_rules {
         for error in registry_access::validate_call_rules(rules, &def.call_schema()) {

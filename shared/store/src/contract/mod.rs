@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod concurrency;
+mod counters;
 mod crud;
 mod delete;
 mod fixture;
@@ -16,6 +17,11 @@ mod references;
 pub mod sample;
 
 pub use concurrency::concurrent_puts_have_one_winner;
+pub use counters::{
+    a_denied_call_counts_nothing, counters_are_written_all_or_none,
+    counters_are_written_on_the_version_read, expired_counters_read_as_absent,
+    rates_refuse_within_the_window_and_reset, the_last_unit_of_a_budget_has_one_winner,
+};
 pub use crud::{
     create_twice_is_already_exists, kinds_are_separate, round_trip_keeps_keys_and_secrets,
     snapshots_never_change, stale_version_is_mismatch, versions_page_oldest_first,
@@ -66,6 +72,12 @@ macro_rules! contract_tests {
             get_many_keeps_order,
             releases_by_name,
             concurrent_puts_have_one_winner,
+            counters_are_written_on_the_version_read,
+            expired_counters_read_as_absent,
+            counters_are_written_all_or_none,
+            the_last_unit_of_a_budget_has_one_winner,
+            rates_refuse_within_the_window_and_reset,
+            a_denied_call_counts_nothing,
         );
     };
 }

@@ -1,0 +1,36 @@
+//! `POST /tools/{id}/authorize`: decide one call of a tool for a principal, for
+//! runtimes that execute calls themselves (return of control, MCP, inline tools).
+
+use axum::Json;
+use axum::extract::State;
+
+use crate::http::AppState;
+use crate::http::auth::Reader;
+use crate::http::json::JsonBody;
+use crate::http::params::{Explain, ExplainParamsDoc, Id};
+use crate::http::problem::Problem;
+use crate::http::responses::{BodyErrors, CallErrors, NotFound};
+use crate::service::{Authorization, AuthorizeRequest};
+
+/// Decide one call of a tool: the tool's lifecycle, its access rules for the principal
+/// in `context`, then its call rules over `call` (arguments typed by the tool's
+/// schema). Answers the effect, the stage and rule that decided, log-only outcomes
+/// (`would-deny`), and every rule's result with `?explain=true`. Every decision is a
+/// line in the decision log. A function the tool lacks or arguments its schema
+/// refuses are a 400 with pointers under `/call`.
+#[utoipa::path(post, path = "/tools/{id}/authorize", tag = "access", request_body = AuthorizeRequest,
+    params(("id" = String, Path, description = "Tool id"), ExplainParamsDoc),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The decision (allow or deny both answer 200)", body = Authorization),
+        CallErrors, BodyErrors, NotFound,
+    ))]
+pub async fn authorize_call(
+    State(state): State<AppState>,
+    _caller: Reader,
+    Id(id): Id,
+    Explain(explain): Explain,
+    JsonBody(request): JsonBody<AuthorizeRequest>,
+) -> Result<Json<Authorization>, Problem> {
+    Ok(Json(state.registry.authorize(&id, &request, explain).await?))
+}

@@ -1,0 +1,179 @@
+//! Counter records and the admission of calls against session budgets and rates
+//! (SPEC section 19): versions, expiry, all-or-none writes, and exactly one winner for
+//! the last unit of a budget.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use registry_core::session::SessionState;
+use registry_core::{AgentLimits, Decision, Effect, RateKey, RateLimit, ReasonCode};
+use serde_json::{Map, json};
+
+use crate::budget::{Admission, Verdict, admit};
+use crate::{Counter, Store, StoreError};
+
+const NOW: i64 = 1_800_000_000;
+
+fn counter(key: &str, version: u64, value: serde_json::Value, expires_at: i64) -> Counter {
+    Counter { key: key.into(), version, value, expires_at }
+}
+
+fn allow() -> Decision {
+    Decision {
+        effect: Effect::Allow,
+        reason: ReasonCode::NoRules,
+        rule_index: None,
+        rule_order: None,
+        rule_id: None,
+        errors: Vec::new(),
+        log_only: Vec::new(),
+        would_be: None,
+    }
+}
+
+/// A counter is written only on the version before it; it reads back as written.
+pub async fn counters_are_written_on_the_version_read(store: Arc<dyn Store>) {
+    let keys = ["session#a#s1".to_string()];
+    assert_eq!(store.get_counters(&keys, NOW).await.expect("get"), vec![None]);
+    let first = counter("session#a#s1", 1, json!({"calls": 1}), NOW + 600);
+    store.put_counters(std::slice::from_ref(&first), NOW).await.expect("create");
+    assert_eq!(store.get_counters(&keys, NOW).await.expect("get"), vec![Some(first.clone())]);
+    let again = store.put_counters(std::slice::from_ref(&first), NOW).await;
+    assert!(matches!(again, Err(StoreError::VersionMismatch { .. })), "{again:?}");
+    let second = counter("session#a#s1", 2, json!({"calls": 2}), NOW + 600);
+    store.put_counters(std::slice::from_ref(&second), NOW).await.expect("update");
+    let stale = counter("session#a#s1", 2, json!({"calls": 9}), NOW + 600);
+    assert!(store.put_counters(&[stale], NOW).await.is_err(), "a stale write is refused");
+    let read = store.get_counters(&keys, NOW).await.expect("get");
+    assert_eq!(read[0].as_ref().map(|c| c.value.clone()), Some(json!({"calls": 2})));
+}
+
+/// An expired counter reads as absent and is written again from version 1.
+pub async fn expired_counters_read_as_absent(store: Arc<dyn Store>) {
+    let keys = ["rate#t#principal#u".to_string()];
+    let c = counter("rate#t#principal#u", 1, json!({"count": 3}), NOW + 10);
+    store.put_counters(&[c], NOW).await.expect("create");
+    assert!(store.get_counters(&keys, NOW + 9).await.expect("get")[0].is_some());
+    assert_eq!(store.get_counters(&keys, NOW + 10).await.expect("get"), vec![None]);
+    let fresh = counter("rate#t#principal#u", 1, json!({"count": 1}), NOW + 80);
+    store.put_counters(&[fresh], NOW + 20).await.expect("expired counts as absent");
+}
+
+/// Several counters are written all or none.
+pub async fn counters_are_written_all_or_none(store: Arc<dyn Store>) {
+    store.put_counters(&[counter("b", 1, json!(1), NOW + 60)], NOW).await.expect("create b");
+    let both = [counter("a", 1, json!(1), NOW + 60), counter("b", 1, json!(2), NOW + 60)];
+    let result = store.put_counters(&both, NOW).await;
+    assert!(matches!(result, Err(StoreError::VersionMismatch { .. })), "{result:?}");
+    let read = store.get_counters(&["a".to_string(), "b".to_string()], NOW).await.expect("get");
+    assert_eq!(read[0], None, "nothing of a refused write is kept");
+    assert_eq!(read[1].as_ref().map(|c| c.value.clone()), Some(json!(1)));
+}
+
+/// 20 concurrent calls on the last unit of a session's budget: exactly one is admitted,
+/// and the session counts exactly the admitted calls.
+pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
+    let limits = AgentLimits { max_tool_calls: Some(5), ..AgentLimits::default() };
+    let key = crate::session_key("agent", "s-last");
+    let mut state = SessionState::default();
+    for t in 0..4 {
+        state = state.admit("f", &Map::new(), &[], NOW * 1_000 + t);
+    }
+    let seeded = counter(&key, 1, serde_json::to_value(&state).expect("json"), NOW + 600);
+    store.put_counters(&[seeded], NOW).await.expect("seed");
+    let barrier = Arc::new(tokio::sync::Barrier::new(20));
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let (store, barrier, key, limits) =
+            (Arc::clone(&store), Arc::clone(&barrier), key.clone(), limits.clone());
+        tasks.push(tokio::spawn(async move {
+            let arguments = Map::new();
+            let admission = Admission {
+                session: Some(&key),
+                limits: Some(&limits),
+                rate: None,
+                function: "f",
+                arguments: &arguments,
+                totals: &[],
+                session_ttl_seconds: 600,
+            };
+            barrier.wait().await;
+            admit(store.as_ref(), &admission, NOW * 1_000 + 10, |_| allow()).await
+        }));
+    }
+    let mut admitted = 0;
+    for task in tasks {
+        match task.await.expect("task") {
+            Ok(Verdict::Admitted { .. }) => admitted += 1,
+            Ok(Verdict::Limited(hit)) => assert_eq!(hit.limit, "maxToolCalls"),
+            Ok(other) => panic!("unexpected {other:?}"),
+            // a call that lost every race is refused by its caller: never admitted
+            Err(StoreError::VersionMismatch { .. }) => {}
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(admitted, 1, "exactly one call takes the last unit");
+    let read = store.get_counters(std::slice::from_ref(&key), NOW).await.expect("get");
+    let stored: SessionState =
+        serde_json::from_value(read[0].as_ref().expect("kept").value.clone()).expect("state");
+    assert_eq!(stored.calls, 5, "the counter equals the admitted calls");
+}
+
+/// A rate of 3 per 60 s per principal: the 4th call in the window is refused and
+/// nothing counted; the next window admits again (an injected clock, no sleep).
+pub async fn rates_refuse_within_the_window_and_reset(store: Arc<dyn Store>) {
+    let rate =
+        RateLimit { calls: 3, per_seconds: 60, key: RateKey::Principal, unknown: BTreeMap::new() };
+    let key = crate::rate_key("lookup@1.0.0", "principal", "alice");
+    let arguments = Map::new();
+    let admission = Admission {
+        session: None,
+        limits: None,
+        rate: Some((&key, &rate)),
+        function: "lookup",
+        arguments: &arguments,
+        totals: &[],
+        session_ttl_seconds: 600,
+    };
+    let start = NOW * 1_000 - (NOW * 1_000).rem_euclid(60_000);
+    for t in [0, 1_000, 2_000] {
+        let verdict =
+            admit(store.as_ref(), &admission, start + t, |_| allow()).await.expect("admit");
+        assert!(matches!(verdict, Verdict::Admitted { .. }), "{verdict:?}");
+    }
+    let fourth =
+        admit(store.as_ref(), &admission, start + 3_000, |_| allow()).await.expect("admit");
+    assert!(matches!(fourth, Verdict::Limited(ref hit) if hit.limit == "rateLimit"), "{fourth:?}");
+    let next = admit(store.as_ref(), &admission, start + 60_000, |_| allow()).await.expect("admit");
+    assert!(matches!(next, Verdict::Admitted { .. }), "a new window: {next:?}");
+}
+
+/// A call the rules deny changes no counter.
+pub async fn a_denied_call_counts_nothing(store: Arc<dyn Store>) {
+    let key = crate::session_key("agent", "s-denied");
+    let arguments = json!({"amount": 200.0}).as_object().cloned().unwrap_or_default();
+    let totals = ["refund.amount".to_string()];
+    let admission = Admission {
+        session: Some(&key),
+        limits: None,
+        rate: None,
+        function: "refund",
+        arguments: &arguments,
+        totals: &totals,
+        session_ttl_seconds: 600,
+    };
+    let budget = |view: registry_core::SessionView<'_>| {
+        let spent = view.totals.and_then(|t| t.get("refund.amount")).copied().unwrap_or(0.0);
+        if spent + 200.0 > 500.0 { Decision { effect: Effect::Deny, ..allow() } } else { allow() }
+    };
+    for _ in 0..2 {
+        let verdict = admit(store.as_ref(), &admission, NOW * 1_000, budget).await.expect("admit");
+        assert!(matches!(verdict, Verdict::Admitted { .. }), "{verdict:?}");
+    }
+    let third = admit(store.as_ref(), &admission, NOW * 1_000, budget).await.expect("admit");
+    assert!(matches!(third, Verdict::Denied { .. }), "{third:?}");
+    let read = store.get_counters(std::slice::from_ref(&key), NOW).await.expect("get");
+    let stored: SessionState =
+        serde_json::from_value(read[0].as_ref().expect("kept").value.clone()).expect("state");
+    assert_eq!((stored.calls, stored.totals["refund.amount"]), (2, 400.0));
+}
