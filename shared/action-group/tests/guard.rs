@@ -172,6 +172,7 @@ async fn an_allowed_call_reaches_the_handler_and_logs_one_line() {
     assert_eq!(line["agentId"], "support-bot");
     assert_eq!(line["principalId"], "u-42");
     assert_eq!(line["function"], "convert");
+    assert_eq!(line["sessionId"], "s-1");
     assert_eq!(line["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"], "Decisions");
     assert_eq!(h.lines.lock().unwrap().len(), 1);
 }
