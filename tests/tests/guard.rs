@@ -1,19 +1,24 @@
 //! The guarded example tool (`run_guarded(convert)`) under a local Lambda Runtime API,
 //! its rules in a registry table on the local DynamoDB-API server (seeded with the
 //! registry's own store code), fed Bedrock action-group events whose session attributes
-//! carry principal contexts signed as resolution signs them, with the key the function
-//! has in its environment.
+//! carry the principal context of a real resolve by the admin-api binary (same key
+//! ring), or, for the cases a resolve cannot produce on demand (an expired context), one
+//! signed as resolution signs it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use common::{READER, ROLE_MAP, api};
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
-use registry_core::{Definition, ToolDefinition};
+use registry_core::{AgentDefinition, Definition, ToolDefinition};
 use registry_e2e::{Lambda, Table};
 use registry_store::{Expected, Store};
+use registry_store_dynamodb::DynamoStore;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -24,12 +29,17 @@ const KEYS: &str = "e2e-1:ZTJlLWd1YXJkLWtleS0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=";
 
 /// A registry table holding the example tool, written by the registry's store.
 async fn seeded_table() -> Table {
+    seeded().await.0
+}
+
+/// [`seeded_table`] and the store on it.
+async fn seeded() -> (Table, DynamoStore) {
     let store = registry_store_dynamodb::local::fresh_store("guard").await.unwrap();
     let tool: ToolDefinition =
         serde_json::from_str(include_str!("../../cli/example/convert-units.json")).unwrap();
     store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
     let endpoint = registry_store_dynamodb::local::endpoint().unwrap().to_owned();
-    Table { name: store.table().to_owned(), endpoint }
+    (Table { name: store.table().to_owned(), endpoint }, store)
 }
 
 /// The example tool with its guard configured for `table`, plus `env`.
@@ -94,6 +104,62 @@ fn decision_lines(lambda: &Lambda) -> Vec<Value> {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v["point"] == "guard")
         .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
+    let (table, store) = seeded().await;
+    let agent: AgentDefinition = serde_json::from_value(json!({
+        "agentId": "travel-helper",
+        "basePrompt": "You help travellers convert units.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": [TOOL_ID]
+    }))
+    .unwrap();
+    store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
+    let registry = Lambda::start(
+        "admin-api",
+        &table,
+        &[
+            ("ROLE_MAP", ROLE_MAP),
+            ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true"),
+            ("REGISTRY_CONTEXT_KEYS", KEYS),
+        ],
+    )
+    .await;
+    let context = json!({"user": {"userId": "u-7", "userType": "internal-user"}});
+    let (status, resolved) =
+        api(&registry, "POST", "/agents/travel-helper/resolve", Some(&context), READER).await;
+    assert_eq!(status, 200, "{resolved}");
+    let principal = resolved
+        .pointer("/inlineAgent/inlineSessionState/sessionAttributes/registryPrincipal")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no signed context in {resolved}"))
+        .to_owned();
+
+    let tool = guarded_tool(&table, &[]).await;
+    let allowed = tool.call(&event("5", Some(&principal))).await;
+    assert_eq!(
+        answer(&allowed),
+        (None, r#"{"value":5000.0,"unit":"m","dimension":"length"}"#.into())
+    );
+    let over = tool.call(&event("2000000000", Some(&principal))).await;
+    assert_eq!(answer(&over).0.as_deref(), Some("REPROMPT"), "{over}");
+    let (head, mac) = principal.rsplit_once('.').unwrap();
+    let forged = format!("{}A.{mac}", &head[..head.len() - 1]);
+    let forged =
+        if forged == principal { format!("{}B.{mac}", &head[..head.len() - 1]) } else { forged };
+    let refused = tool.call(&event("5", Some(&forged))).await;
+    assert_eq!(answer(&refused).0.as_deref(), Some("FAILURE"), "{refused}");
+
+    let lines = decision_lines(&tool);
+    assert_eq!(lines.len(), 3, "{}", tool.log());
+    assert_eq!(
+        (lines[0]["agentId"].as_str(), lines[0]["principalId"].as_str()),
+        (Some("travel-helper"), Some("u-7"))
+    );
+    assert_eq!(lines[1]["ruleId"], "no-huge-values");
+    assert_eq!(lines[2]["reason"], "INVALID_SIGNED_CONTEXT");
 }
 
 #[tokio::test(flavor = "multi_thread")]
