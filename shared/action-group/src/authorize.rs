@@ -206,7 +206,8 @@ impl Authorizer for RuleSetAuthorizer {
         context: &Value,
         call: &ControlCall,
     ) -> Result<Authorization, String> {
-        use registry_access::{Effect, PreparedContext, RequestContext, ToolCall};
+        use crate::guard::Stage;
+        use registry_access::{PreparedContext, RequestContext, ToolCall};
         let context: RequestContext = serde_json::from_value(context.clone())
             .map_err(|e| format!("the request context is not valid: {e}"))?;
         let mut prepared = PreparedContext::new(&context).map_err(|e| {
@@ -214,22 +215,6 @@ impl Authorizer for RuleSetAuthorizer {
         })?;
         prepared.set_tool_id(Some(tool_id));
         let tool = &self.loaded.tool;
-        let denied = |rule_id: Option<&str>, reason: String| Authorization {
-            allowed: false,
-            rule_id: rule_id.map(str::to_owned),
-            reason: Some(reason),
-        };
-        // as `POST /tools/{id}/authorize`: lifecycle, access rules, then call rules
-        if self.loaded.switched_off() {
-            return Ok(denied(None, "the tool is switched off in the registry".to_owned()));
-        }
-        let access = self.loaded.access.evaluate(&prepared);
-        if !access.is_allowed() {
-            let rules = tool.access_rules.as_deref().unwrap_or_default();
-            let why = crate::guard::why_denied(&access, rules);
-            let reason = format!("the tool is not granted to this principal: {why}");
-            return Ok(denied(access.rule_id.as_deref(), reason));
-        }
         let function = tool.function_schema.iter().flatten().find(|f| f.name == call.name());
         let arguments = match function {
             Some(function) => call.arguments_with_schema(function, tool.types.as_ref()),
@@ -240,17 +225,13 @@ impl Authorizer for RuleSetAuthorizer {
             Operation::Api { http_method, .. } => Some(http_method.as_str()),
             Operation::Function(_) => None,
         };
-        let decision = self.loaded.set.evaluate_call(
-            &prepared,
-            &ToolCall { function: call.name(), http_method, arguments: arguments.as_map() },
-        );
-        let allowed = decision.effect == Effect::Allow;
-        Ok(Authorization {
-            allowed,
-            rule_id: decision.rule_id.as_deref().map(str::to_owned),
-            reason: (!allowed).then(|| {
-                crate::guard::why_denied(&decision, tool.call_rules.as_deref().unwrap_or_default())
-            }),
-        })
+        let call = ToolCall { function: call.name(), http_method, arguments: arguments.as_map() };
+        let stage = self.loaded.decide(&prepared, &call);
+        let rule_id = match &stage {
+            Stage::SwitchedOff => None,
+            Stage::Access(d) | Stage::Call(d) => d.rule_id.as_deref().map(str::to_owned),
+        };
+        let reason = self.loaded.denial(&stage);
+        Ok(Authorization { allowed: reason.is_none(), rule_id, reason })
     }
 }

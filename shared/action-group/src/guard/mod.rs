@@ -12,6 +12,7 @@
 mod clock;
 mod config;
 mod handle;
+mod loaded;
 mod principals;
 mod rules;
 mod source;
@@ -20,10 +21,7 @@ mod verdict;
 use std::time::Instant;
 
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
-use registry_access::{
-    AccessRule, Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode,
-    RuleSet, ToolCall,
-};
+use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
 use registry_core::ToolDefinition;
 
 use crate::arguments::Arguments;
@@ -41,8 +39,8 @@ pub use handle::handle_guarded;
 pub use source::{DynamoSource, RuleSource};
 pub use verdict::{Refusal, Verdict};
 
+pub(crate) use loaded::{Loaded, Stage};
 use principals::Verified;
-pub(crate) use rules::Loaded;
 use rules::RuleCache;
 
 /// Where decision lines go (stdout in a Lambda, where CloudWatch reads them).
@@ -172,10 +170,6 @@ impl<S: RuleSource> Guard<S> {
             checked.record.tool_version = version;
             with_principal(checked)
         };
-        if loaded.switched_off() {
-            let message = "the tool's lifecycle status is disabled or retired".to_owned();
-            return with_tool(refused(event, Refusal::ToolSwitchedOff, message, now_ms));
-        }
         let arguments = match arguments(event, &loaded.tool) {
             Ok(arguments) => arguments,
             Err(invalid) => {
@@ -220,8 +214,8 @@ impl Guard<DynamoSource> {
     }
 }
 
-/// Decides as `POST /tools/{id}/authorize` does once the tool is live: the tool's
-/// access rules (is it granted to this principal?), then its call rules on the call.
+/// Decides as `POST /tools/{id}/authorize` does (lifecycle, access rules, call rules)
+/// and turns the decision into a verdict.
 fn evaluate(
     event: &ActionGroupEvent,
     loaded: &Loaded,
@@ -229,48 +223,26 @@ fn evaluate(
     arguments: &Arguments,
     now_ms: i64,
 ) -> Checked {
-    let access = loaded.access.evaluate(prepared);
-    if !access.is_allowed() {
-        let (id, time) = stamp(now_ms);
-        let record = DecisionRecord::of(&access, DecisionPoint::Guard, id, time);
-        let rules = loaded.tool.access_rules.as_deref().unwrap_or_default();
-        let why =
-            format!("the tool is not granted to this principal: {}", why_denied(&access, rules));
-        return Checked { record, verdict: Verdict::Deny(Box::new(verdict::denied(event, &why))) };
-    }
     let http_method = match event {
         ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
         ActionGroupEvent::Function(_) => None,
     };
     let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
-    let decision = RuleSet::evaluate_call(&loaded.set, prepared, &call);
-    let (id, time) = stamp(now_ms);
-    let record = DecisionRecord::of(&decision, DecisionPoint::Guard, id, time);
-    let verdict = match decision.effect {
-        Effect::Allow => Verdict::Allow,
-        Effect::Deny => {
-            let rules = loaded.tool.call_rules.as_deref().unwrap_or_default();
-            Verdict::Deny(Box::new(verdict::denied(event, &why_denied(&decision, rules))))
+    let stage = loaded.decide(prepared, &call);
+    let decision = match &stage {
+        Stage::SwitchedOff => {
+            let message = "the tool's lifecycle status is disabled or retired".to_owned();
+            return refused(event, Refusal::ToolSwitchedOff, message, now_ms);
         }
+        Stage::Access(decision) | Stage::Call(decision) => decision,
+    };
+    let (id, time) = stamp(now_ms);
+    let record = DecisionRecord::of(decision, DecisionPoint::Guard, id, time);
+    let verdict = match loaded.denial(&stage) {
+        None => Verdict::Allow,
+        Some(why) => Verdict::Deny(Box::new(verdict::denied(event, &why))),
     };
     Checked { record, verdict }
-}
-
-/// Why `decision` (a denial of `rules`) denied, as the model reads it: the deciding
-/// rule's description and id, or what kept the rules from allowing.
-pub(crate) fn why_denied(decision: &Decision, rules: &[AccessRule]) -> String {
-    match (decision.reason, decision.rule_id.as_deref()) {
-        (ReasonCode::RuleMatch, Some(id)) => {
-            let rule = rules.iter().find(|r| r.id.as_deref() == Some(id));
-            match rule.and_then(|r| r.description.as_deref()) {
-                Some(description) => format!("{description} (rule `{id}`)"),
-                None => format!("denied by rule `{id}`"),
-            }
-        }
-        (ReasonCode::Error, Some(id)) => format!("rule `{id}` could not be checked"),
-        (ReasonCode::Error, None) => "a rule could not be checked".to_owned(),
-        _ => "no rule allows it".to_owned(),
-    }
 }
 
 /// The event's arguments, typed as call rules read them: decoded and validated against
