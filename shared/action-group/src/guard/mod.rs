@@ -5,7 +5,8 @@
 //! Per call: the signed context (`sessionAttributes.registryPrincipal`) is verified
 //! (signature, then expiry), the rules are taken from the container's cache (re-read
 //! with a bounded staleness), the arguments are decoded as the tool's schema types them,
-//! and the rules decide with `request.agentId` and `request.toolId` set. Whatever the
+//! and the tool decides as `POST /tools/{id}/authorize` does (lifecycle, access rules,
+//! call rules) with `request.agentId` and `request.toolId` set. Whatever the
 //! outcome, one decision line (CloudWatch embedded metric format, no argument values)
 //! goes to the decision log. Anything missing or invalid denies (fail closed).
 
