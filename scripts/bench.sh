@@ -21,6 +21,10 @@ echo "== criterion"
 cargo bench -q -p registry-access -p registry-core -p bedrock-action-group \
   --bench access --bench resolve --bench convert -- "${CRIT[@]}" >"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion failed" >&2; exit 1; }
+# The call-time guard (feature `guard` of bedrock-action-group): its own cost per call.
+cargo bench -q -p bedrock-action-group --features guard --bench guard -- "${CRIT[@]}" \
+  >>"$TARGET/bench-criterion.log" 2>&1 \
+  || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (guard) failed" >&2; exit 1; }
 grep -E '^[^ ].*time:|^ +time:' "$TARGET/bench-criterion.log" || true
 
 echo "== JavaScript baseline"
@@ -63,6 +67,8 @@ def line(bench, goal_ns, what):
 line("context_prepare", 1000, "prepared context from a typed RequestContext")
 line("context_prepare-from-json", 1000, "prepared context from JSON text (parse included)")
 line("event-text-to-response-bytes", 3000, "action-group event text -> response bytes (the path `run` uses)")
+line("guard_check-warm", 3000, "guard per warm call (Guard::check: remembered token, cached rules, decision line)")
+line("guard_verify-read-evaluate", 3000, "guard: verify signed context + read it + 3 call rules on typed arguments (nothing remembered)")
 v = median("resolve/20-tools-3-rules/cache")
 if v is not None:
     print(f"full resolution, 20 tools x 3 rules, in process: {v:,.0f} ns")

@@ -4,13 +4,19 @@
 //! `cargo build --release -p admin-api -p custom-resource -p example-tool`, then
 //! `cargo run -p registry-e2e --example cold_start -- target/release [runs]`
 //! (figures in docs/performance.md; the moto server of the table is started as in tests).
+//! The example tool runs guarded: its first response includes its guard's first read of
+//! the tool's rules from the table.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use registry_access::RequestContext;
+use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
+use registry_core::Definition;
 use registry_e2e::events::{Request, cfn, http};
 use registry_e2e::{Answer, Lambda, ResponseUrl, Table};
+use registry_store::{Expected, Store};
 use serde_json::Value;
 
 const ROLE_MAP: &str = include_str!("../../functions/admin-api/role-map.example.json");
@@ -34,11 +40,39 @@ fn event(name: &str, urls: &ResponseUrl, run: usize) -> Value {
             })
         }
         "admin-api" => http("GET", "/tools", None, "arn:aws:iam::123456789012:user/auditor"),
-        _ => serde_json::from_str(include_str!(
-            "../../functions/example-tool/events/convert-length.json"
-        ))
-        .unwrap(),
+        _ => {
+            let mut event: Value = serde_json::from_str(include_str!(
+                "../../functions/example-tool/events/convert-length.json"
+            ))
+            .unwrap();
+            event["sessionAttributes"][SESSION_ATTRIBUTE] = signed_context().into();
+            event
+        }
     }
+}
+
+/// The example tool's guard: its key ring, and the tool its rules come from.
+const CONTEXT_KEYS: &str = "cold-1:Y29sZC1zdGFydC1rZXktMDEyMzQ1Njc4OWFiY2RlZmdoaWo=";
+
+/// A principal context signed as resolution signs it, valid for an hour.
+fn signed_context() -> String {
+    let principal = Principal { agent_id: "cold-start".into(), context: RequestContext::default() };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let ring = KeyRing::parse(CONTEXT_KEYS).unwrap();
+    ring.signing().unwrap().sign(&principal, now.as_secs() as i64 + 3_600).unwrap()
+}
+
+/// A fresh table; for the example tool, holding its definition (its guard reads it on
+/// the first call, which the first response includes).
+async fn table_for(name: &str) -> Table {
+    if name != "example-tool" {
+        return Table::fresh().await;
+    }
+    let store = registry_store_dynamodb::local::fresh_store("cold").await.unwrap();
+    let tool = serde_json::from_str(include_str!("../../cli/example/convert-units.json")).unwrap();
+    store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
+    let endpoint = registry_store_dynamodb::local::endpoint().unwrap().to_owned();
+    Table { name: store.table().to_owned(), endpoint }
 }
 
 #[tokio::main]
@@ -53,12 +87,22 @@ async fn main() {
         let mut init = Vec::new();
         let mut first = Vec::new();
         for run in 0..runs {
-            let table = Table::fresh().await;
+            let table = table_for(name).await;
+            let env = [
+                ("ROLE_MAP", ROLE_MAP),
+                ("REGISTRY_TABLE", table.name.as_str()),
+                ("REGISTRY_TOOL_ID", "convert_units@1.0.0"),
+                ("REGISTRY_CONTEXT_KEYS", CONTEXT_KEYS),
+            ];
             let started = Instant::now();
-            let f = Lambda::start_at(dir.join(name), name, &table, &[("ROLE_MAP", ROLE_MAP)]).await;
+            let f = Lambda::start_at(dir.join(name), name, &table, &env).await;
             let answer = f.invoke(&event(name, &urls, run), Duration::from_secs(30)).await;
             first.push(started.elapsed());
             assert!(matches!(answer, Answer::Response(_)), "{name}: {answer:?}\n{}", f.log());
+            if let Answer::Response(r) = &answer {
+                let state = r.pointer("/response/functionResponse/responseState");
+                assert!(state.is_none(), "{name}: the call was refused: {r}\n{}", f.log());
+            }
             init.push(f.init_time().unwrap_or_default());
         }
         println!("| {name} | {} | {} | {runs} |", summary(&mut init), summary(&mut first));

@@ -2,7 +2,7 @@
 
 mod units;
 
-use bedrock_action_group::{RuntimeError, ToolError, run};
+use bedrock_action_group::{RuntimeError, ToolError, run_guarded};
 use serde::{Deserialize, Serialize};
 
 /// Arguments of the `convert` function (see `events/` for invocations).
@@ -56,9 +56,11 @@ pub fn convert(args: Convert) -> Result<Converted, ToolError> {
     Ok(Converted { value, unit: to.symbol.to_string(), dimension: to.dimension })
 }
 
+/// Serves `convert` behind the registry's call-time guard: each call is checked against
+/// the tool's call rules for the session's signed principal before `convert` runs.
 #[tokio::main]
 async fn main() -> Result<(), RuntimeError> {
-    run(convert).await
+    run_guarded(convert).await
 }
 
 #[cfg(test)]

@@ -46,10 +46,18 @@ where
     R: Serialize,
     F: FnOnce(&ActionGroupEvent) -> Result<R, ToolError>,
 {
-    let parsed = match parse_event(event) {
-        Ok(e) => e,
-        Err(e) => return malformed_response(event, &e),
-    };
+    match parse_event(event) {
+        Ok(parsed) => answer_parsed(parsed, call),
+        Err(e) => malformed_response(event, &e),
+    }
+}
+
+/// Answers the parsed event `parsed` with what `call` makes of it (a panic included).
+pub(crate) fn answer_parsed<R, F>(parsed: ActionGroupEvent, call: F) -> ActionGroupResponse
+where
+    R: Serialize,
+    F: FnOnce(&ActionGroupEvent) -> Result<R, ToolError>,
+{
     let outcome = catch_unwind(AssertUnwindSafe(|| call(&parsed)));
     let builder = ResponseBuilder::from_event(parsed);
     match outcome {

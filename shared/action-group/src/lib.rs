@@ -1,12 +1,15 @@
 #![doc = include_str!("../README.md")]
 
 mod arguments;
+mod authorize;
 mod builder;
 mod canonical;
 pub mod convert;
 mod error;
 pub mod event;
 mod extract;
+#[cfg(feature = "guard")]
+pub mod guard;
 mod handle;
 mod invalid;
 pub mod limit;
@@ -36,3 +39,5 @@ pub use return_control::{
 };
 #[cfg(feature = "runtime")]
 pub use runtime::{RuntimeError, run, run_async};
+#[cfg(all(feature = "runtime", feature = "guard"))]
+pub use runtime::{run_guarded, run_with_guard};

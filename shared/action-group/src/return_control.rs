@@ -3,6 +3,11 @@
 //! runs them and resumes the session with `inlineSessionState.returnControlInvocationResults`.
 //! Shapes: `ReturnControlPayload`, `InvocationInputMember`, `InvocationResultMember` and
 //! `InlineSessionState` of the Bedrock Agent Runtime model.
+//!
+//! Before it runs a returned call, a runtime authorizes it against the tool's call rules
+//! ([`authorize`], SPEC section 16): through the registry's `POST /tools/{id}/authorize`
+//! ([`ApiAuthorizer`]) or, with feature `guard`, in process on the compiled rules
+//! (`RuleSetAuthorizer`).
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -14,6 +19,12 @@ use crate::event::Parameter;
 use crate::invalid::InvalidArguments;
 use crate::parse::EventError;
 use crate::response::{ResponseKind, ResponseState};
+
+#[cfg(feature = "guard")]
+pub use crate::authorize::RuleSetAuthorizer;
+pub use crate::authorize::{
+    ApiAuthorizer, ApiTransport, Authorization, Authorizer, Refused, authorize, authorize_request,
+};
 
 /// Most results one `inlineSessionState` carries (AWS `ReturnControlInvocationResults`).
 pub const MAX_RESULTS: usize = 5;
@@ -162,16 +173,26 @@ impl ControlCall {
     /// the error mapped as for Lambda responses (`REPROMPT` naming bad arguments,
     /// `FAILURE`, or a reply for the model).
     pub fn result<R: Serialize>(&self, outcome: Result<R, ToolError>) -> InvocationResult {
-        let builder = match &self.operation {
-            Operation::Function(f) => ResponseBuilder::function(&self.action_group, f),
-            Operation::Api { api_path, http_method } => {
-                ResponseBuilder::api(&self.action_group, api_path, http_method)
-            }
-        };
+        let builder = self.builder();
         let response = match outcome {
             Ok(value) => builder.json(&value).build(),
             Err(e) => builder.error(&e).build(),
         };
+        self.entry(response)
+    }
+
+    /// A response builder for this call's operation.
+    pub(crate) fn builder(&self) -> ResponseBuilder {
+        match &self.operation {
+            Operation::Function(f) => ResponseBuilder::function(&self.action_group, f),
+            Operation::Api { api_path, http_method } => {
+                ResponseBuilder::api(&self.action_group, api_path, http_method)
+            }
+        }
+    }
+
+    /// The result entry carrying `response`.
+    pub(crate) fn entry(&self, response: crate::response::ActionGroupResponse) -> InvocationResult {
         let state = response.state();
         let mut entry = Map::new();
         let (key, mut body) = match response.response {

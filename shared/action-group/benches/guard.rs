@@ -1,0 +1,118 @@
+//! The guard's own cost per call (feature `guard`), on the example tool's three call
+//! rules (one enforced deny, one log-only deny, the allow) and a function-details event
+//! whose session carries a signed principal context:
+//!
+//! - `guard/verify-read-evaluate`: what the goal counts, with nothing remembered:
+//!   verify the signed context (HMAC-SHA256, expiry, payload parsed), prepare it with
+//!   `request.agentId`/`toolId`, decode the arguments against the tool's schema, and
+//!   evaluate the three call rules.
+//! - `guard/check-warm`: `Guard::check` on a warm container: the token seen before (its
+//!   expiry still checked), rules cached, the decision line built (EMF) and handed to a
+//!   sink that drops it.
+//!
+//! `scripts/bench.sh` reports both against the goal (<= 3 us).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::hint::black_box;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict};
+use bedrock_action_group::{ActionGroupEvent, Arguments, parse_event};
+use criterion::{Criterion, criterion_group, criterion_main};
+use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
+use registry_access::{PreparedContext, RequestContext, RuleSet, ToolCall};
+use registry_core::ToolDefinition;
+use serde_json::json;
+
+const KEYS: &str = "bench:YmVuY2gta2V5LTAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2Nzg5";
+const NOW_MS: i64 = 1_795_608_000_000;
+
+/// The rules, already in memory: an in-process stand-in for the registry's table.
+struct Memory(ToolDefinition);
+
+impl RuleSource for Memory {
+    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, String> {
+        Ok(Some(self.0.clone()))
+    }
+}
+
+fn tool() -> ToolDefinition {
+    serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap()
+}
+
+fn event(keys: &KeyRing) -> ActionGroupEvent {
+    let context: RequestContext = serde_json::from_value(json!({
+        "user": {"userId": "u-42", "userType": "internal-user", "roles": ["agent", "support"]},
+        "account": {"accountId": "acct-7", "type": "retailer"},
+        "request": {"region": "us-east-1"}
+    }))
+    .unwrap();
+    let principal = Principal { agent_id: "support-bot".into(), context };
+    let token = keys.signing().unwrap().sign(&principal, NOW_MS / 1000 + 3_600).unwrap();
+    parse_event(&json!({
+        "messageVersion": "1.0",
+        "agent": {"name": "units", "id": "AGENT1", "alias": "TSTALIASID", "version": "DRAFT"},
+        "inputText": "convert", "sessionId": "s-1", "actionGroup": "convert_units",
+        "function": "convert",
+        "parameters": [
+            {"name": "value", "type": "number", "value": "5"},
+            {"name": "from", "type": "string", "value": "km"},
+            {"name": "to", "type": "string", "value": "m"}
+        ],
+        "sessionAttributes": {SESSION_ATTRIBUTE: token}, "promptSessionAttributes": {}
+    }))
+    .unwrap()
+}
+
+/// Polls a future that never waits (cached rules: the source is not read) to its end.
+fn ready<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the warm path waited"),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let keys = KeyRing::parse(KEYS).unwrap();
+    let event = event(&keys);
+    let tool = tool();
+    let rules =
+        RuleSet::compile_call(tool.call_rules.as_deref().unwrap(), Arc::new(tool.call_schema()))
+            .unwrap();
+    let function = &tool.function_schema.as_ref().unwrap()[0];
+    let ActionGroupEvent::Function(call) = &event else { unreachable!() };
+    let token = &call.session_attributes[SESSION_ATTRIBUTE];
+
+    c.bench_function("guard/verify-read-evaluate", |b| {
+        b.iter(|| {
+            let principal = keys.verify(black_box(token), NOW_MS / 1000).unwrap();
+            let mut prepared = PreparedContext::new(&principal.context).unwrap();
+            prepared.set_agent_id(Some(&principal.agent_id));
+            prepared.set_tool_id(Some("convert_units@1.0.0"));
+            let arguments =
+                Arguments::from_event_with_schema(call, function, tool.types.as_ref()).unwrap();
+            let decision = rules.evaluate_call(
+                &prepared,
+                &ToolCall {
+                    function: &call.function,
+                    http_method: None,
+                    arguments: arguments.as_map(),
+                },
+            );
+            black_box(decision)
+        })
+    });
+
+    let config = GuardConfig::new("convert_units@1.0.0", keys.clone());
+    let guard = Guard::new(config, Memory(tool.clone())).with_clock(|| NOW_MS).with_log(|line| {
+        black_box(line);
+    });
+    assert_eq!(ready(guard.check(&event)), Verdict::Allow, "warm-up: rules read, token verified");
+    c.bench_function("guard/check-warm", |b| b.iter(|| ready(guard.check(black_box(&event)))));
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

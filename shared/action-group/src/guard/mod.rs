@@ -1,0 +1,282 @@
+//! The call-time guard (feature `guard`, SPEC section 16): before a tool Lambda's
+//! handler runs, the call is checked against the tool's call rules, read from the
+//! registry's table, for the principal in the session's signed context.
+//!
+//! Per call: the signed context (`sessionAttributes.registryPrincipal`) is verified
+//! (signature, then expiry), the rules are taken from the container's cache (re-read
+//! with a bounded staleness), the arguments are decoded as the tool's schema types them,
+//! and the tool decides as `POST /tools/{id}/authorize` does (lifecycle, access rules,
+//! call rules) with `request.agentId` and `request.toolId` set. Whatever the
+//! outcome, one decision line (CloudWatch embedded metric format, no argument values)
+//! goes to the decision log. Anything missing or invalid denies (fail closed).
+
+mod clock;
+mod config;
+mod handle;
+mod loaded;
+mod principals;
+mod rules;
+mod source;
+mod verdict;
+
+use std::time::Instant;
+
+use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
+use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
+use registry_core::ToolDefinition;
+
+use crate::arguments::Arguments;
+use crate::error::ToolError;
+use crate::event::ActionGroupEvent;
+use crate::handle::respond;
+use crate::invalid::InvalidArguments;
+
+pub use clock::{Clock, SystemClock};
+pub use config::{
+    DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
+    TABLE_ENV, TOOL_ID_ENV, switched_off,
+};
+pub use handle::handle_guarded;
+pub use source::{DynamoSource, RuleSource};
+pub use verdict::{Refusal, Verdict};
+
+pub(crate) use loaded::{Loaded, Stage};
+use principals::Verified;
+use rules::RuleCache;
+
+/// Where decision lines go (stdout in a Lambda, where CloudWatch reads them).
+type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
+
+/// Checks each call of one tool before its handler runs.
+pub struct Guard<S> {
+    /// The configuration and rule source, or why there are none (every call refused).
+    setup: Result<(GuardConfig, S), String>,
+    clock: Box<dyn Clock>,
+    rules: RuleCache,
+    verified: Verified,
+    log: DecisionLog,
+}
+
+impl<S> std::fmt::Debug for Guard<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tool = self.setup.as_ref().map(|(c, _)| c.tool_id.as_str());
+        f.debug_struct("Guard").field("tool", &tool).finish_non_exhaustive()
+    }
+}
+
+/// What one check found, before it becomes a verdict and a decision line.
+struct Checked {
+    record: DecisionRecord,
+    verdict: Verdict,
+}
+
+impl<S: RuleSource> Guard<S> {
+    /// A guard for `config.tool_id`, reading its rules from `source`, with the system
+    /// clock and decision lines on stdout.
+    pub fn new(config: GuardConfig, source: S) -> Self {
+        let max_staleness_ms = i64::try_from(config.max_staleness.as_millis()).unwrap_or(i64::MAX);
+        Self {
+            setup: Ok((config, source)),
+            clock: Box::new(SystemClock),
+            rules: RuleCache::new(max_staleness_ms),
+            verified: Verified::default(),
+            log: Box::new(stdout_line),
+        }
+    }
+
+    /// A guard that refuses every call, because `problem` (logged with each refusal).
+    pub fn unconfigured(problem: impl Into<String>) -> Self {
+        Self {
+            setup: Err(problem.into()),
+            clock: Box::new(SystemClock),
+            rules: RuleCache::new(0),
+            verified: Verified::default(),
+            log: Box::new(stdout_line),
+        }
+    }
+
+    /// This guard reading the time from `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    /// This guard writing each decision line (one JSON document, no newline) to `log`.
+    #[must_use]
+    pub fn with_log(mut self, log: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.log = Box::new(log);
+        self
+    }
+
+    /// Decides `event`'s call: [`Verdict::Allow`] to run the handler, or the response
+    /// to answer with. Emits one decision line either way.
+    pub async fn check(&self, event: &ActionGroupEvent) -> Verdict {
+        let started = Instant::now();
+        let now_ms = self.clock.now_ms();
+        let mut checked = match &self.setup {
+            Err(problem) => refused(event, Refusal::NotConfigured, problem.clone(), now_ms),
+            Ok((config, source)) => self.decide(event, config, source, now_ms).await,
+        };
+        let record = &mut checked.record;
+        record.tool_id = record.tool_id.take().or_else(|| self.tool_id().map(str::to_owned));
+        record.function = Some(event.name().to_owned());
+        record.session_id = Some(event.session_id().to_owned()).filter(|s| !s.is_empty());
+        record.eval_micros = started.elapsed().as_secs_f64() * 1e6;
+        (self.log)(&record.to_emf_line(now_ms));
+        checked.verdict
+    }
+
+    /// Why this guard refuses every call, when it does (missing or invalid settings).
+    pub fn problem(&self) -> Option<&str> {
+        self.setup.as_ref().err().map(String::as_str)
+    }
+
+    /// The tool this guard checks calls of, when configured.
+    pub fn tool_id(&self) -> Option<&str> {
+        self.setup.as_ref().ok().map(|(c, _)| c.tool_id.as_str())
+    }
+
+    async fn decide(
+        &self,
+        event: &ActionGroupEvent,
+        config: &GuardConfig,
+        source: &S,
+        now_ms: i64,
+    ) -> Checked {
+        let Some(token) = event.session_attributes().get(SESSION_ATTRIBUTE) else {
+            let message = format!("no `{SESSION_ATTRIBUTE}` session attribute");
+            return refused(event, Refusal::NoSignedContext, message, now_ms);
+        };
+        let principal = match self.verified.verify(&config.keys, token, now_ms.div_euclid(1000)) {
+            Ok(principal) => principal,
+            Err(e @ SignedContextError::Expired(_)) => {
+                return refused(event, Refusal::ExpiredSignedContext, e.to_string(), now_ms);
+            }
+            Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
+        };
+        let with_principal = |mut checked: Checked| {
+            checked.record.agent_id = Some(principal.agent_id.clone());
+            checked.record.principal_id = principal.context.user.user_id.clone();
+            checked
+        };
+        let loaded = match self.rules.get(source, &config.tool_id, now_ms).await {
+            Ok(loaded) => loaded,
+            Err((refusal, message)) => {
+                return with_principal(refused(event, refusal, message, now_ms));
+            }
+        };
+        let version = loaded.tool.server.version;
+        let with_tool = |mut checked: Checked| {
+            checked.record.tool_version = version;
+            with_principal(checked)
+        };
+        let arguments = match arguments(event, &loaded.tool) {
+            Ok(arguments) => arguments,
+            Err(invalid) => {
+                let message = format!("{} invalid arguments", invalid.errors.len());
+                let mut checked = refused(event, Refusal::InvalidArguments, message, now_ms);
+                checked.verdict =
+                    Verdict::Deny(Box::new(respond::<()>(event, Err(ToolError::from(invalid)))));
+                return with_tool(checked);
+            }
+        };
+        let mut prepared = match PreparedContext::new(&principal.context) {
+            Ok(prepared) => prepared,
+            Err(errors) => {
+                let message = format!(
+                    "the signed context is over the context limits ({} problems)",
+                    errors.len()
+                );
+                return with_tool(refused(event, Refusal::InvalidSignedContext, message, now_ms));
+            }
+        };
+        prepared.set_agent_id(Some(&principal.agent_id));
+        prepared.set_tool_id(Some(&config.tool_id));
+        with_tool(evaluate(event, &loaded, &prepared, &arguments, now_ms))
+    }
+}
+
+impl Guard<DynamoSource> {
+    /// The guard a Lambda runs: configuration from the environment ([`GuardConfig::from_vars`]),
+    /// rules from the table named by [`TABLE_ENV`]. A missing or invalid setting gives a
+    /// guard that refuses every call, naming the problem in each decision line.
+    pub async fn from_env() -> Self {
+        let var = |name: &str| std::env::var(name).ok();
+        let config = GuardConfig::from_vars(var);
+        let source = DynamoSource::from_env().await;
+        match (config, source) {
+            (Ok(config), Ok(source)) => Self::new(config, source),
+            (config, source) => {
+                let problems = [config.err(), source.err()];
+                Self::unconfigured(problems.into_iter().flatten().collect::<Vec<_>>().join("; "))
+            }
+        }
+    }
+}
+
+/// Decides as `POST /tools/{id}/authorize` does (lifecycle, access rules, call rules)
+/// and turns the decision into a verdict.
+fn evaluate(
+    event: &ActionGroupEvent,
+    loaded: &Loaded,
+    prepared: &PreparedContext<'_>,
+    arguments: &Arguments,
+    now_ms: i64,
+) -> Checked {
+    let http_method = match event {
+        ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
+        ActionGroupEvent::Function(_) => None,
+    };
+    let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
+    let stage = loaded.decide(prepared, &call);
+    let decision = match &stage {
+        Stage::SwitchedOff => {
+            let message = "the tool's lifecycle status is disabled or retired".to_owned();
+            return refused(event, Refusal::ToolSwitchedOff, message, now_ms);
+        }
+        Stage::Access(decision) | Stage::Call(decision) => decision,
+    };
+    let (id, time) = stamp(now_ms);
+    let record = DecisionRecord::of(decision, DecisionPoint::Guard, id, time);
+    let verdict = match loaded.denial(&stage) {
+        None => Verdict::Allow,
+        Some(why) => Verdict::Deny(Box::new(verdict::denied(event, &why))),
+    };
+    Checked { record, verdict }
+}
+
+/// The event's arguments, typed as call rules read them: decoded and validated against
+/// the function of the tool's schema when it has one by the event's name.
+fn arguments(
+    event: &ActionGroupEvent,
+    tool: &ToolDefinition,
+) -> Result<Arguments, InvalidArguments> {
+    let ActionGroupEvent::Function(call) = event else { return Arguments::from_event(event) };
+    match tool.function_schema.iter().flatten().find(|f| f.name == call.function) {
+        Some(function) => Arguments::from_event_with_schema(call, function, tool.types.as_ref()),
+        None => Arguments::from_event(event),
+    }
+}
+
+/// A refusal before any rule decided: its decision line and its `FAILURE` response.
+fn refused(event: &ActionGroupEvent, refusal: Refusal, message: String, now_ms: i64) -> Checked {
+    let (id, time) = stamp(now_ms);
+    let record = DecisionRecord::refusal(DecisionPoint::Guard, id, time, refusal.code(), message);
+    Checked { record, verdict: Verdict::Deny(Box::new(refusal.response(event))) }
+}
+
+/// A new decision id and `now_ms` as RFC 3339.
+fn stamp(now_ms: i64) -> (String, String) {
+    let time = chrono::DateTime::from_timestamp_millis(now_ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    (uuid::Uuid::now_v7().to_string(), time)
+}
+
+/// Writes one decision line to stdout.
+fn stdout_line(line: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+}

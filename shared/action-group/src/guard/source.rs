@@ -1,0 +1,70 @@
+//! Where the guard reads a tool's definition: the registry's table in a Lambda, any
+//! other [`RuleSource`] elsewhere (an in-process one in tests).
+
+use std::future::Future;
+use std::time::Duration;
+
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use registry_core::{Definition, Kind, ToolDefinition};
+use registry_store::Store;
+use registry_store_dynamodb::DynamoStore;
+
+use crate::guard::config::{ENDPOINT_ENV, TABLE_ENV};
+
+/// Attempts per read of the table: a call waits for at most this many.
+const READ_ATTEMPTS: u32 = 2;
+/// Longest one attempt may take.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Reads the live definition of a tool.
+pub trait RuleSource: Send + Sync {
+    /// The live definition of `tool_id`: `Ok(None)` when there is none, `Err` with
+    /// what went wrong when it could not be read.
+    fn tool(
+        &self,
+        tool_id: &str,
+    ) -> impl Future<Output = Result<Option<ToolDefinition>, String>> + Send;
+}
+
+/// The registry's DynamoDB table, read with the registry's own store code.
+#[derive(Debug, Clone)]
+pub struct DynamoSource {
+    store: DynamoStore,
+}
+
+impl DynamoSource {
+    /// The table `table`, through `endpoint_url` when given; reads give up after
+    /// two attempts of at most a second each, so an unreachable table costs a call
+    /// little before it is denied.
+    pub async fn connect(table: &str, endpoint_url: Option<String>) -> Self {
+        let base = registry_sdk_config::sdk_config(endpoint_url).await;
+        let config = aws_sdk_dynamodb::config::Builder::from(&base)
+            .retry_config(RetryConfig::standard().with_max_attempts(READ_ATTEMPTS))
+            .timeout_config(
+                TimeoutConfig::builder().operation_attempt_timeout(ATTEMPT_TIMEOUT).build(),
+            )
+            .build();
+        let client = aws_sdk_dynamodb::Client::from_conf(config);
+        // The guard only reads single items: no list cursor is ever signed.
+        Self { store: DynamoStore::new(client, table, b"registry-guard: no cursors") }
+    }
+
+    /// [`DynamoSource::connect`] to the table named by [`TABLE_ENV`], through
+    /// [`ENDPOINT_ENV`] when set.
+    pub async fn from_env() -> Result<Self, String> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let table = var(TABLE_ENV).ok_or_else(|| format!("{TABLE_ENV} is not set"))?;
+        Ok(Self::connect(table.trim(), var(ENDPOINT_ENV)).await)
+    }
+}
+
+impl RuleSource for DynamoSource {
+    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, String> {
+        match self.store.get(Kind::Tool, tool_id).await {
+            Ok(Some(Definition::Tool(tool))) => Ok(Some(tool)),
+            Ok(_) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}

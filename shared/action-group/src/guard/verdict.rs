@@ -1,0 +1,99 @@
+//! What the guard answers: the call goes on to the handler, or a Bedrock-format
+//! response tells the model in one line that it is not permitted and why.
+//!
+//! A call a rule denies is a `REPROMPT` (API form: 403): the model reads why and can
+//! tell the user or call again with other arguments, each call checked anew. A refusal
+//! before any rule ran (no valid principal context, rules unreadable, guard not
+//! configured, tool switched off) is a `FAILURE`: nothing the model could change fixes
+//! it, and Bedrock ends the turn with a dependency failure the application sees (for an
+//! expired context: resolve the agent again).
+
+use crate::builder::ResponseBuilder;
+use crate::event::ActionGroupEvent;
+use crate::response::{ActionGroupResponse, ResponseState};
+
+/// The guard's answer for one call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Permitted: run the handler.
+    Allow,
+    /// Not permitted, or not decidable: answer with this response; the handler never runs.
+    Deny(Box<ActionGroupResponse>),
+}
+
+/// Why a call was refused before (or instead of) a rule deciding it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The guard has no configuration (tool id, keys).
+    NotConfigured,
+    /// The event carries no signed principal context.
+    NoSignedContext,
+    /// The signed context is malformed, forged, altered, signed by an unknown key, or
+    /// over the context limits.
+    InvalidSignedContext,
+    /// The signed context has expired.
+    ExpiredSignedContext,
+    /// No rules could be read and none are cached.
+    RulesUnavailable,
+    /// The rules could not be re-read and the cached ones are past the staleness bound.
+    RulesStale,
+    /// The registry has the tool `disabled` or `retired`.
+    ToolSwitchedOff,
+    /// The arguments do not decode against the tool's schema (the answer names them).
+    InvalidArguments,
+}
+
+impl Refusal {
+    /// The decision log's `reason`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::NotConfigured => "GUARD_NOT_CONFIGURED",
+            Self::NoSignedContext => "NO_SIGNED_CONTEXT",
+            Self::InvalidSignedContext => "INVALID_SIGNED_CONTEXT",
+            Self::ExpiredSignedContext => "EXPIRED_SIGNED_CONTEXT",
+            Self::RulesUnavailable => "RULES_UNAVAILABLE",
+            Self::RulesStale => "RULES_STALE",
+            Self::ToolSwitchedOff => "TOOL_SWITCHED_OFF",
+            Self::InvalidArguments => "INVALID_ARGUMENTS",
+        }
+    }
+
+    /// Why, as the model reads it: nothing internal.
+    fn why(self) -> &'static str {
+        match self {
+            Self::NotConfigured => "the tool's call policy is not configured",
+            Self::NoSignedContext => "the session carries no registry principal context",
+            Self::InvalidSignedContext => "the session's registry principal context is not valid",
+            Self::ExpiredSignedContext => {
+                "the session's registry principal context has expired; resolve the agent again"
+            }
+            Self::RulesUnavailable | Self::RulesStale => {
+                "the tool's call policy cannot be read right now"
+            }
+            Self::ToolSwitchedOff => "the tool is switched off in the registry",
+            Self::InvalidArguments => "the arguments are invalid",
+        }
+    }
+
+    /// The `FAILURE` response for this refusal.
+    pub(crate) fn response(self, event: &ActionGroupEvent) -> ActionGroupResponse {
+        ResponseBuilder::new(event)
+            .text(not_permitted(event, self.why()))
+            .state(Some(ResponseState::Failure))
+            .build()
+    }
+}
+
+/// The `REPROMPT` response (API form: 403) for a call a rule denied, saying `why`.
+pub(crate) fn denied(event: &ActionGroupEvent, why: &str) -> ActionGroupResponse {
+    ResponseBuilder::new(event)
+        .text(not_permitted(event, why))
+        .state(Some(ResponseState::Reprompt))
+        .status(403)
+        .build()
+}
+
+/// The one line the model reads.
+fn not_permitted(event: &ActionGroupEvent, why: &str) -> String {
+    crate::authorize::not_permitted(event.name(), why)
+}

@@ -1,0 +1,158 @@
+//! Authorizing returned calls before the runtime runs them: through the registry API's
+//! `POST /tools/{toolId}/authorize` (the transport here is an in-process stand-in that
+//! answers as the API's contract says, recording what it was sent) and in process on
+//! the example tool's compiled call rules. Every result entry is checked against AWS's
+//! Bedrock Agent Runtime model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Mutex;
+
+use aws_conformance::Model;
+use bedrock_action_group::return_control::{
+    ApiAuthorizer, ApiTransport, Authorizer, authorize, authorize_request,
+};
+use bedrock_action_group::{ControlCall, parse_return_control};
+use serde_json::{Value, json};
+
+fn call(value: &str) -> ControlCall {
+    let payload = json!({"invocationId": "inv-1", "invocationInputs": [{"functionInvocationInput": {
+        "actionGroup": "convert_units", "function": "convert", "actionInvocationType": "RESULT",
+        "parameters": [{"name": "value", "type": "number", "value": value},
+                       {"name": "from", "type": "string", "value": "km"},
+                       {"name": "to", "type": "string", "value": "m"}]}}]});
+    parse_return_control(&payload).unwrap().calls.remove(0)
+}
+
+fn context() -> Value {
+    json!({"user": {"userId": "u-42", "roles": ["agent"]}, "request": {"agentId": "support-bot"}})
+}
+
+/// `(responseState, body)` of a function result entry.
+fn entry(result: &Value) -> (Option<&str>, &str) {
+    let f = &result["functionResult"];
+    (f["responseState"].as_str(), f["responseBody"]["TEXT"]["body"].as_str().unwrap())
+}
+
+/// Answers as the registry API would, recording each request.
+struct Api {
+    answer: (u16, Value),
+    sent: Mutex<Vec<(String, Value)>>,
+}
+
+impl Api {
+    fn answering(status: u16, body: Value) -> ApiAuthorizer<Api> {
+        ApiAuthorizer::new(Api { answer: (status, body), sent: Mutex::default() })
+    }
+}
+
+impl ApiTransport for Api {
+    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
+        self.sent.lock().unwrap().push((path.to_owned(), body.clone()));
+        Ok(self.answer.clone())
+    }
+}
+
+impl ApiTransport for &Api {
+    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
+        (*self).post_json(path, body).await
+    }
+}
+
+#[test]
+fn the_request_follows_the_api_contract() {
+    let body = authorize_request(&context(), &call("2.5")).unwrap();
+    assert_eq!(
+        body,
+        json!({"context": context(), "call": {"function": "convert",
+               "arguments": {"value": 2.5, "from": "km", "to": "m"}}})
+    );
+    assert!(authorize_request(&context(), &call("12abc")).is_err(), "strict conversion");
+}
+
+#[tokio::test]
+async fn an_allowed_call_runs_and_a_denied_one_is_answered_for_it() {
+    let transport = Api {
+        answer: (200, json!({"effect": "allow", "ruleId": "allow-calls"})),
+        sent: Mutex::default(),
+    };
+    let api = ApiAuthorizer::new(&transport).for_agent("support-bot");
+    let allowed = authorize(&api, "convert_units@1.0.0", &context(), &call("5")).await.unwrap();
+    assert_eq!(allowed.rule_id.as_deref(), Some("allow-calls"));
+    let sent = transport.sent.lock().unwrap().clone();
+    assert_eq!(sent[0].0, "/tools/convert_units@1.0.0/authorize");
+    assert_eq!(sent[0].1["call"]["arguments"]["value"], 5.0);
+    assert_eq!(sent[0].1["agentId"], "support-bot");
+
+    let api = Api::answering(200, json!({"effect": "deny", "ruleId": "no-huge-values"}));
+    let refused =
+        authorize(&api, "convert_units@1.0.0", &context(), &call("2e9")).await.unwrap_err();
+    Model::bedrock_agent_runtime().assert("InvocationResultMember", refused.result.as_json());
+    assert_eq!(
+        entry(refused.result.as_json()),
+        (
+            Some("REPROMPT"),
+            "The call to `convert` is not permitted: denied by rule `no-huge-values`."
+        )
+    );
+}
+
+#[tokio::test]
+async fn an_undecided_call_is_not_run() {
+    for (status, answer) in [
+        (503, json!({"title": "Service Unavailable", "detail": "store down"})),
+        (200, json!({"decision": "maybe"})),
+        (403, json!({"title": "Forbidden"})),
+    ] {
+        let api = Api::answering(status, answer.clone());
+        let refused = authorize(&api, "t", &context(), &call("5")).await.unwrap_err();
+        Model::bedrock_agent_runtime().assert("InvocationResultMember", refused.result.as_json());
+        let (state, body) = entry(refused.result.as_json());
+        assert_eq!(state, Some("FAILURE"), "{answer}");
+        assert!(body.ends_with("could not be authorized right now."), "{body}");
+        assert!(!refused.detail.is_empty());
+    }
+    // arguments that do not convert never reach the API
+    let transport = Api { answer: (200, json!({"effect": "allow"})), sent: Mutex::default() };
+    let refused = authorize(&ApiAuthorizer::new(&transport), "t", &context(), &call("x")).await;
+    assert!(refused.is_err());
+    assert!(transport.sent.lock().unwrap().is_empty());
+}
+
+#[cfg(feature = "guard")]
+#[tokio::test]
+async fn in_process_on_the_compiled_rules() {
+    use bedrock_action_group::return_control::RuleSetAuthorizer;
+    let tool =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    let local = RuleSetAuthorizer::new(tool).unwrap();
+    let allowed = local.authorize("convert_units@1.0.0", &context(), &call("5")).await.unwrap();
+    assert_eq!((allowed.allowed, allowed.rule_id.as_deref()), (true, Some("allow-calls")));
+    let refused = authorize(&local, "convert_units@1.0.0", &context(), &call("2000000000"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        entry(refused.result.as_json()),
+        (
+            Some("REPROMPT"),
+            "The call to `convert` is not permitted: Quantities beyond a billion are refused (rule `no-huge-values`)."
+        )
+    );
+    // the tool's access rules first, as the API decides
+    let mut tool: registry_core::ToolDefinition =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    tool.access_rules = Some(vec![
+        serde_json::from_value(json!({"id": "staff-only", "effect": "allow",
+            "condition": "'staff' in user.roles"}))
+        .unwrap(),
+    ]);
+    let staff_only = RuleSetAuthorizer::new(tool).unwrap();
+    let refused =
+        authorize(&staff_only, "convert_units@1.0.0", &context(), &call("5")).await.unwrap_err();
+    assert_eq!(
+        entry(refused.result.as_json()).1,
+        "The call to `convert` is not permitted: the tool is not granted to this principal: no rule allows it."
+    );
+    let bad_context = json!({"user": {"nickname": "x"}});
+    let refused = authorize(&local, "t", &bad_context, &call("5")).await.unwrap_err();
+    assert_eq!(entry(refused.result.as_json()).0, Some("FAILURE"));
+}

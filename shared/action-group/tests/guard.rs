@@ -1,0 +1,499 @@
+//! The call-time guard on the convert_units example tool: allowed and denied calls,
+//! every fail-closed path, the staleness bound with a moved clock, and the decision
+//! lines. The rule source is an in-process stand-in for the registry's table (the same
+//! definition the table would hold); the end-to-end run on the local DynamoDB-API
+//! server and a Lambda Runtime API is tests/tests/guard.rs.
+#![cfg(feature = "guard")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict, handle_guarded};
+use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_event};
+use registry_access::RequestContext;
+use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
+use registry_core::ToolDefinition;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+const TOOL_ID: &str = "convert_units@1.0.0";
+const KEYS: &str = "k2:Z3VhcmQtdGVzdHMta2V5LXR3by0wMTIzNDU2Nzg5YWJjZGVm,\
+                    k1:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm";
+/// 2026-11-25T12:00:00Z.
+const NOW_MS: i64 = 1_795_608_000_000;
+
+/// An in-process stand-in for the registry's table: the definition it holds (or the
+/// error a read gives), and how many reads it served.
+#[derive(Clone)]
+struct Table {
+    tool: Arc<Mutex<Result<Option<ToolDefinition>, String>>>,
+    reads: Arc<AtomicUsize>,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Self { tool: Arc::new(Mutex::new(Ok(None))), reads: Arc::default() }
+    }
+}
+
+impl Table {
+    fn holding(tool: ToolDefinition) -> Self {
+        Self { tool: Arc::new(Mutex::new(Ok(Some(tool)))), ..Self::default() }
+    }
+    fn fail(&self) {
+        *self.tool.lock().unwrap() = Err("connection refused".into());
+    }
+    fn reads(&self) -> usize {
+        self.reads.load(Ordering::SeqCst)
+    }
+}
+
+impl RuleSource for Table {
+    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, String> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        self.tool.lock().unwrap().clone()
+    }
+}
+
+fn example_tool() -> ToolDefinition {
+    let mut tool: ToolDefinition =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    tool.server.version = Some(3);
+    tool
+}
+
+/// A guard on `table` whose clock the test moves, logging into `lines`.
+struct Harness {
+    guard: Guard<Table>,
+    table: Table,
+    clock: Arc<AtomicI64>,
+    lines: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Harness {
+    fn new() -> Self {
+        Self::on(Table::holding(example_tool()))
+    }
+    fn on(table: Table) -> Self {
+        let config = GuardConfig::new(TOOL_ID, KeyRing::parse(KEYS).unwrap())
+            .with_max_staleness(Duration::from_secs(30));
+        Self::with(Guard::new(config, table.clone()), table)
+    }
+    fn with(guard: Guard<Table>, table: Table) -> Self {
+        let clock = Arc::new(AtomicI64::new(NOW_MS));
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let (c, l) = (clock.clone(), lines.clone());
+        let guard = guard
+            .with_clock(move || c.load(Ordering::SeqCst))
+            .with_log(move |line| l.lock().unwrap().push(serde_json::from_str(line).unwrap()));
+        Self { guard, table, clock, lines }
+    }
+    fn advance(&self, ms: i64) {
+        self.clock.fetch_add(ms, Ordering::SeqCst);
+    }
+    fn last_line(&self) -> Value {
+        self.lines.lock().unwrap().last().cloned().expect("a decision line")
+    }
+    /// Runs `event` through the guarded pipeline; the handler records that it ran.
+    async fn call(&self, event: &Value) -> (ActionGroupResponse, bool) {
+        let ran = AtomicBool::new(false);
+        let body = serde_json::to_vec(event).unwrap();
+        let response = handle_guarded(&self.guard, &body, |args: Convert| {
+            ran.store(true, Ordering::SeqCst);
+            Ok::<_, ToolError>(format!("converted {} {} to {}", args.value, args.from, args.to))
+        })
+        .await;
+        (response, ran.load(Ordering::SeqCst))
+    }
+}
+
+#[derive(Deserialize)]
+struct Convert {
+    value: f64,
+    from: String,
+    to: String,
+}
+
+/// Signs `context` for `agent` as resolution does, valid until `expires_ms`.
+fn sign(agent: &str, context: Value, expires_ms: i64) -> String {
+    let context: RequestContext = serde_json::from_value(context).unwrap();
+    let principal = Principal { agent_id: agent.into(), context };
+    let ring = KeyRing::parse(KEYS).unwrap();
+    ring.signing().unwrap().sign(&principal, expires_ms / 1000).unwrap()
+}
+
+fn token() -> String {
+    sign("support-bot", json!({"user": {"userId": "u-42", "roles": ["agent"]}}), NOW_MS + 3_600_000)
+}
+
+fn event(value: &str, to: &str, token: Option<&str>) -> Value {
+    let mut attributes = json!({"tenant": "t-1"});
+    if let Some(token) = token {
+        attributes[SESSION_ATTRIBUTE] = json!(token);
+    }
+    json!({
+        "messageVersion": "1.0",
+        "agent": {"name": "units", "id": "AGENT1", "alias": "TSTALIASID", "version": "DRAFT"},
+        "inputText": "convert", "sessionId": "s-1", "actionGroup": "convert_units",
+        "function": "convert",
+        "parameters": [
+            {"name": "value", "type": "number", "value": value},
+            {"name": "from", "type": "string", "value": "km"},
+            {"name": "to", "type": "string", "value": to}
+        ],
+        "sessionAttributes": attributes, "promptSessionAttributes": {}
+    })
+}
+
+fn body(response: &ActionGroupResponse) -> String {
+    let json = serde_json::to_value(response).unwrap();
+    json.pointer("/response/functionResponse/responseBody/TEXT/body")
+        .and_then(Value::as_str)
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn an_allowed_call_reaches_the_handler_and_logs_one_line() {
+    let h = Harness::new();
+    let (response, ran) = h.call(&event("5", "m", Some(&token()))).await;
+    assert!(ran);
+    assert_eq!(response.state(), None);
+    assert_eq!(body(&response), "converted 5 km to m");
+    let line = h.last_line();
+    assert_eq!(line["point"], "guard");
+    assert_eq!(line["effect"], "allow");
+    assert_eq!(line["outcome"], "allow");
+    assert_eq!(line["ruleId"], "allow-calls");
+    assert_eq!(line["toolId"], TOOL_ID);
+    assert_eq!(line["toolVersion"], 3);
+    assert_eq!(line["agentId"], "support-bot");
+    assert_eq!(line["principalId"], "u-42");
+    assert_eq!(line["function"], "convert");
+    assert_eq!(line["sessionId"], "s-1");
+    assert_eq!(line["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"], "Decisions");
+    assert_eq!(h.lines.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_log_only_rule_is_reported_and_changes_nothing() {
+    let h = Harness::new();
+    let (response, ran) = h.call(&event("5", "mi", Some(&token()))).await;
+    assert!(ran, "metric-only is log-only: the call goes through");
+    assert_eq!(response.state(), None);
+    let line = h.last_line();
+    assert_eq!(
+        (line["effect"].as_str(), line["outcome"].as_str()),
+        (Some("allow"), Some("would-deny"))
+    );
+    assert_eq!(line["wouldBeRuleId"], "metric-only");
+    assert_eq!(line["RuleId"], "allow-calls");
+}
+
+#[tokio::test]
+async fn an_over_limit_call_is_denied_before_the_handler() {
+    let h = Harness::new();
+    let (response, ran) = h.call(&event("2000000000", "m", Some(&token()))).await;
+    assert!(!ran, "the handler never sees a denied call");
+    assert_eq!(response.state(), Some(ResponseState::Reprompt));
+    assert_eq!(
+        body(&response),
+        "The call to `convert` is not permitted: Quantities beyond a billion are refused (rule `no-huge-values`)."
+    );
+    let json = serde_json::to_value(&response).unwrap();
+    assert_eq!(json["response"]["actionGroup"], "convert_units");
+    assert_eq!(json["response"]["function"], "convert");
+    assert_eq!(json["sessionAttributes"]["tenant"], "t-1", "session attributes carried over");
+    let line = h.last_line();
+    assert_eq!(
+        (line["effect"].as_str(), line["ruleId"].as_str()),
+        (Some("deny"), Some("no-huge-values"))
+    );
+    assert_eq!(line["reason"], "RULE_MATCH");
+}
+
+#[tokio::test]
+async fn decision_lines_carry_no_argument_values_or_context_fields() {
+    let h = Harness::new();
+    h.call(&event("123456789012", "ft", Some(&token()))).await;
+    h.call(&event("77.5", "cm", Some(&token()))).await;
+    for line in h.lines.lock().unwrap().iter() {
+        let text = line.to_string();
+        for secret in ["123456789012", "77.5", "\"km\"", "\"ft\"", "roles", "tenant", "t-1"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(line.get("arguments").is_none() && line.get("context").is_none(), "{text}");
+    }
+}
+
+/// A call refused before any rule decided: FAILURE, the reason logged, handler not run.
+async fn assert_refused(h: &Harness, event: &Value, reason: &str, says: &str) -> Value {
+    let (response, ran) = h.call(event).await;
+    assert!(!ran, "{reason}: the handler ran");
+    assert_eq!(response.state(), Some(ResponseState::Failure), "{reason}");
+    let text = body(&response);
+    assert!(text.starts_with("The call to `convert` is not permitted: "), "{text}");
+    assert!(text.contains(says), "{reason}: {text}");
+    assert!(!text.contains('\n'), "one line: {text}");
+    let line = h.last_line();
+    assert_eq!((line["effect"].as_str(), line["reason"].as_str()), (Some("deny"), Some(reason)));
+    assert!(line["message"].as_str().is_some_and(|m| !m.is_empty()), "{line}");
+    line
+}
+
+#[tokio::test]
+async fn a_missing_context_is_refused() {
+    let h = Harness::new();
+    assert_refused(
+        &h,
+        &event("5", "m", None),
+        "NO_SIGNED_CONTEXT",
+        "no registry principal context",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_tampered_context_is_refused() {
+    let h = Harness::new();
+    let token = token();
+    // the payload says another agent now: same length, one character changed
+    let (head, mac) = token.rsplit_once('.').unwrap();
+    let mut payload: Vec<char> = head.chars().collect();
+    let at = payload.len() - 5;
+    payload[at] = if payload[at] == 'A' { 'B' } else { 'A' };
+    let forged = format!("{}.{mac}", payload.into_iter().collect::<String>());
+    let line =
+        assert_refused(&h, &event("5", "m", Some(&forged)), "INVALID_SIGNED_CONTEXT", "not valid")
+            .await;
+    assert!(line["message"].as_str().unwrap().contains("signature"), "{line}");
+    // signed with a key the guard does not have
+    let other = KeyRing::parse("k9:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm").unwrap();
+    let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
+    let foreign = other.signing().unwrap().sign(&principal, NOW_MS / 1000 + 60).unwrap();
+    assert_refused(&h, &event("5", "m", Some(&foreign)), "INVALID_SIGNED_CONTEXT", "not valid")
+        .await;
+    assert_refused(
+        &h,
+        &event("5", "m", Some("v1.nonsense")),
+        "INVALID_SIGNED_CONTEXT",
+        "not valid",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_expired_context_is_refused_also_once_verified() {
+    let h = Harness::new();
+    let short = sign("support-bot", json!({"user": {"userId": "u-42"}}), NOW_MS + 60_000);
+    let (_, ran) = h.call(&event("5", "m", Some(&short))).await;
+    assert!(ran, "valid for another minute");
+    h.advance(60_000);
+    assert_refused(&h, &event("5", "m", Some(&short)), "EXPIRED_SIGNED_CONTEXT", "expired").await;
+    let stale = sign("support-bot", json!({}), NOW_MS - 1_000);
+    assert_refused(
+        &h,
+        &event("5", "m", Some(&stale)),
+        "EXPIRED_SIGNED_CONTEXT",
+        "resolve the agent again",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn rotated_keys_still_verify_and_the_signing_key_is_first() {
+    let h = Harness::new();
+    let old = KeyRing::parse("k1:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm").unwrap();
+    let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
+    let by_old_key = old.signing().unwrap().sign(&principal, NOW_MS / 1000 + 60).unwrap();
+    let (_, ran) = h.call(&event("5", "m", Some(&by_old_key))).await;
+    assert!(ran, "k1 is still in the ring after k2 was added in front of it");
+    assert!(token().starts_with("v1.k2."), "the first key signs");
+}
+
+#[tokio::test]
+async fn unreadable_rules_on_a_cold_container_are_refused() {
+    let table = Table::default();
+    table.fail();
+    let h = Harness::on(table);
+    let line =
+        assert_refused(&h, &event("5", "m", Some(&token())), "RULES_UNAVAILABLE", "cannot be read")
+            .await;
+    assert!(line["message"].as_str().unwrap().contains("connection refused"), "{line}");
+    assert_eq!(line["agentId"], "support-bot", "who asked is still logged");
+    // no such tool in the table: the same
+    let h = Harness::on(Table::default());
+    assert_refused(&h, &event("5", "m", Some(&token())), "RULES_UNAVAILABLE", "cannot be read")
+        .await;
+}
+
+#[tokio::test]
+async fn cached_rules_serve_until_the_staleness_bound_then_calls_are_refused() {
+    let h = Harness::new();
+    let token = token();
+    assert!(h.call(&event("5", "m", Some(&token))).await.1);
+    assert_eq!(h.table.reads(), 1);
+    h.advance(14_999);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1);
+    assert_eq!(h.table.reads(), 1, "younger than half the bound: no re-read");
+
+    h.table.fail();
+    h.advance(1);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "re-read fails: cached rules serve");
+    assert_eq!(h.table.reads(), 2);
+    let (denied, ran) = h.call(&event("2000000000", "m", Some(&token))).await;
+    assert!(!ran && denied.state() == Some(ResponseState::Reprompt), "cached rules still decide");
+    h.advance(14_999);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "29.999 s old: still within the bound");
+    h.advance(1);
+    let line =
+        assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
+    assert!(line["message"].as_str().unwrap().contains("30000 ms old"), "{line}");
+
+    *h.table.tool.lock().unwrap() = Ok(Some(example_tool()));
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "a successful read serves again");
+}
+
+#[tokio::test]
+async fn a_rule_change_is_seen_after_the_refresh() {
+    let h = Harness::new();
+    let token = token();
+    assert!(h.call(&event("5", "m", Some(&token))).await.1);
+    let mut stricter = example_tool();
+    let rules = stricter.call_rules.as_mut().unwrap();
+    rules[0].condition = Some("call.arguments.value > 1.0".into());
+    *h.table.tool.lock().unwrap() = Ok(Some(stricter));
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "cached rules until the re-read");
+    h.advance(15_000);
+    assert!(!h.call(&event("5", "m", Some(&token))).await.1, "re-read: the stricter rule denies");
+}
+
+#[tokio::test]
+async fn rules_see_the_principal_the_agent_and_the_tool() {
+    let mut tool = example_tool();
+    let rules = tool.call_rules.as_mut().unwrap();
+    let deny = |id: &str, condition: &str| {
+        serde_json::from_value(json!({"id": id, "effect": "deny", "condition": condition})).unwrap()
+    };
+    rules.insert(0, deny("not-this-agent", "request.agentId == 'blocked-bot'"));
+    rules.insert(1, deny("only-this-tool", "request.toolId != 'convert_units@1.0.0'"));
+    rules.insert(2, deny("interns-small", "'intern' in user.roles && call.arguments.value > 10.0"));
+    let h = Harness::on(Table::holding(tool));
+    let blocked = sign("blocked-bot", json!({}), NOW_MS + 60_000);
+    assert!(!h.call(&event("5", "m", Some(&blocked))).await.1);
+    assert_eq!(h.last_line()["ruleId"], "not-this-agent");
+    assert!(h.call(&event("5", "m", Some(&token()))).await.1, "request.toolId is the guard's tool");
+    let intern = sign("support-bot", json!({"user": {"roles": ["intern"]}}), NOW_MS + 60_000);
+    assert!(h.call(&event("5", "m", Some(&intern))).await.1);
+    let (response, ran) = h.call(&event("50", "m", Some(&intern))).await;
+    assert!(!ran);
+    assert!(body(&response).contains("denied by rule `interns-small`"), "{}", body(&response));
+}
+
+#[tokio::test]
+async fn the_tools_access_rules_decide_first_as_authorize_does() {
+    let mut tool = example_tool();
+    tool.access_rules = Some(vec![
+        serde_json::from_value(json!({"id": "agents-only", "effect": "allow",
+            "condition": "'agent' in user.roles", "description": "Only support agents"}))
+        .unwrap(),
+    ]);
+    let h = Harness::on(Table::holding(tool));
+    assert!(h.call(&event("5", "m", Some(&token()))).await.1, "u-42 has the role");
+    let other = sign("support-bot", json!({"user": {"roles": ["guest"]}}), NOW_MS + 60_000);
+    let (response, ran) = h.call(&event("5", "m", Some(&other))).await;
+    assert!(!ran);
+    assert_eq!(response.state(), Some(ResponseState::Reprompt));
+    assert_eq!(
+        body(&response),
+        "The call to `convert` is not permitted: the tool is not granted to this principal: no rule allows it."
+    );
+    assert_eq!(h.last_line()["reason"], "NO_MATCH");
+}
+
+#[tokio::test]
+async fn arguments_the_schema_refuses_are_reprompted_before_any_rule() {
+    let h = Harness::new();
+    let (response, ran) = h.call(&event("12abc", "m", Some(&token()))).await;
+    assert!(!ran);
+    assert_eq!(response.state(), Some(ResponseState::Reprompt));
+    assert!(body(&response).contains("`value`"), "{}", body(&response));
+    assert_eq!(h.last_line()["reason"], "INVALID_ARGUMENTS");
+}
+
+#[tokio::test]
+async fn a_switched_off_tool_is_refused() {
+    let mut tool = example_tool();
+    tool.lifecycle = Some(serde_json::from_value(json!({"status": "disabled"})).unwrap());
+    let h = Harness::on(Table::holding(tool));
+    assert_refused(&h, &event("5", "m", Some(&token())), "TOOL_SWITCHED_OFF", "switched off").await;
+}
+
+#[tokio::test]
+async fn an_unconfigured_guard_refuses_everything() {
+    let table = Table::holding(example_tool());
+    let h = Harness::with(Guard::unconfigured("REGISTRY_TOOL_ID is not set"), table.clone());
+    let line = assert_refused(
+        &h,
+        &event("5", "m", Some(&token())),
+        "GUARD_NOT_CONFIGURED",
+        "not configured",
+    )
+    .await;
+    assert_eq!(line["message"], "REGISTRY_TOOL_ID is not set");
+    assert_eq!(table.reads(), 0);
+}
+
+#[tokio::test]
+async fn the_api_form_is_checked_too() {
+    let h = Harness::new();
+    let mut api = event("2000000000", "m", Some(&token()));
+    let params = api["parameters"].take();
+    let object = api.as_object_mut().unwrap();
+    object.remove("function");
+    object.insert("apiPath".into(), json!("/convert"));
+    object.insert("httpMethod".into(), json!("POST"));
+    object.insert("parameters".into(), params);
+    let parsed = parse_event(&api).unwrap();
+    let Verdict::Deny(response) = h.guard.check(&parsed).await else { panic!("allowed") };
+    // `/convert` is not a function of the schema: `value` keeps its JSON type and the
+    // rule still compares it
+    let json = serde_json::to_value(&response).unwrap();
+    assert_eq!(json["response"]["httpStatusCode"], 403, "{json}");
+}
+
+#[test]
+fn configuration_from_the_environment_names_every_problem() {
+    let vars = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| (*v).to_owned())
+    };
+    let problems =
+        GuardConfig::from_vars(vars(&[("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "soon")]))
+            .unwrap_err();
+    for name in
+        ["REGISTRY_TOOL_ID", "REGISTRY_CONTEXT_KEYS", "REGISTRY_GUARD_MAX_STALENESS_SECONDS"]
+    {
+        assert!(problems.contains(name), "{problems}");
+    }
+    let config = GuardConfig::from_vars(vars(&[
+        ("REGISTRY_TOOL_ID", "convert_units@1.0.0"),
+        ("REGISTRY_CONTEXT_KEYS", KEYS),
+        ("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "1.5"),
+    ]))
+    .unwrap();
+    assert_eq!(config.max_staleness, Duration::from_millis(1500));
+    let defaults =
+        GuardConfig::from_vars(vars(&[("REGISTRY_TOOL_ID", "t"), ("REGISTRY_CONTEXT_KEYS", KEYS)]))
+            .unwrap();
+    assert_eq!(defaults.max_staleness, Duration::from_secs(30));
+    let bad_keys = GuardConfig::from_vars(vars(&[
+        ("REGISTRY_TOOL_ID", "t"),
+        ("REGISTRY_CONTEXT_KEYS", "k1:short"),
+    ]))
+    .unwrap_err();
+    assert!(bad_keys.contains("REGISTRY_CONTEXT_KEYS"), "{bad_keys}");
+    assert!(bedrock_action_group::guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
+    assert!(!bedrock_action_group::guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));
+}

@@ -1,0 +1,330 @@
+//! The guarded example tool (`run_guarded(convert)`) under a local Lambda Runtime API,
+//! its rules in a registry table on the local DynamoDB-API server (seeded with the
+//! registry's own store code), fed Bedrock action-group events whose session attributes
+//! carry the principal context of a real resolve by the admin-api binary (same key
+//! ring), or, for the cases a resolve cannot produce on demand (an expired context), one
+//! signed as resolution signs it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use common::{READER, ROLE_MAP, api};
+use registry_access::RequestContext;
+use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
+use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::{Lambda, Table};
+use registry_store::{Expected, Store};
+use registry_store_dynamodb::DynamoStore;
+use serde_json::{Value, json};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+const TOOL_ID: &str = "convert_units@1.0.0";
+/// The function's key ring (`REGISTRY_CONTEXT_KEYS`): the registry signs with `e2e-1`.
+const KEYS: &str = "e2e-1:ZTJlLWd1YXJkLWtleS0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=";
+
+/// A registry table holding the example tool, written by the registry's store.
+async fn seeded_table() -> Table {
+    seeded().await.0
+}
+
+/// [`seeded_table`] and the store on it.
+async fn seeded() -> (Table, DynamoStore) {
+    let store = registry_store_dynamodb::local::fresh_store("guard").await.unwrap();
+    let tool: ToolDefinition =
+        serde_json::from_str(include_str!("../../cli/example/convert-units.json")).unwrap();
+    store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
+    let endpoint = registry_store_dynamodb::local::endpoint().unwrap().to_owned();
+    (Table { name: store.table().to_owned(), endpoint }, store)
+}
+
+/// The example tool with its guard configured for `table`, plus `env`.
+async fn guarded_tool(table: &Table, env: &[(&str, &str)]) -> Lambda {
+    let mut all = vec![
+        ("REGISTRY_TABLE", table.name.as_str()),
+        ("REGISTRY_TOOL_ID", TOOL_ID),
+        ("REGISTRY_CONTEXT_KEYS", KEYS),
+    ];
+    all.extend_from_slice(env);
+    Lambda::start("example-tool", table, &all).await
+}
+
+fn now_s() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// The session attribute resolution adds: the principal context signed with the
+/// registry's key, valid until `expires_at`.
+fn signed(context: Value, expires_at: i64) -> String {
+    let context: RequestContext = serde_json::from_value(context).unwrap();
+    let principal = Principal { agent_id: "support-bot".into(), context };
+    KeyRing::parse(KEYS).unwrap().signing().unwrap().sign(&principal, expires_at).unwrap()
+}
+
+fn context() -> String {
+    signed(json!({"user": {"userId": "u-42", "roles": ["agent"]}}), now_s() + 3_600)
+}
+
+/// A function-details event for `convert` as Bedrock sends it.
+fn event(value: &str, principal: Option<&str>) -> Value {
+    let mut attributes = json!({"tenant": "t-1"});
+    if let Some(p) = principal {
+        attributes[SESSION_ATTRIBUTE] = json!(p);
+    }
+    json!({
+        "messageVersion": "1.0",
+        "agent": {"name": "support", "id": "AGENT12345", "alias": "TSTALIASID", "version": "DRAFT"},
+        "inputText": "how far is that in miles?", "sessionId": "e2e-session",
+        "actionGroup": "convert_units", "function": "convert",
+        "parameters": [
+            {"name": "value", "type": "number", "value": value},
+            {"name": "from", "type": "string", "value": "km"},
+            {"name": "to", "type": "string", "value": "m"}
+        ],
+        "sessionAttributes": attributes, "promptSessionAttributes": {}
+    })
+}
+
+/// `(responseState, body)` of a function-details response.
+fn answer(response: &Value) -> (Option<String>, String) {
+    let f = &response["response"]["functionResponse"];
+    let state = f["responseState"].as_str().map(str::to_owned);
+    (state, f["responseBody"]["TEXT"]["body"].as_str().unwrap_or_default().to_owned())
+}
+
+/// The guard's decision lines in the function's output so far.
+fn decision_lines(lambda: &Lambda) -> Vec<Value> {
+    lambda
+        .log()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["point"] == "guard")
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
+    let (table, store) = seeded().await;
+    let agent: AgentDefinition = serde_json::from_value(json!({
+        "agentId": "travel-helper",
+        "basePrompt": "You help travellers convert units.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": [TOOL_ID]
+    }))
+    .unwrap();
+    store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
+    let registry = Lambda::start(
+        "admin-api",
+        &table,
+        &[
+            ("ROLE_MAP", ROLE_MAP),
+            ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true"),
+            ("REGISTRY_CONTEXT_KEYS", KEYS),
+        ],
+    )
+    .await;
+    let context = json!({"user": {"userId": "u-7", "userType": "internal-user"}});
+    let (status, resolved) =
+        api(&registry, "POST", "/agents/travel-helper/resolve", Some(&context), READER).await;
+    assert_eq!(status, 200, "{resolved}");
+    let principal = resolved
+        .pointer("/inlineAgent/inlineSessionState/sessionAttributes/registryPrincipal")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no signed context in {resolved}"))
+        .to_owned();
+
+    let tool = guarded_tool(&table, &[]).await;
+    let allowed = tool.call(&event("5", Some(&principal))).await;
+    assert_eq!(
+        answer(&allowed),
+        (None, r#"{"value":5000.0,"unit":"m","dimension":"length"}"#.into())
+    );
+    let over = tool.call(&event("2000000000", Some(&principal))).await;
+    assert_eq!(answer(&over).0.as_deref(), Some("REPROMPT"), "{over}");
+    let (head, mac) = principal.rsplit_once('.').unwrap();
+    let forged = format!("{}A.{mac}", &head[..head.len() - 1]);
+    let forged =
+        if forged == principal { format!("{}B.{mac}", &head[..head.len() - 1]) } else { forged };
+    let refused = tool.call(&event("5", Some(&forged))).await;
+    assert_eq!(answer(&refused).0.as_deref(), Some("FAILURE"), "{refused}");
+
+    let lines = decision_lines(&tool);
+    assert_eq!(lines.len(), 3, "{}", tool.log());
+    assert_eq!(
+        (lines[0]["agentId"].as_str(), lines[0]["principalId"].as_str()),
+        (Some("travel-helper"), Some("u-7"))
+    );
+    assert_eq!(lines[1]["ruleId"], "no-huge-values");
+    assert_eq!(lines[2]["reason"], "INVALID_SIGNED_CONTEXT");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_guarded_tool_answers_allowed_calls_and_refuses_the_rest() {
+    let table = seeded_table().await;
+    let tool = guarded_tool(&table, &[]).await;
+    let principal = context();
+
+    let allowed = tool.call(&event("5", Some(&principal))).await;
+    let (state, body) = answer(&allowed);
+    assert_eq!(state, None, "{allowed}");
+    assert_eq!(body, r#"{"value":5000.0,"unit":"m","dimension":"length"}"#);
+
+    let over = tool.call(&event("2000000000", Some(&principal))).await;
+    let (state, body) = answer(&over);
+    assert_eq!(state.as_deref(), Some("REPROMPT"), "{over}");
+    assert_eq!(
+        body,
+        "The call to `convert` is not permitted: Quantities beyond a billion are refused (rule `no-huge-values`)."
+    );
+    assert!(!body.contains("dimension"), "the handler did not answer: {body}");
+    assert_eq!(over["response"]["actionGroup"], "convert_units");
+    assert_eq!(over["sessionAttributes"]["tenant"], "t-1", "attributes carried over");
+
+    let (head, mac) = principal.rsplit_once('.').unwrap();
+    let tampered = format!("{}x.{mac}", &head[..head.len() - 1]);
+    let expired = signed(json!({"user": {"userId": "u-42"}}), now_s() - 1);
+    for (what, principal, says) in [
+        ("tampered", Some(tampered.as_str()), "not valid"),
+        ("expired", Some(expired.as_str()), "expired"),
+        ("missing", None, "no registry principal context"),
+    ] {
+        let refused = tool.call(&event("5", principal)).await;
+        let (state, body) = answer(&refused);
+        assert_eq!(state.as_deref(), Some("FAILURE"), "{what}: {refused}");
+        assert!(body.contains(says) && !body.contains("dimension"), "{what}: {body}");
+    }
+
+    let lines = decision_lines(&tool);
+    let seen: Vec<_> = lines
+        .iter()
+        .map(|l| (l["effect"].as_str().unwrap(), l["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("allow", "RULE_MATCH"),
+            ("deny", "RULE_MATCH"),
+            ("deny", "INVALID_SIGNED_CONTEXT"),
+            ("deny", "EXPIRED_SIGNED_CONTEXT"),
+            ("deny", "NO_SIGNED_CONTEXT"),
+        ],
+        "{}",
+        tool.log()
+    );
+    assert_eq!(lines[1]["ruleId"], "no-huge-values");
+    assert_eq!(lines[0]["agentId"], "support-bot");
+    assert_eq!(lines[0]["principalId"], "u-42");
+    assert_eq!(lines[0]["toolVersion"], 1);
+    for line in &lines {
+        assert_eq!(line["toolId"], TOOL_ID);
+        assert_eq!(line["_aws"]["CloudWatchMetrics"][0]["Namespace"], "AgentRegistry/Decisions");
+        let text = line.to_string();
+        for value in ["2000000000", "\"km\"", "u-42\"]", "roles", "t-1"] {
+            assert!(!text.contains(value), "an argument or context value in {text}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_table_on_a_cold_container_refuses_and_logs_why() {
+    let table = seeded_table().await;
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
+    let endpoint = format!("http://{closed}");
+    let tool = guarded_tool(&table, &[("DYNAMODB_ENDPOINT", &endpoint)]).await;
+    let refused = tool.call(&event("5", Some(&context()))).await;
+    let (state, body) = answer(&refused);
+    assert_eq!(state.as_deref(), Some("FAILURE"), "{refused}");
+    assert_eq!(
+        body,
+        "The call to `convert` is not permitted: the tool's call policy cannot be read right now."
+    );
+    let lines = decision_lines(&tool);
+    assert_eq!(lines.len(), 1, "{}", tool.log());
+    assert_eq!(lines[0]["reason"], "RULES_UNAVAILABLE");
+    let message = lines[0]["message"].as_str().unwrap();
+    assert!(message.contains("could not be read"), "{message}");
+}
+
+/// A TCP relay to the DynamoDB-API server that can be cut: the table becomes
+/// unreachable (connections refused, open ones dropped) for a warm container.
+struct Relay {
+    addr: SocketAddr,
+    accept: JoinHandle<()>,
+    links: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Relay {
+    async fn to(endpoint: &str) -> Self {
+        let target = endpoint.trim_start_matches("http://").to_owned();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let links: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let open = links.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let target = target.clone();
+                open.lock().unwrap().push(tokio::spawn(async move {
+                    if let Ok(mut outbound) = TcpStream::connect(&target).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                }));
+            }
+        });
+        Self { addr, accept, links }
+    }
+
+    /// Stops listening and drops every open connection.
+    fn cut(&self) {
+        self.accept.abort();
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+}
+
+/// The one test with a real wait: the binary reads the system clock, so the staleness
+/// bound (4 s here, through the environment) has to pass for real. The guard's own
+/// tests (shared/action-group/tests/guard.rs) cover the same with a moved clock.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_table_on_a_warm_container_serves_cached_rules_until_the_bound() {
+    const BOUND: Duration = Duration::from_secs(4);
+    let table = seeded_table().await;
+    let relay = Relay::to(&table.endpoint).await;
+    let endpoint = format!("http://{}", relay.addr);
+    let tool = guarded_tool(
+        &table,
+        &[("DYNAMODB_ENDPOINT", &endpoint), ("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "4")],
+    )
+    .await;
+    let principal = context();
+
+    let before_read = Instant::now();
+    let first = tool.call(&event("5", Some(&principal))).await;
+    assert_eq!(answer(&first).0, None, "{first}");
+    relay.cut();
+
+    let cached = tool.call(&event("5", Some(&principal))).await;
+    let elapsed = before_read.elapsed();
+    assert_eq!(
+        answer(&cached).0,
+        None,
+        "cached rules serve within the bound ({elapsed:?}): {cached}"
+    );
+    let denied = tool.call(&event("2000000000", Some(&principal))).await;
+    assert_eq!(answer(&denied).0.as_deref(), Some("REPROMPT"), "cached rules still decide");
+
+    tokio::time::sleep((BOUND + Duration::from_millis(200)).saturating_sub(before_read.elapsed()))
+        .await;
+    let stale = tool.call(&event("5", Some(&principal))).await;
+    let (state, body) = answer(&stale);
+    assert_eq!(state.as_deref(), Some("FAILURE"), "{stale}");
+    assert!(body.contains("cannot be read right now"), "{body}");
+    let lines = decision_lines(&tool);
+    let last = lines.last().unwrap();
+    assert_eq!(last["reason"], "RULES_STALE", "{}", tool.log());
+    assert!(last["message"].as_str().unwrap().contains("the bound is 4000 ms"), "{last}");
+}
