@@ -328,3 +328,42 @@ async fn an_unreachable_table_on_a_warm_container_serves_cached_rules_until_the_
     assert_eq!(last["reason"], "RULES_STALE", "{}", tool.log());
     assert!(last["message"].as_str().unwrap().contains("the bound is 4000 ms"), "{last}");
 }
+
+/// `event` in the Bedrock session `session`.
+fn in_session(value: &str, principal: &str, session: &str) -> Value {
+    let mut e = event(value, Some(principal));
+    e["sessionId"] = json!(session);
+    e
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
+    let (table, store) = seeded().await;
+    let agent: AgentDefinition = serde_json::from_value(json!({
+        "agentId": "support-bot",
+        "basePrompt": "You help travellers convert units, a few times per conversation.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": [TOOL_ID],
+        "limits": {"maxToolCalls": 3}
+    }))
+    .unwrap();
+    store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
+    let tool = guarded_tool(&table, &[]).await;
+    let principal = context();
+    for n in 1..=3 {
+        let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-1")).await);
+        assert_eq!(state, None, "call {n}: {body}");
+        assert!(body.contains("\"unit\""), "call {n} answered by the handler: {body}");
+    }
+    for n in 4..=5 {
+        let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-1")).await);
+        assert_eq!(state.as_deref(), Some("REPROMPT"), "call {n}: {body}");
+        assert!(body.contains("budget is spent") && !body.contains("\"unit\""), "call {n}: {body}");
+    }
+    let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-2")).await);
+    assert_eq!(state, None, "a new session starts from zero: {body}");
+    let lines = decision_lines(&tool);
+    let limited: Vec<&Value> = lines.iter().filter(|l| l["limit"] == "maxToolCalls").collect();
+    assert_eq!(limited.len(), 2, "{lines:?}");
+    assert!(limited.iter().all(|l| l["sessionId"] == "budget-1"), "{limited:?}");
+}

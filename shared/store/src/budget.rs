@@ -4,6 +4,9 @@
 //! refused call writes nothing.
 
 use registry_core::SessionView;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
 use registry_core::session::{LimitHit, RateWindow, SessionState};
 use registry_core::{AgentLimits, Decision, RateLimit};
 use serde_json::{Map, Value};
@@ -32,6 +35,41 @@ pub struct Admission<'a> {
     pub session_ttl_seconds: i64,
 }
 
+/// Most counters a [`Known`] keeps before it starts afresh.
+const MAX_KNOWN: usize = 10_000;
+
+/// The counters this process wrote last, by key: an admission first decides on them and
+/// writes on their versions (one store round trip), and reads the store only when that
+/// write loses (another process counted meanwhile) or nothing is known.
+#[derive(Debug, Default)]
+pub struct Known {
+    counters: Mutex<HashMap<String, Counter>>,
+}
+
+impl Known {
+    fn get(&self, keys: &[String]) -> Option<Vec<Option<Counter>>> {
+        let known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
+        keys.iter().map(|k| known.get(k).cloned().map(Some)).collect()
+    }
+
+    fn remember(&self, written: Vec<Counter>) {
+        let mut known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
+        if known.len() >= MAX_KNOWN {
+            known.clear();
+        }
+        for counter in written {
+            known.insert(counter.key.clone(), counter);
+        }
+    }
+
+    fn forget(&self, keys: &[String]) {
+        let mut known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
+        for key in keys {
+            known.remove(key);
+        }
+    }
+}
+
 /// How an admission ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
@@ -58,25 +96,42 @@ fn decode<T: serde::de::DeserializeOwned + Default>(counter: Option<&Counter>) -
     }
 }
 
-/// Admits one call: reads the counters, checks the limits and the rate, lets `decide`
-/// evaluate the rules on the session so far, and writes the new counts conditionally
-/// on the versions read; a conflict starts over, at most [`ADMIT_ATTEMPTS`] times
-/// (then [`StoreError::VersionMismatch`]: the caller refuses the call). `now_ms` is the
-/// call's time (Unix milliseconds).
+/// Admits one call: takes the counters (as this process last wrote them, else from the
+/// store), checks the limits and the rate, lets `decide` evaluate the rules on the
+/// session so far, and writes the new counts conditionally on the versions taken; a
+/// conflict reads the store and starts over, at most [`ADMIT_ATTEMPTS`] times (then
+/// [`StoreError::VersionMismatch`]: the caller refuses the call). A call that `decide`
+/// refuses on an empty session, by a decision `on_session` says does not depend on the
+/// session, is refused before any round trip. `now_ms` is the call's time (Unix
+/// milliseconds).
 pub async fn admit(
     store: &dyn Store,
+    known: &Known,
     admission: &Admission<'_>,
     now_ms: i64,
     mut decide: impl FnMut(SessionView<'_>) -> Decision,
+    on_session: impl Fn(&Decision) -> bool,
 ) -> Result<Verdict, StoreError> {
     let now = now_ms.div_euclid(1_000);
     let mut keys = Vec::with_capacity(2);
     keys.extend(admission.session.map(str::to_owned));
     keys.extend(admission.rate.map(|(key, _)| key.to_owned()));
+    // a call the rules refuse whatever the session costs no round trip
+    let first = decide(SessionView::default());
+    if !first.is_allowed() && !on_session(&first) {
+        return Ok(Verdict::Denied { decision: first });
+    }
     let mut last = StoreError::VersionMismatch { expected: 0, current: None };
+    let mut remembered = if keys.is_empty() { None } else { known.get(&keys) };
     for _ in 0..ADMIT_ATTEMPTS {
-        let found =
-            if keys.is_empty() { Vec::new() } else { store.get_counters(&keys, now).await? };
+        let found = match remembered.take() {
+            Some(found) => found,
+            None if keys.is_empty() => Vec::new(),
+            None => store.get_counters(&keys, now).await?,
+        };
+        // what is remembered may have expired meanwhile
+        let found: Vec<Option<Counter>> =
+            found.into_iter().map(|c| c.filter(|c| c.expires_at > now)).collect();
         let mut found = found.iter();
         let (session_version, session) = match admission.session {
             Some(_) => decode::<SessionState>(found.next().and_then(Option::as_ref)),
@@ -125,9 +180,18 @@ pub async fn admit(
             return Ok(Verdict::Admitted { decision, session: None });
         }
         match store.put_counters(&writes, now).await {
-            Ok(()) => return Ok(Verdict::Admitted { decision, session: next }),
-            Err(e @ StoreError::VersionMismatch { .. }) => last = e,
-            Err(e) => return Err(e),
+            Ok(()) => {
+                known.remember(writes);
+                return Ok(Verdict::Admitted { decision, session: next });
+            }
+            Err(e @ StoreError::VersionMismatch { .. }) => {
+                known.forget(&keys);
+                last = e;
+            }
+            Err(e) => {
+                known.forget(&keys);
+                return Err(e);
+            }
         }
     }
     Err(last)

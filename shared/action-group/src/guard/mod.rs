@@ -10,6 +10,7 @@
 //! outcome, one decision line (CloudWatch embedded metric format, no argument values)
 //! goes to the decision log. Anything missing or invalid denies (fail closed).
 
+mod budget;
 mod clock;
 mod config;
 mod handle;
@@ -55,6 +56,7 @@ pub struct Guard<S> {
     rules: RuleCache,
     verified: Verified,
     log: DecisionLog,
+    budgets: budget::Budgets,
 }
 
 impl<S> std::fmt::Debug for Guard<S> {
@@ -65,7 +67,7 @@ impl<S> std::fmt::Debug for Guard<S> {
 }
 
 /// What one check found, before it becomes a verdict and a decision line.
-struct Checked {
+pub(crate) struct Checked {
     record: DecisionRecord,
     verdict: Verdict,
 }
@@ -81,6 +83,7 @@ impl<S: RuleSource> Guard<S> {
             rules: RuleCache::new(max_staleness_ms),
             verified: Verified::default(),
             log: Box::new(stdout_line),
+            budgets: budget::Budgets::new(max_staleness_ms),
         }
     }
 
@@ -92,6 +95,7 @@ impl<S: RuleSource> Guard<S> {
             rules: RuleCache::new(0),
             verified: Verified::default(),
             log: Box::new(stdout_line),
+            budgets: budget::Budgets::new(0),
         }
     }
 
@@ -193,7 +197,14 @@ impl<S: RuleSource> Guard<S> {
         };
         prepared.set_agent_id(Some(&principal.agent_id));
         prepared.set_tool_id(Some(&config.tool_id));
-        with_tool(evaluate(event, &loaded, &prepared, &arguments, now_ms))
+        let counted = self
+            .budgets
+            .admit(event, source, &loaded, &prepared, &arguments, &principal.agent_id, now_ms)
+            .await;
+        with_tool(match counted {
+            Some(checked) => checked,
+            None => evaluate(event, &loaded, &prepared, &arguments, now_ms),
+        })
     }
 }
 
@@ -260,14 +271,19 @@ fn arguments(
 }
 
 /// A refusal before any rule decided: its decision line and its `FAILURE` response.
-fn refused(event: &ActionGroupEvent, refusal: Refusal, message: String, now_ms: i64) -> Checked {
+pub(crate) fn refused(
+    event: &ActionGroupEvent,
+    refusal: Refusal,
+    message: String,
+    now_ms: i64,
+) -> Checked {
     let (id, time) = stamp(now_ms);
     let record = DecisionRecord::refusal(DecisionPoint::Guard, id, time, refusal.code(), message);
     Checked { record, verdict: Verdict::Deny(Box::new(refusal.response(event))) }
 }
 
 /// A new decision id and `now_ms` as RFC 3339.
-fn stamp(now_ms: i64) -> (String, String) {
+pub(crate) fn stamp(now_ms: i64) -> (String, String) {
     let time = chrono::DateTime::from_timestamp_millis(now_ms)
         .unwrap_or_default()
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
-use registry_core::{Definition, Kind, ToolDefinition};
+use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
 use registry_store::Store;
 use registry_store_dynamodb::DynamoStore;
 
@@ -17,7 +17,8 @@ const READ_ATTEMPTS: u32 = 2;
 /// Longest one attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// Reads the live definition of a tool.
+/// Reads the live definition of a tool (and of the agent calling it), and keeps the
+/// session counters.
 pub trait RuleSource: Send + Sync {
     /// The live definition of `tool_id`: `Ok(None)` when there is none, `Err` with
     /// what went wrong when it could not be read.
@@ -25,6 +26,21 @@ pub trait RuleSource: Send + Sync {
         &self,
         tool_id: &str,
     ) -> impl Future<Output = Result<Option<ToolDefinition>, String>> + Send;
+
+    /// The live definition of `agent_id` (for its session budgets); none by default.
+    fn agent(
+        &self,
+        agent_id: &str,
+    ) -> impl Future<Output = Result<Option<AgentDefinition>, String>> + Send {
+        let _ = agent_id;
+        async { Ok(None) }
+    }
+
+    /// The store that keeps session and rate counters; none by default (a tool whose
+    /// calls need counting is then refused).
+    fn counters(&self) -> Option<&dyn Store> {
+        None
+    }
 }
 
 /// The registry's DynamoDB table, read with the registry's own store code.
@@ -66,5 +82,17 @@ impl RuleSource for DynamoSource {
             Ok(_) => Ok(None),
             Err(e) => Err(e.to_string()),
         }
+    }
+
+    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, String> {
+        match self.store.get(Kind::Agent, agent_id).await {
+            Ok(Some(Definition::Agent(agent))) => Ok(Some(agent)),
+            Ok(_) => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn counters(&self) -> Option<&dyn Store> {
+        Some(&self.store)
     }
 }

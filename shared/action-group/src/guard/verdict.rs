@@ -41,6 +41,8 @@ pub enum Refusal {
     ToolSwitchedOff,
     /// The arguments do not decode against the tool's schema (the answer names them).
     InvalidArguments,
+    /// The session's counts could not be read or written (budgets fail closed).
+    BudgetsUnavailable,
 }
 
 impl Refusal {
@@ -55,6 +57,7 @@ impl Refusal {
             Self::RulesStale => "RULES_STALE",
             Self::ToolSwitchedOff => "TOOL_SWITCHED_OFF",
             Self::InvalidArguments => "INVALID_ARGUMENTS",
+            Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
         }
     }
 
@@ -72,6 +75,7 @@ impl Refusal {
             }
             Self::ToolSwitchedOff => "the tool is switched off in the registry",
             Self::InvalidArguments => "the arguments are invalid",
+            Self::BudgetsUnavailable => "the session's budget cannot be checked right now",
         }
     }
 

@@ -307,8 +307,17 @@ impl Registry {
                     Some(budget) => {
                         let admission = budget.admission(request, call_set.session_totals());
                         let now_ms = chrono::Utc::now().timestamp_millis();
-                        match admit(self.store().as_ref(), &admission, now_ms, &mut evaluate).await
-                        {
+                        let on_session = |d: &Decision| call_set.decided_on_session(d);
+                        let store = self.store();
+                        let admitted = admit(
+                            store.as_ref(),
+                            &self.known,
+                            &admission,
+                            now_ms,
+                            &mut evaluate,
+                            on_session,
+                        );
+                        match admitted.await {
                             Ok(Verdict::Admitted { decision, session }) => {
                                 Counted::Decided(decision, session)
                             }

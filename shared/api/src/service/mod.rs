@@ -68,6 +68,8 @@ pub struct Registry {
     principal_ttl: i64,
     /// Where decision records go.
     decisions: DecisionLog,
+    /// The session and rate counters this process wrote last (see `budget::Known`).
+    known: Arc<registry_store::budget::Known>,
 }
 
 impl Registry {
@@ -84,6 +86,7 @@ impl Registry {
             principal_keys: None,
             principal_ttl: registry_access::signed::DEFAULT_TTL_SECONDS,
             decisions: DecisionLog::off(),
+            known: Arc::default(),
         }
     }
 

@@ -9,7 +9,7 @@ use registry_core::session::SessionState;
 use registry_core::{AgentLimits, Decision, Effect, RateKey, RateLimit, ReasonCode};
 use serde_json::{Map, json};
 
-use crate::budget::{Admission, Verdict, admit};
+use crate::budget::{Admission, Known, Verdict, admit};
 use crate::{Counter, Store, StoreError};
 
 const NOW: i64 = 1_800_000_000;
@@ -89,7 +89,9 @@ pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
                 session_ttl_seconds: 600,
             };
             barrier.wait().await;
-            admit(store.as_ref(), &admission, NOW * 1_000 + 10, |_| allow()).await
+            // each call as a process of its own: nothing known
+            let known = Known::default();
+            admit(store.as_ref(), &known, &admission, NOW * 1_000 + 10, |_| allow(), |_| true).await
         }));
     }
     let mut admitted = 0;
@@ -127,15 +129,15 @@ pub async fn rates_refuse_within_the_window_and_reset(store: Arc<dyn Store>) {
         session_ttl_seconds: 600,
     };
     let start = NOW * 1_000 - (NOW * 1_000).rem_euclid(60_000);
+    let known = Known::default();
+    let at = |t: i64| admit(store.as_ref(), &known, &admission, start + t, |_| allow(), |_| true);
     for t in [0, 1_000, 2_000] {
-        let verdict =
-            admit(store.as_ref(), &admission, start + t, |_| allow()).await.expect("admit");
+        let verdict = at(t).await.expect("admit");
         assert!(matches!(verdict, Verdict::Admitted { .. }), "{verdict:?}");
     }
-    let fourth =
-        admit(store.as_ref(), &admission, start + 3_000, |_| allow()).await.expect("admit");
+    let fourth = at(3_000).await.expect("admit");
     assert!(matches!(fourth, Verdict::Limited(ref hit) if hit.limit == "rateLimit"), "{fourth:?}");
-    let next = admit(store.as_ref(), &admission, start + 60_000, |_| allow()).await.expect("admit");
+    let next = at(60_000).await.expect("admit");
     assert!(matches!(next, Verdict::Admitted { .. }), "a new window: {next:?}");
 }
 
@@ -157,11 +159,16 @@ pub async fn a_denied_call_counts_nothing(store: Arc<dyn Store>) {
         let spent = view.totals.and_then(|t| t.get("refund.amount")).copied().unwrap_or(0.0);
         if spent + 200.0 > 500.0 { Decision { effect: Effect::Deny, ..allow() } } else { allow() }
     };
-    for _ in 0..2 {
-        let verdict = admit(store.as_ref(), &admission, NOW * 1_000, budget).await.expect("admit");
-        assert!(matches!(verdict, Verdict::Admitted { .. }), "{verdict:?}");
-    }
-    let third = admit(store.as_ref(), &admission, NOW * 1_000, budget).await.expect("admit");
+    // one process remembering what it wrote, another reading the store each time
+    let (warm, cold) = (Known::default(), Known::default());
+    let first = admit(store.as_ref(), &warm, &admission, NOW * 1_000, budget, |_| true).await;
+    assert!(matches!(first, Ok(Verdict::Admitted { .. })), "{first:?}");
+    let second = admit(store.as_ref(), &cold, &admission, NOW * 1_000, budget, |_| true).await;
+    assert!(matches!(second, Ok(Verdict::Admitted { .. })), "{second:?}");
+    // the warm one's memory is stale: its write loses, it reads and decides again
+    let third = admit(store.as_ref(), &warm, &admission, NOW * 1_000, budget, |_| true)
+        .await
+        .expect("admit");
     assert!(matches!(third, Verdict::Denied { .. }), "{third:?}");
     let read = store.get_counters(std::slice::from_ref(&key), NOW).await.expect("get");
     let stored: SessionState =

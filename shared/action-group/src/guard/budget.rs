@@ -1,0 +1,160 @@
+//! Session budgets and rates in the guard (SPEC section 19): when the agent has limits,
+//! the tool a rate, or its call rules read `session`, the call is admitted against the
+//! session's counters in the registry's table, in one conditional write, before the
+//! handler runs. The agent's limits are cached like the tool's rules.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
+use registry_core::{AgentDefinition, RateKey};
+use registry_store::budget::{Admission, Known, Verdict as Admitted, admit};
+
+use crate::arguments::Arguments;
+use crate::event::ActionGroupEvent;
+use crate::guard::loaded::{Loaded, Stage};
+use crate::guard::source::RuleSource;
+use crate::guard::verdict::{self, Refusal, Verdict};
+use crate::guard::{Checked, refused, stamp};
+
+/// How long a session's counts are kept after its last call when the agent does not
+/// say: an hour, beyond Bedrock's default idle session time-out.
+const DEFAULT_SESSION_TTL_SECONDS: i64 = 3_600;
+
+/// The agents' limits as last read, and the counters this container wrote last.
+#[derive(Debug)]
+pub(crate) struct Budgets {
+    agents: Mutex<HashMap<String, (Option<Arc<AgentDefinition>>, i64)>>,
+    max_staleness_ms: i64,
+    known: Known,
+}
+
+impl Budgets {
+    /// Nothing read yet; agents are re-read once `max_staleness_ms` old.
+    pub fn new(max_staleness_ms: i64) -> Self {
+        Self { agents: Mutex::default(), max_staleness_ms, known: Known::default() }
+    }
+
+    /// The agent `agent_id`, from the cache while fresh; `Err` when it cannot be read.
+    async fn agent<S: RuleSource>(
+        &self,
+        source: &S,
+        agent_id: &str,
+        now_ms: i64,
+    ) -> Result<Option<Arc<AgentDefinition>>, String> {
+        let cached =
+            self.agents.lock().unwrap_or_else(PoisonError::into_inner).get(agent_id).cloned();
+        if let Some((agent, read_at)) = &cached
+            && now_ms.saturating_sub(*read_at) < self.max_staleness_ms
+        {
+            return Ok(agent.clone());
+        }
+        let agent = source.agent(agent_id).await?.map(Arc::new);
+        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        if agents.len() > 1_000 {
+            agents.clear();
+        }
+        agents.insert(agent_id.to_owned(), (agent.clone(), now_ms));
+        Ok(agent)
+    }
+
+    /// Admits the call when something counts it; `None` when nothing does (the rules
+    /// alone decide, as without budgets).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn admit<S: RuleSource>(
+        &self,
+        event: &ActionGroupEvent,
+        source: &S,
+        loaded: &Loaded,
+        prepared: &PreparedContext<'_>,
+        arguments: &Arguments,
+        agent_id: &str,
+        now_ms: i64,
+    ) -> Option<Checked> {
+        let http_method = match event {
+            ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
+            ActionGroupEvent::Function(_) => None,
+        };
+        let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
+        // lifecycle and access rules first, as without budgets
+        if !matches!(loaded.decide(prepared, &call), Stage::Call(_)) {
+            return None;
+        }
+        let agent = match self.agent(source, agent_id, now_ms).await {
+            Ok(agent) => agent,
+            Err(e) => {
+                let message = format!("the agent's limits could not be read: {e}");
+                return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
+            }
+        };
+        let limits = agent.as_ref().and_then(|a| a.limits.as_ref());
+        let rate = loaded.tool.rate_limit.as_ref().map(|rate| {
+            let who = match rate.key {
+                RateKey::Principal => prepared.user_id(),
+                RateKey::Account => prepared.account_id(),
+            };
+            let key = registry_store::rate_key(
+                &loaded.tool.tool_id,
+                rate.key.as_str(),
+                who.unwrap_or("-"),
+            );
+            (key, rate)
+        });
+        if limits.is_none() && rate.is_none() && !loaded.set.reads_session() {
+            return None;
+        }
+        let Some(store) = source.counters() else {
+            let message = "no store keeps this tool's session counts".to_owned();
+            return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
+        };
+        let session = registry_store::session_key(agent_id, event.session_id());
+        let admission = Admission {
+            session: Some(&session),
+            limits,
+            rate: rate.as_ref().map(|(key, rate)| (key.as_str(), *rate)),
+            function: event.name(),
+            arguments: arguments.as_map(),
+            totals: loaded.set.session_totals(),
+            session_ttl_seconds: agent
+                .as_ref()
+                .and_then(|a| a.bedrock.idle_session_ttl_in_seconds)
+                .map_or(DEFAULT_SESSION_TTL_SECONDS, |s| {
+                    i64::from(s).max(DEFAULT_SESSION_TTL_SECONDS)
+                }),
+        };
+        let decide = |view: registry_access::SessionView<'_>| {
+            loaded.set.evaluate_call_in(prepared, &call, view)
+        };
+        let on_session = |d: &registry_access::Decision| loaded.set.decided_on_session(d);
+        let (id, time) = stamp(now_ms);
+        Some(match admit(store, &self.known, &admission, now_ms, decide, on_session).await {
+            Ok(Admitted::Admitted { decision, .. }) => Checked {
+                record: DecisionRecord::of(&decision, DecisionPoint::Guard, id, time),
+                verdict: Verdict::Allow,
+            },
+            Ok(Admitted::Denied { decision }) => {
+                let why = loaded.denial(&Stage::Call(decision.clone())).unwrap_or_default();
+                Checked {
+                    record: DecisionRecord::of(&decision, DecisionPoint::Guard, id, time),
+                    verdict: Verdict::Deny(Box::new(verdict::denied(event, &why))),
+                }
+            }
+            Ok(Admitted::Limited(hit)) => {
+                let mut record = DecisionRecord::refusal(
+                    DecisionPoint::Guard,
+                    id,
+                    time,
+                    "LIMIT",
+                    hit.message.clone(),
+                );
+                record.limit = Some(hit.limit.to_owned());
+                let why = format!("{}; the budget is spent", hit.message);
+                Checked { record, verdict: Verdict::Deny(Box::new(verdict::denied(event, &why))) }
+            }
+            Err(e) => {
+                let message = format!("the session's counts could not be written: {e}");
+                refused(event, Refusal::BudgetsUnavailable, message, now_ms)
+            }
+        })
+    }
+}
