@@ -23,6 +23,7 @@ pub struct Admin(pub Principal);
 /// Authenticates the request, records the principal in the request span and checks
 /// the role.
 fn authorize(parts: &Parts, state: &AppState, role: Role) -> Result<Principal, Problem> {
+    single_authorization(parts)?;
     let principal = state.authenticator.authenticate(parts)?;
     tracing::Span::current().record("principal", tracing::field::display(&principal.name));
     if principal.has(role) {
@@ -39,6 +40,18 @@ fn authorize(parts: &Parts, state: &AppState, role: Role) -> Result<Principal, P
             ),
         ))
     }
+}
+
+/// More than one `Authorization` header is ambiguous: which one names the caller would
+/// depend on the order, so the request is a 400 whatever the order, before any is read.
+fn single_authorization(parts: &Parts) -> Result<(), Problem> {
+    if parts.headers.get_all(http::header::AUTHORIZATION).iter().nth(1).is_some() {
+        return Err(Problem::bad_request(
+            "/headers/Authorization",
+            "send exactly one `Authorization` header",
+        ));
+    }
+    Ok(())
 }
 
 impl FromRequestParts<AppState> for Reader {
