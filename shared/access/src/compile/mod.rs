@@ -178,7 +178,7 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
                 "{}: the pattern of matches() must be a string literal ('^a+$'); patterns from request data are refused",
                 at(id)
             )),
-            Some(p) if work > crate::limits::MAX_CONDITION_PATTERN_BYTES => Some(format!(
+            Some(_) if work > crate::limits::MAX_CONDITION_PATTERN_BYTES => Some(format!(
                 "{}: the patterns of this condition compile to more than {} MiB in all; use fewer or simpler patterns",
                 at(id),
                 crate::limits::MAX_CONDITION_PATTERN_BYTES >> 20
