@@ -27,7 +27,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     registry_store::create_private_dir(&args.data_dir)
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
     let (store, fresh) = open_store(&args).await?;
-    let registry = Registry::new(store);
+    let vault = registry_api::vault::FileVault::open(&args.data_dir)
+        .with_context(|| format!("cannot open the secret vault in {}", args.data_dir.display()))?;
+    let registry = Registry::new(store).with_vault(std::sync::Arc::new(vault));
     #[cfg(feature = "aws")]
     let registry = registry.with_aws(registry_aws::Aws::new(registry_aws::Endpoints {
         lambda: args.lambda_endpoint_url.clone(),

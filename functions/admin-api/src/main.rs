@@ -26,6 +26,13 @@ async fn main() -> Result<(), lambda_http::Error> {
         lambda_invoke: endpoint("AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL"),
         bedrock: endpoint("AGENT_REGISTRY_BEDROCK_ENDPOINT_URL"),
     };
-    let registry = Registry::new(Arc::new(store)).with_aws(registry_aws::Aws::new(endpoints));
+    let vault = registry_api::vault::SecretsManagerVault::from_env(
+        endpoint("AGENT_REGISTRY_SECRETSMANAGER_ENDPOINT_URL"),
+        registry_api::vault::secrets_prefix(),
+    )
+    .await;
+    let registry = Registry::new(Arc::new(store))
+        .with_aws(registry_aws::Aws::new(endpoints))
+        .with_vault(Arc::new(vault));
     lambda_http::run(app(registry, Arc::new(auth))).await
 }

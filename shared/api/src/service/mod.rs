@@ -21,7 +21,9 @@ mod release_check;
 mod resolve;
 mod resource;
 mod schema;
+mod sealed;
 mod strict_json;
+pub mod vault;
 mod write;
 
 use std::sync::Arc;
@@ -58,6 +60,8 @@ pub struct Registry {
     /// AWS clients for the routes that act on AWS (`None`: those routes answer 503).
     #[cfg(feature = "aws")]
     aws: Option<registry_aws::Aws>,
+    /// Where tools' client secrets are kept (in memory unless given one).
+    vault: Arc<dyn vault::SecretVault>,
 }
 
 impl Registry {
@@ -71,7 +75,20 @@ impl Registry {
             dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
             #[cfg(feature = "aws")]
             aws: None,
+            vault: Arc::new(vault::MemoryVault::default()),
         }
+    }
+
+    /// This registry keeping tools' client secrets in `vault` (by default in memory:
+    /// binaries give the data directory's [`vault::FileVault`] or Secrets Manager).
+    pub fn with_vault(mut self, vault: Arc<dyn vault::SecretVault>) -> Self {
+        self.vault = vault;
+        self
+    }
+
+    /// The vault of tools' client secrets.
+    pub fn vault(&self) -> &Arc<dyn vault::SecretVault> {
+        &self.vault
     }
 
     /// This registry acting on AWS through `aws` (verify and test-invoke tool Lambdas).

@@ -27,7 +27,8 @@ pub struct Server {
     /// The registry behind the server (for direct calls).
     pub registry: Registry,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    _dir: tempfile::TempDir,
+    /// The data directory: store (SQLite), tokens, the secret vault.
+    pub dir: tempfile::TempDir,
 }
 
 impl Drop for Server {
@@ -119,7 +120,8 @@ pub async fn start_with_registry(
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
-    let registry = wrap(Registry::new(store));
+    let vault = registry_api::vault::FileVault::open(dir.path()).unwrap();
+    let registry = wrap(Registry::new(store).with_vault(Arc::new(vault)));
     let app = router(AppState::new(registry.clone(), Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -139,7 +141,7 @@ pub async fn start_with_registry(
         client: reqwest::Client::new(),
         registry,
         shutdown: Some(tx),
-        _dir: dir,
+        dir,
     }
 }
 
