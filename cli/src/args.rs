@@ -289,6 +289,8 @@ pub enum Operation {
 pub enum RoleArg {
     /// Read definitions and resolve agents.
     Reader,
+    /// Also obtain tools' access tokens (chat runtimes).
+    Runtime,
     /// Also create and change definitions.
     Editor,
     /// Also delete and retire definitions.

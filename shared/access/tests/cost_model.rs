@@ -100,7 +100,7 @@ fn patterns_from_request_data_and_invalid_patterns_are_refused_on_write() {
     }
     // The compile work of one condition is bounded: past 16 MiB tried, the remaining
     // patterns are refused without being compiled.
-    let storm = vec!["user.userId.matches('\\\\w{300}')"; 8].join(" || ");
+    let storm = ["user.userId.matches('\\\\w{300}')"; 8].join(" || ");
     let text = format!("{:?}", RuleSet::compile(&[rule(Effect::Allow, &storm)]).unwrap_err());
     assert!(text.contains("compile to more than 16 MiB in all"), "{text}");
 }

@@ -12,6 +12,10 @@ use crate::http::problem::{Code, Problem};
 #[derive(Debug, Clone)]
 pub struct Reader(pub Principal);
 
+/// A caller with at least the `runtime` role (reader plus tools' access tokens).
+#[derive(Debug, Clone)]
+pub struct RuntimeCaller(pub Principal);
+
 /// A caller with at least the `editor` role.
 #[derive(Debug, Clone)]
 pub struct Editor(pub Principal);
@@ -59,6 +63,14 @@ impl FromRequestParts<AppState> for Reader {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
         authorize(parts, state, Role::Reader).map(Self)
+    }
+}
+
+impl FromRequestParts<AppState> for RuntimeCaller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        authorize(parts, state, Role::Runtime).map(Self)
     }
 }
 

@@ -27,7 +27,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(schema::validate_call))
         .routes(routes!(compare::compare_releases))
         .routes(routes!(system::openapi_json))
-        .routes(routes!(system::healthz));
+        .routes(routes!(system::healthz))
+        .routes(routes!(crate::http::token::tool_token));
     #[cfg(feature = "aws")]
     let router = router
         .routes(routes!(crate::http::aws::verify_tool))

@@ -23,6 +23,7 @@ mod resource;
 mod schema;
 mod sealed;
 mod strict_json;
+mod token;
 pub mod vault;
 mod write;
 
@@ -44,6 +45,7 @@ pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
+pub use token::{IssuedToken, TOKEN_MARGIN, TokenRequest};
 pub use write::{Outcome, Written};
 
 /// The registry: agents and tools over one store. Cheap to clone.
@@ -62,6 +64,8 @@ pub struct Registry {
     aws: Option<registry_aws::Aws>,
     /// Where tools' client secrets are kept (in memory unless given one).
     vault: Arc<dyn vault::SecretVault>,
+    /// Tools' access tokens: the HTTP client and the cache.
+    tokens: Arc<token::TokenBroker>,
 }
 
 impl Registry {
@@ -76,6 +80,7 @@ impl Registry {
             #[cfg(feature = "aws")]
             aws: None,
             vault: Arc::new(vault::MemoryVault::default()),
+            tokens: Arc::default(),
         }
     }
 

@@ -22,6 +22,8 @@ pub struct Server {
     pub editor: String,
     /// Reader token.
     pub reader: String,
+    /// Runtime token (reader plus tools' access tokens).
+    pub runtime: String,
     /// HTTP client.
     pub client: reqwest::Client,
     /// The registry behind the server (for direct calls).
@@ -119,6 +121,7 @@ pub async fn start_with_registry(
     let admin = admin.expect("first run creates an admin token");
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
+    let runtime = TokenFile::add_token(dir.path(), "chat-runtime", Role::Runtime).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
     let vault = registry_api::vault::FileVault::open(dir.path()).unwrap();
     let registry = wrap(Registry::new(store).with_vault(Arc::new(vault)));
@@ -138,6 +141,7 @@ pub async fn start_with_registry(
         admin,
         editor,
         reader,
+        runtime,
         client: reqwest::Client::new(),
         registry,
         shutdown: Some(tx),
