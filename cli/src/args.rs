@@ -257,6 +257,21 @@ pub enum Operation {
         #[arg(long)]
         session_attributes: Option<String>,
     },
+    /// Tools only: a short-lived access token for the tool's MCP server (role
+    /// `runtime`), for a caller the tool is granted to through `--agent`.
+    Token {
+        /// Tool id.
+        id: String,
+        /// The agent the runtime runs (resolved for the context).
+        #[arg(long)]
+        agent: String,
+        /// The caller's request context as JSON, as for resolve.
+        #[arg(long, default_value = "{}")]
+        context: String,
+        /// OAuth scope to ask for.
+        #[arg(long)]
+        scope: Option<String>,
+    },
     /// Agents only: publish the agent to Bedrock Agents as the resolution for one
     /// audience (plan, then apply; `--dry-run` prints the plan only).
     Publish {
