@@ -53,16 +53,33 @@ impl Registry {
     }
 
     /// After a write of `id`: the vault keeps only the version `stored` names (none
-    /// when it names none, or is deleted). A failure here is logged: the write is done,
-    /// and the next write of the tool trims again.
-    pub(crate) async fn trim_secrets<R: Resource>(&self, id: &str, stored: Option<&R>) {
+    /// when it names none, or is deleted), and the version `replaced` named, if another,
+    /// is removed. A failure here is logged: the write is done, and the next write of
+    /// the tool trims again.
+    pub(crate) async fn trim_secrets<R: Resource>(
+        &self,
+        id: &str,
+        replaced: Option<&SecretHandle>,
+        stored: Option<&R>,
+    ) {
         if R::KIND != registry_core::Kind::Tool {
             return;
         }
         let keep = stored_handle(stored);
-        if let Err(e) = self.vault().retain(id, keep.as_ref()).await {
+        let mut result = self.vault().retain(id, keep.as_ref()).await;
+        if let Some(old) = replaced.filter(|old| Some(*old) != keep.as_ref())
+            && result.is_ok()
+        {
+            result = self.vault().remove(id, old).await;
+        }
+        if let Err(e) = result {
             tracing::warn!(tool = id, error = %e, "old secret versions not removed yet");
         }
+    }
+
+    /// The vault version a stored definition names (agents: none).
+    pub(crate) fn secret_of<R: Resource>(definition: Option<&R>) -> Option<SecretHandle> {
+        stored_handle(definition)
     }
 }
 

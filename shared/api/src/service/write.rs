@@ -159,9 +159,8 @@ impl Registry {
         precondition
             .retry(move || async move {
                 let stored = match precondition {
-                    // Read only for an agent's publication: a failed read skips that check
-                    // (the store reads again to delete).
-                    Precondition::Version(_) if R::KIND == registry_core::Kind::Tool => None,
+                    // Read for an agent's publication or a tool's secret: a failed read
+                    // skips those (the store reads again to delete).
                     Precondition::Version(_) => self.stored::<R>(id).await.ok().flatten(),
                     Precondition::Current | Precondition::Unconditional => {
                         self.stored::<R>(id).await?
@@ -189,7 +188,7 @@ impl Registry {
                     .delete(R::KIND, id, expected)
                     .await
                     .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
-                self.trim_secrets::<R>(id, None).await;
+                self.trim_secrets::<R>(id, Self::secret_of(head).as_ref(), None).await;
                 Ok(())
             })
             .await
@@ -258,14 +257,15 @@ impl Registry {
         let put = self.store().put(definition.into_definition(), expected).await;
         if put.is_err() && sealed.is_some() {
             // The new version is named by nothing stored: keep only the head's.
-            self.trim_secrets(&id, head).await;
+            self.trim_secrets(&id, sealed.as_ref(), head).await;
         }
         match put {
             Ok(stored) => {
                 let stored = R::from_definition(stored).ok_or_else(|| {
                     ServiceError::Internal("store returned the wrong kind".into())
                 })?;
-                self.trim_secrets(&id, Some(&stored)).await;
+                let replaced = Self::secret_of(head);
+                self.trim_secrets(&id, replaced.as_ref(), Some(&stored)).await;
                 Ok(Written { definition: stored.redact(), outcome })
             }
             Err(StoreError::BadReferences { missing, retired }) => {

@@ -4,7 +4,8 @@
 //! `auth.secretArn`); the value sits in a [`SecretVault`]: in `serve` an encrypted file
 //! in the data directory ([`FileVault`]), on AWS Secrets Manager
 //! (`SecretsManagerVault`, feature `aws`). After every write the vault keeps only the
-//! version the stored definition names ([`SecretVault::retain`]), so a rotated or removed
+//! version the stored definition names ([`SecretVault::retain`], and
+//! [`SecretVault::remove`] of the version the write replaced), so a rotated or removed
 //! secret is gone from the vault too.
 
 mod file;
@@ -63,6 +64,11 @@ pub trait SecretVault: Send + Sync + 'static {
     /// Removes every version of `tool_id`'s secret but `keep` (all of them when `None`):
     /// called after each write with what the stored definition names.
     async fn retain(&self, tool_id: &str, keep: Option<&SecretHandle>) -> Result<(), VaultError>;
+    /// Removes one version, the one a write replaced or removed (vaults that cannot scan
+    /// for [`SecretVault::retain`] remove by handle; the others need not).
+    async fn remove(&self, _tool_id: &str, _handle: &SecretHandle) -> Result<(), VaultError> {
+        Ok(())
+    }
     /// The value of a secret the user keeps and names by ARN (`auth.clientSecretRef`),
     /// read when a token is needed, never stored.
     async fn get_reference(&self, arn: &str) -> Result<Secret, VaultError> {
