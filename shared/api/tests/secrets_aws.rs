@@ -47,7 +47,14 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
     let table = store.table().to_owned();
     let prefix = format!("agent-registry/test-{}/", uuid::Uuid::now_v7());
     let config = registry_sdk_config::sdk_config(Some(endpoint.clone())).await;
-    let sm = aws_sdk_secretsmanager::Client::new(&config);
+    // The local server takes any credentials; these keep the test off the environment's.
+    let sm = aws_sdk_secretsmanager::Client::from_conf(
+        aws_sdk_secretsmanager::config::Builder::from(&config)
+            .credentials_provider(aws_sdk_secretsmanager::config::Credentials::new(
+                "test", "test", None, None, "tests",
+            ))
+            .build(),
+    );
     let vault = SecretsManagerVault::new(sm.clone(), prefix.clone());
     let registry = Registry::new(Arc::new(store)).with_vault(Arc::new(vault));
     let editor = Principal::new("eve", Role::Editor);
@@ -96,7 +103,13 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
     assert_eq!(ours, Vec::<&str>::new());
 
     // Every item of the table, every revision included: neither value.
-    let dynamodb = aws_sdk_dynamodb::Client::new(&config);
+    let dynamodb = aws_sdk_dynamodb::Client::from_conf(
+        aws_sdk_dynamodb::config::Builder::from(&config)
+            .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+                "test", "test", None, None, "tests",
+            ))
+            .build(),
+    );
     let items = dynamodb.scan().table_name(&table).send().await.unwrap();
     let text = format!("{:?}", items.items());
     assert!(text.contains("secretVersion") || text.contains("m1"), "the scan read the items");
