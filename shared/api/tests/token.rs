@@ -169,3 +169,62 @@ async fn upstream_failures_are_502_without_the_secret_and_redirects_are_refused(
     r.assert_problem(502, "UPSTREAM_FAILED");
     assert!(!r.text.contains(SECRET), "{}", r.text);
 }
+
+/// Collects what the tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every token request is one decision line (issued, cached or fetched, or refused),
+/// naming principal, agent and tool, never the token or the secret.
+#[tokio::test]
+async fn each_token_decision_is_one_log_line_without_token_or_secret() {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("registry::decision=info"))
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .init();
+    let s = start().await;
+    let (base, _) = endpoint().await;
+    let mut tool = mcp_tool_json("m9", SECRET);
+    tool["auth"]["tokenUrl"] = json!(format!("{base}/token"));
+    tool["accessRules"] =
+        json!([{"effect": "deny", "condition": "user.userId == 'blocked'"}, {"effect": "allow"}]);
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await;
+    s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent_json("a-logged", &["m9"]))).await;
+    let ask = |user: &'static str| {
+        s.send(
+            s.req(Method::POST, "/tools/m9/token?agentId=a-logged", &s.runtime)
+                .json(&context(user)),
+        )
+    };
+    let first = ask("ana").await;
+    let token = first.body["accessToken"].as_str().unwrap().to_owned();
+    ask("ana").await;
+    ask("blocked").await;
+    let logged = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = logged.lines().filter(|l| l.contains("agent=a-logged")).collect();
+    assert_eq!(lines.len(), 3, "{logged}");
+    assert!(
+        lines[0].contains("outcome=\"issued\"") && lines[0].contains("detail=\"fetched\""),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].contains("detail=\"cached\""), "{}", lines[1]);
+    assert!(lines[2].contains("outcome=\"refused\""), "{}", lines[2]);
+    for line in lines {
+        assert!(line.contains("principal=chat-runtime") && line.contains("tool=m9"), "{line}");
+        assert!(!line.contains(&token) && !line.contains(SECRET), "{line}");
+    }
+}
