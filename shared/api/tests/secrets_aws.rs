@@ -5,6 +5,8 @@
 //! Manager calls, no replaced value stays readable, and neither value is in any item of
 //! the table.
 
+mod common;
+
 use std::sync::Arc;
 
 use registry_api::vault::{SecretHandle, SecretsManagerVault};
@@ -17,22 +19,7 @@ const S1: &str = "aws-first-secret-S1-44c1";
 const S2: &str = "aws-second-secret-S2-81d0";
 
 fn tool(secret: &str) -> ToolDefinition {
-    serde_json::from_value(json!({
-        "toolId": "m1",
-        "executionType": "mcp",
-        "name": "forecast",
-        "displayName": "Forecast",
-        "description": "Forecast over MCP.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "url": "https://mcp.example.com/forecast",
-        "auth": { "clientId": "registry", "clientSecret": secret, "tokenUrl": "https://auth.example.com/token" },
-        "functionSchema": [{
-            "name": "get_forecast",
-            "description": "Forecast for a city.",
-            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
-        }]
-    }))
-    .unwrap()
+    serde_json::from_value(common::mcp_tool_json("m1", secret)).unwrap()
 }
 
 fn handle(t: &ToolDefinition) -> Option<SecretHandle> {
