@@ -34,6 +34,12 @@ pub enum Command {
         #[command(subcommand)]
         op: TokenOperation,
     },
+    /// The secret vault of `serve` on the embedded store (`secrets.key`, `secrets.json`).
+    Vault {
+        /// The operation.
+        #[command(subcommand)]
+        op: VaultOperation,
+    },
     /// Manage tool definitions on a running registry.
     Tools {
         /// The operation.
@@ -323,6 +329,18 @@ pub enum TokenOperation {
         #[arg(long, value_enum, default_value = "reader")]
         role: RoleArg,
         /// Data directory of the registry (where `auth.json` lives).
+        #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
+        data_dir: PathBuf,
+    },
+}
+
+/// Operations on the secret vault.
+#[derive(Debug, Subcommand)]
+pub enum VaultOperation {
+    /// Encrypt every kept secret under a new key and drop the old key (stop `serve`
+    /// first; it reads the keys at start).
+    RotateKey {
+        /// Data directory of the registry (where `secrets.key` lives).
         #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
         data_dir: PathBuf,
     },

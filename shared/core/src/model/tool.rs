@@ -69,10 +69,12 @@ pub struct McpAuth {
     /// tool in its vault (the only trace of the secret in the definition; a new value
     /// is a new version). Ignored on input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(read_only)]
     pub secret_version: Option<String>,
     /// Server-managed: the Secrets Manager ARN of the secret the registry keeps for this
     /// tool, on AWS (absent in `serve`, whose vault is a file). Ignored on input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(read_only)]
     pub secret_arn: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]

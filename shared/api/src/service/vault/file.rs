@@ -140,32 +140,100 @@ impl FileVault {
     fn cipher(&self, key_id: &str) -> Option<&ChaCha20Poly1305> {
         self.keys.iter().find(|(id, _)| id == key_id).map(|(_, c)| c)
     }
+
+    /// `value` encrypted under the current key as the entry of `tool_id`'s `version`.
+    fn seal(&self, tool_id: &str, version: &str, value: &str) -> Result<Entry, VaultError> {
+        let (key_id, cipher) =
+            self.keys.last().ok_or_else(|| VaultError::Damaged("no key".into()))?;
+        let mut nonce = [0u8; 12];
+        rand::rng().fill_bytes(&mut nonce);
+        let aad = associated(tool_id, version);
+        let ciphertext = cipher
+            .encrypt(Nonce::from_slice(&nonce), Payload { msg: value.as_bytes(), aad: &aad })
+            .map_err(|_| VaultError::Damaged("encryption failed".into()))?;
+        Ok(Entry {
+            tool: tool_id.to_owned(),
+            version: version.to_owned(),
+            key_id: key_id.clone(),
+            nonce: STANDARD.encode(nonce),
+            ciphertext: STANDARD.encode(ciphertext),
+        })
+    }
+
+    /// The value of `entry`, decrypted with the key it names.
+    fn open_entry(&self, entry: &Entry) -> Result<Secret, VaultError> {
+        let cipher = self.cipher(&entry.key_id).ok_or_else(|| {
+            VaultError::Damaged(format!("no key `{}` in {KEY_FILE_NAME}", entry.key_id))
+        })?;
+        let damaged =
+            || VaultError::Damaged(format!("secret of `{}` does not decrypt", entry.tool));
+        let nonce =
+            STANDARD.decode(&entry.nonce).ok().filter(|n| n.len() == 12).ok_or_else(damaged)?;
+        let ciphertext = STANDARD.decode(&entry.ciphertext).map_err(|_| damaged())?;
+        let aad = associated(&entry.tool, &entry.version);
+        let plain = cipher
+            .decrypt(Nonce::from_slice(&nonce), Payload { msg: &ciphertext, aad: &aad })
+            .map_err(|_| damaged())?;
+        String::from_utf8(plain).map(Secret::new).map_err(|_| damaged())
+    }
+
+    /// Rotates the key of `data_dir`'s vault: a new key is generated, every kept secret
+    /// is encrypted again under it, and the old keys are dropped, so they can read
+    /// nothing any more. Returns the new key id. Run while `serve` is stopped (a running
+    /// server keeps the keys it read at start).
+    pub fn rotate_key(data_dir: &Path) -> Result<String, VaultError> {
+        let old = Self::open(data_dir)?;
+        let entries = old.read()?.entries;
+        let plain = entries
+            .iter()
+            .map(|e| old.open_entry(e).map(|s| (e.tool.clone(), e.version.clone(), s)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let id = uuid::Uuid::now_v7().to_string();
+        let mut key = [0u8; 32];
+        rand::rng().fill_bytes(&mut key);
+        let new = Self {
+            dir: data_dir.to_path_buf(),
+            keys: vec![(id.clone(), ChaCha20Poly1305::new(Key::from_slice(&key)))],
+            lock: Mutex::new(()),
+        };
+        let entries = plain
+            .iter()
+            .map(|(tool, version, secret)| new.seal(tool, version, secret.expose()))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Both keys first, then the secrets under the new one, then the new key alone:
+        // whichever step fails, every kept secret stays readable.
+        let both = KeyFile {
+            keys: old
+                .key_file()?
+                .keys
+                .into_iter()
+                .chain([KeyEntry { id: id.clone(), key: STANDARD.encode(key) }])
+                .collect(),
+        };
+        let key_path = data_dir.join(KEY_FILE_NAME);
+        write_private(&key_path, &serde_json::to_vec_pretty(&both).unwrap_or_default())?;
+        new.write(&SecretsFile { entries })?;
+        let only = KeyFile { keys: vec![KeyEntry { id: id.clone(), key: STANDARD.encode(key) }] };
+        write_private(&key_path, &serde_json::to_vec_pretty(&only).unwrap_or_default())?;
+        Ok(id)
+    }
+
+    fn key_file(&self) -> Result<KeyFile, VaultError> {
+        let path = self.dir.join(KEY_FILE_NAME);
+        let bytes = std::fs::read(&path).map_err(io(&path))?;
+        serde_json::from_slice(&bytes)
+            .map_err(|e| VaultError::Damaged(format!("{}: {e}", path.display())))
+    }
 }
 
 #[async_trait::async_trait]
 impl SecretVault for FileVault {
     async fn put(&self, tool_id: &str, value: &Secret) -> Result<SecretHandle, VaultError> {
         let version = uuid::Uuid::now_v7().to_string();
-        let (key_id, cipher) =
-            self.keys.last().ok_or_else(|| VaultError::Damaged("no key".into()))?;
-        let mut nonce = [0u8; 12];
-        rand::rng().fill_bytes(&mut nonce);
-        let aad = associated(tool_id, &version);
-        let ciphertext = cipher
-            .encrypt(
-                Nonce::from_slice(&nonce),
-                Payload { msg: value.expose().as_bytes(), aad: &aad },
-            )
-            .map_err(|_| VaultError::Damaged("encryption failed".into()))?;
+        let entry = self.seal(tool_id, &version, value.expose())?;
         let _held = self.lock.lock().map_err(|_| poisoned())?;
         let mut file = self.read()?;
-        file.entries.push(Entry {
-            tool: tool_id.to_owned(),
-            version: version.clone(),
-            key_id: key_id.clone(),
-            nonce: STANDARD.encode(nonce),
-            ciphertext: STANDARD.encode(ciphertext),
-        });
+        file.entries.push(entry);
         self.write(&file)?;
         Ok(SecretHandle { version, arn: None })
     }
@@ -179,23 +247,11 @@ impl SecretVault for FileVault {
             let _held = self.lock.lock().map_err(|_| poisoned())?;
             self.read()?
         };
-        let Some(entry) =
-            file.entries.iter().find(|e| e.tool == tool_id && e.version == handle.version)
-        else {
-            return Ok(None);
-        };
-        let cipher = self.cipher(&entry.key_id).ok_or_else(|| {
-            VaultError::Damaged(format!("no key `{}` in {KEY_FILE_NAME}", entry.key_id))
-        })?;
-        let damaged = || VaultError::Damaged(format!("secret of `{tool_id}` does not decrypt"));
-        let nonce =
-            STANDARD.decode(&entry.nonce).ok().filter(|n| n.len() == 12).ok_or_else(damaged)?;
-        let ciphertext = STANDARD.decode(&entry.ciphertext).map_err(|_| damaged())?;
-        let aad = associated(tool_id, &handle.version);
-        let plain = cipher
-            .decrypt(Nonce::from_slice(&nonce), Payload { msg: &ciphertext, aad: &aad })
-            .map_err(|_| damaged())?;
-        String::from_utf8(plain).map(|s| Some(Secret::new(s))).map_err(|_| damaged())
+        file.entries
+            .iter()
+            .find(|e| e.tool == tool_id && e.version == handle.version)
+            .map(|entry| self.open_entry(entry))
+            .transpose()
     }
 
     async fn retain(&self, tool_id: &str, keep: Option<&SecretHandle>) -> Result<(), VaultError> {
@@ -266,6 +322,17 @@ mod tests {
         assert!(vault.get("m1", &s1).await.unwrap().is_none());
         vault.retain("m1", None).await.unwrap();
         assert!(vault.get("m1", &s2).await.unwrap().is_none());
+        let s3 = vault.put("m2", &Secret::new("third-secret-S3")).await.unwrap();
+        let old_key = std::fs::read(dir.path().join(KEY_FILE_NAME)).unwrap();
+        let old_key: KeyFile = serde_json::from_slice(&old_key).unwrap();
+        drop(vault);
+        // Rotation: a new key reads everything kept; the old key is gone from the file.
+        let id = FileVault::rotate_key(dir.path()).unwrap();
+        let vault = FileVault::open(dir.path()).unwrap();
+        assert_eq!(vault.current_key_id(), id);
+        assert_eq!(vault.get("m2", &s3).await.unwrap().unwrap().expose(), "third-secret-S3");
+        let keys = std::fs::read_to_string(dir.path().join(KEY_FILE_NAME)).unwrap();
+        assert!(!keys.contains(&old_key.keys[0].key) && !keys.contains(&old_key.keys[0].id));
         #[cfg(unix)]
         for name in [KEY_FILE_NAME, SECRETS_FILE_NAME] {
             use std::os::unix::fs::PermissionsExt;
