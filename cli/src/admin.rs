@@ -129,6 +129,16 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
             output::one(&reply.body, remote.output);
         }
+        Operation::Token { id, agent, context, scope } => {
+            tools_only(collection, "token")?;
+            let context: Value =
+                serde_json::from_str(&context).context("--context must be a JSON object")?;
+            let mut query = vec![("agentId", agent)];
+            query.extend(scope.map(|s| ("scope", s)));
+            let path = format!("{}/token?{}", item_path(base, &id), encode_query(&query));
+            let reply = client.send(Method::POST, &path, Some(&context), None).await?;
+            output::one(&reply.body, remote.output);
+        }
         Operation::Publish { id, context, role_arn, dry_run } => {
             agents_only(collection, "publish")?;
             let mut body = serde_json::json!({"dryRun": dry_run});

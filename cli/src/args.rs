@@ -34,6 +34,12 @@ pub enum Command {
         #[command(subcommand)]
         op: TokenOperation,
     },
+    /// The secret vault of `serve` on the embedded store (`secrets.key`, `secrets.json`).
+    Vault {
+        /// The operation.
+        #[command(subcommand)]
+        op: VaultOperation,
+    },
     /// Manage tool definitions on a running registry.
     Tools {
         /// The operation.
@@ -267,6 +273,21 @@ pub enum Operation {
         #[arg(long)]
         session_attributes: Option<String>,
     },
+    /// Tools only: a short-lived access token for the tool's MCP server (role
+    /// `runtime`), for a caller the tool is granted to through `--agent`.
+    Token {
+        /// Tool id.
+        id: String,
+        /// The agent the runtime runs (resolved for the context).
+        #[arg(long)]
+        agent: String,
+        /// The caller's request context as JSON, as for resolve.
+        #[arg(long, default_value = "{}")]
+        context: String,
+        /// OAuth scope to ask for.
+        #[arg(long)]
+        scope: Option<String>,
+    },
     /// Agents only: publish the agent to Bedrock Agents as the resolution for one
     /// audience (plan, then apply; `--dry-run` prints the plan only).
     Publish {
@@ -335,6 +356,8 @@ pub enum Operation {
 pub enum RoleArg {
     /// Read definitions and resolve agents.
     Reader,
+    /// Also obtain tools' access tokens (chat runtimes).
+    Runtime,
     /// Also create and change definitions.
     Editor,
     /// Also delete and retire definitions.
@@ -352,6 +375,18 @@ pub enum TokenOperation {
         #[arg(long, value_enum, default_value = "reader")]
         role: RoleArg,
         /// Data directory of the registry (where `auth.json` lives).
+        #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
+        data_dir: PathBuf,
+    },
+}
+
+/// Operations on the secret vault.
+#[derive(Debug, Subcommand)]
+pub enum VaultOperation {
+    /// Encrypt every kept secret under a new key and drop the old key (stop `serve`
+    /// first; it reads the keys at start).
+    RotateKey {
+        /// Data directory of the registry (where `secrets.key` lives).
         #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
         data_dir: PathBuf,
     },

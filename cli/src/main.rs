@@ -11,6 +11,7 @@ mod output;
 mod serve;
 mod shutdown;
 mod tokens;
+mod vault;
 
 use std::process::ExitCode;
 
@@ -31,6 +32,7 @@ async fn main() -> ExitCode {
         Command::Agents { op, remote } => admin::run(admin::Collection::Agents, op, remote).await,
         Command::Tools { op, remote } => admin::run(admin::Collection::Tools, op, remote).await,
         Command::Tokens { op } => tokens::run(op),
+        Command::Vault { op } => vault::run(op),
         Command::Import { source, remote } => admin::import(source, remote).await,
     };
     match result {

@@ -36,9 +36,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         }
         DecisionLogTarget::Off => DecisionLog::off(),
     };
+    let vault = registry_api::vault::FileVault::open(&args.data_dir)
+        .with_context(|| format!("cannot open the secret vault in {}", args.data_dir.display()))?;
     let registry = Registry::new(store)
         .with_principal_keys(keys, args.context_ttl)
-        .with_decision_log(decisions);
+        .with_decision_log(decisions)
+        .with_vault(std::sync::Arc::new(vault));
     #[cfg(feature = "aws")]
     let registry = registry.with_aws(registry_aws::Aws::new(registry_aws::Endpoints {
         lambda: args.lambda_endpoint_url.clone(),

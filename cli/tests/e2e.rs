@@ -243,3 +243,115 @@ functionSchema:
     let tool: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(tool["types"]["CartItem"]["properties"]["quantity"]["type"], "integer", "{tool}");
 }
+
+/// A loopback OAuth token endpoint: answers every request with one token and counts
+/// the requests.
+async fn token_endpoint() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/token", listener.local_addr().unwrap());
+    let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = calls.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let counted = counted.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 4096];
+                // The form body is short: read until the headers and the body are in.
+                while let Ok(n) = socket.read(&mut buf).await {
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request);
+                    if n == 0 || text.contains("grant_type=client_credentials") {
+                        break;
+                    }
+                }
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let body = r#"{"access_token":"e2e-access-token","token_type":"Bearer","expires_in":3600}"#;
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (url, calls)
+}
+
+/// Every file of `dir` holding `needle` (`grep -rla`).
+fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            std::fs::read(p).is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .map(|p| p.display().to_string())
+        .collect()
+}
+
+/// The binary end to end: an MCP tool's secret given, rotated and kept only encrypted in
+/// the data directory; `tools token` gets an access token for a granted caller (twice,
+/// one upstream request), and a denied caller gets none.
+#[tokio::test(flavor = "multi_thread")]
+async fn mcp_secrets_stay_encrypted_and_tools_token_gets_an_access_token() {
+    const S1: &str = "e2e-secret-one-3b9f";
+    const S2: &str = "e2e-secret-two-c04d";
+    let s = serve(Some("e2e-admin-token-0123456789"), &["--no-example"]);
+    s.healthy().await;
+    let (token_url, calls) = token_endpoint().await;
+    let tool = json!({
+        "toolId": "forecast@1.0.0", "executionType": "mcp", "name": "forecast",
+        "displayName": "Forecast", "description": "Forecast over MCP.",
+        "supportedAgentFrameworks": ["bedrock"], "url": "https://mcp.example.com/forecast",
+        "auth": {"clientId": "registry", "clientSecret": S1, "tokenUrl": token_url},
+        "accessRules": [{"effect": "deny", "condition": "user.userId == 'mallory'"}, {"effect": "allow"}],
+        "functionSchema": [{"name": "get_forecast", "description": "Forecast for a city.",
+            "parameters": {"city": {"description": "City", "type": "string", "required": true}}}]
+    });
+    let (status, body) = s.call(reqwest::Method::POST, "/tools", Some(&s.token), Some(tool)).await;
+    assert_eq!(status, 201, "{body}");
+    let agent = json!({"agentId": "a1", "basePrompt": "You answer questions about the weather, briefly.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0", "toolIds": ["forecast@1.0.0"]});
+    let (status, body) =
+        s.call(reqwest::Method::POST, "/agents", Some(&s.token), Some(agent)).await;
+    assert_eq!(status, 201, "{body}");
+    let patch = json!({"version": 1, "auth": {"clientSecret": S2}});
+    let (status, body) =
+        s.call(reqwest::Method::PATCH, "/tools/forecast@1.0.0", Some(&s.token), Some(patch)).await;
+    assert_eq!(status, 200, "{body}");
+    for secret in [S1, S2] {
+        assert_eq!(files_holding(&s.data, secret), Vec::<String>::new(), "{secret}");
+    }
+    let context = r#"{"user": {"userId": "ana"}}"#;
+    for _ in 0..2 {
+        let (ok, out, err) = s.cli(&[
+            "tools",
+            "token",
+            "forecast@1.0.0",
+            "--agent",
+            "a1",
+            "--context",
+            context,
+            "--output",
+            "json",
+        ]);
+        assert!(ok, "{err}");
+        let token: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(token["accessToken"], "e2e-access-token", "{out}");
+        assert_eq!(token["tokenType"], "Bearer");
+    }
+    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let (ok, _, err) = s.cli(&[
+        "tools",
+        "token",
+        "forecast@1.0.0",
+        "--agent",
+        "a1",
+        "--context",
+        r#"{"user": {"userId": "mallory"}}"#,
+    ]);
+    assert!(!ok && err.contains("403"), "{err}");
+}

@@ -33,9 +33,15 @@ async fn main() -> Result<(), lambda_http::Error> {
     let keys = registry_api::principal_keys::from_env().inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid principal context keys");
     })?;
+    let vault = registry_api::vault::SecretsManagerVault::from_env(
+        endpoint("AGENT_REGISTRY_SECRETSMANAGER_ENDPOINT_URL"),
+        registry_api::vault::secrets_prefix(),
+    )
+    .await;
     let mut registry = Registry::new(Arc::new(store))
         .with_aws(registry_aws::Aws::new(endpoints))
-        .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false));
+        .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false))
+        .with_vault(Arc::new(vault));
     if let Some(keys) = keys {
         registry = registry.with_principal_keys(keys, DEFAULT_TTL_SECONDS);
     }

@@ -98,7 +98,7 @@ impl RoleMap {
         let Value::Object(roles) = value else {
             return Err(RoleMapError::Invalid(vec![violation(
                 "",
-                "must be an object with keys `admin`, `editor`, `reader`",
+                "must be an object with keys `admin`, `editor`, `runtime`, `reader`",
             )]));
         };
         let mut entries = Vec::new();
@@ -109,10 +109,11 @@ impl RoleMap {
                 "admin" => Role::Admin,
                 "editor" => Role::Editor,
                 "reader" => Role::Reader,
+                "runtime" => Role::Runtime,
                 _ => {
                     violations.push(violation(
                         &path,
-                        "unknown role; expected `admin`, `editor` or `reader`",
+                        "unknown role; expected `admin`, `editor`, `runtime` or `reader`",
                     ));
                     continue;
                 }

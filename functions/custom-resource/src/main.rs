@@ -15,6 +15,12 @@ async fn main() -> Result<(), lambda_runtime::Error> {
         tracing::error!(error = %e, "refusing to start: invalid store configuration");
     })?;
     tracing::info!(table = store.table(), "custom-resource starting");
-    let function = Function::new(Registry::new(Arc::new(store)));
+    let endpoint = std::env::var("AGENT_REGISTRY_SECRETSMANAGER_ENDPOINT_URL").ok();
+    let vault = registry_api::vault::SecretsManagerVault::from_env(
+        endpoint.filter(|u| !u.is_empty()),
+        registry_api::vault::secrets_prefix(),
+    )
+    .await;
+    let function = Function::new(Registry::new(Arc::new(store)).with_vault(Arc::new(vault)));
     lambda_runtime::run(service_fn(|event| function.handle(event))).await
 }

@@ -113,3 +113,48 @@ fn api_response_is_the_documented_shape() {
     });
     assert_eq!(response, expected);
 }
+
+/// The response echoes the event's `messageVersion`, `actionGroup`, `function`, `apiPath`
+/// and `httpMethod` exactly: any string (escapes, Unicode, empty) comes back as sent, and
+/// a field the event lacks is absent from the response, never `""`.
+#[test]
+fn echoed_fields_come_back_exactly_also_when_absent() {
+    let odd = ["units", "", "ünïts \"q\" \\ /", "a\u{1F600}b", "x\ty"];
+    for name in odd {
+        for file in ["convert-length", "missing-action-group", "parameters-not-a-list"] {
+            let mut event = load(file);
+            event["actionGroup"] = json!(name);
+            let response = serde_json::to_value(handle(&event, convert)).unwrap();
+            assert_eq!(response["response"]["actionGroup"], json!(name), "{file}: {response}");
+            assert_eq!(response["response"]["function"], event["function"], "{file}");
+            assert_eq!(response["messageVersion"], "1.0", "{file}");
+        }
+        let mut event = load("api-schema-convert");
+        event["actionGroup"] = json!(name);
+        let response = serde_json::to_value(handle(&event, convert)).unwrap();
+        assert_eq!(response["response"]["actionGroup"], json!(name));
+        assert_eq!(response["response"]["apiPath"], "/convert");
+        assert_eq!(response["response"]["httpMethod"], "POST");
+    }
+    // Absent in the event: absent in the response (the malformed-event FAILURE).
+    let response = serde_json::to_value(handle(&load("missing-action-group"), convert)).unwrap();
+    assert!(response["response"].get("actionGroup").is_none(), "{response}");
+    assert_eq!(response["response"]["function"], "convert");
+    let mut event = load("missing-action-group");
+    event.as_object_mut().unwrap().remove("function");
+    event["apiPath"] = json!("/convert");
+    let response = serde_json::to_value(handle(&event, convert)).unwrap();
+    let echoed = response["response"].as_object().unwrap();
+    assert_eq!(echoed["apiPath"], "/convert");
+    for absent in ["actionGroup", "httpMethod", "function"] {
+        assert!(!echoed.contains_key(absent), "{absent}: {response}");
+    }
+    // A non-string name is not a name: left out too; a malformed event's own
+    // messageVersion is echoed as well.
+    let mut event = load("parameters-not-a-list");
+    event["actionGroup"] = json!(7);
+    event["messageVersion"] = json!("1.1");
+    let response = serde_json::to_value(handle(&event, convert)).unwrap();
+    assert!(response["response"].get("actionGroup").is_none(), "{response}");
+    assert_eq!(response["messageVersion"], "1.1");
+}

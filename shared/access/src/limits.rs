@@ -40,8 +40,22 @@ pub const SCAN_BYTES_PER_STEP: u64 = 64;
 /// every produced value is charged its full size, so the live memory of a decision
 /// stays below this plus the context.
 pub const DECISION_BYTE_BUDGET: u64 = 4 << 20;
-/// Largest compiled form of one `matches()` pattern (NFA and lazy DFA, each).
-pub const MAX_PATTERN_COMPILED_BYTES: usize = 256 << 10;
+/// Largest compiled form (NFA) of one `matches()` pattern. Unicode classes are large
+/// once compiled (`\w{2,10}` is about 1 MiB), so everyday patterns need this much;
+/// `\w{256}` or `(a{100}){100}` still do not fit.
+pub const MAX_PATTERN_COMPILED_BYTES: usize = 4 << 20;
+/// Size steps a pattern is compiled at, smallest first: it is charged (in the cache and
+/// against [`MAX_CONDITION_PATTERN_BYTES`]) the first step it fits in.
+pub const PATTERN_SIZE_STEPS: [usize; 3] = [256 << 10, 1 << 20, MAX_PATTERN_COMPILED_BYTES];
+/// Lazy-DFA cache of one compiled pattern (per thread using it); a match that outgrows
+/// it falls back to the NFA, still linear in the input.
+pub const PATTERN_DFA_CACHE_BYTES: usize = 256 << 10;
+/// Most compile work the patterns of one condition may ask for, in compiled bytes
+/// tried (a refused pattern is charged every step it was tried at): a bound on the
+/// compile time one written or dry-run condition can cost.
+pub const MAX_CONDITION_PATTERN_BYTES: usize = 16 << 20;
+/// Most compiled pattern bytes the process keeps cached.
+pub const MAX_CACHED_PATTERN_BYTES: usize = 256 << 20;
 /// Most distinct compiled conditions kept per process (the cache is emptied when full).
 pub const MAX_CACHED_CONDITIONS: usize = 4_096;
 /// Most condition text one dry run (`/access/evaluate`) may ask to compile, in

@@ -95,9 +95,38 @@ fn patterns_from_request_data_and_invalid_patterns_are_refused_on_write() {
     let errors = RuleSet::compile(&[rule(Effect::Allow, "user.userId.matches('(')")]).unwrap_err();
     let text = format!("{errors:?}");
     assert!(text.contains("invalid regular expression") && text.contains("1:"), "{text}");
-    let huge = format!("user.userId.matches('{}')", "(a{100}){100}");
-    let text = format!("{:?}", RuleSet::compile(&[rule(Effect::Allow, &huge)]).unwrap_err());
-    assert!(text.contains("compiles to more than"), "{text}");
+    for huge in ["(\\\\w{100}){100}", "(((a{100}){100}){100})", "[\\\\p{L}]{500}"] {
+        let huge = format!("user.userId.matches('{huge}')");
+        let text = format!("{:?}", RuleSet::compile(&[rule(Effect::Allow, &huge)]).unwrap_err());
+        assert!(text.contains("compiles to more than 4 MiB"), "{huge}: {text}");
+    }
+    // The compile work of one condition is bounded: past 16 MiB tried, the remaining
+    // patterns are refused without being compiled.
+    let storm = ["user.userId.matches('\\\\w{300}')"; 8].join(" || ");
+    let text = format!("{:?}", RuleSet::compile(&[rule(Effect::Allow, &storm)]).unwrap_err());
+    assert!(text.contains("compile to more than 16 MiB in all"), "{text}");
+}
+
+/// Patterns people write every day compile, Unicode classes included, and match.
+#[test]
+fn everyday_patterns_are_accepted() {
+    let ctx: RequestContext = serde_json::from_value(json!({
+        "user": {"userId": "Łucja", "email": "ana_1@example.org"}
+    }))
+    .unwrap();
+    let ctx = PreparedContext::new(&ctx).unwrap();
+    for condition in [
+        "user.email.matches('^\\\\w+@\\\\w+\\\\.\\\\w{2,10}$')",
+        "user.email.matches('^[\\\\w.+-]+@[\\\\w-]+(\\\\.[\\\\w-]+)*\\\\.\\\\w{2,24}$')",
+        "user.userId.matches('^\\\\p{L}+$')",
+        "user.userId.matches('^\\\\p{Lu}\\\\p{Ll}{2,30}$')",
+        "user.userId.matches('^\\\\w{1,64}$')",
+    ] {
+        let set = RuleSet::compile(&[rule(Effect::Allow, condition)])
+            .unwrap_or_else(|e| panic!("{condition}: {e:?}"));
+        let d = set.evaluate(&ctx);
+        assert_eq!((d.effect, d.reason), (Effect::Allow, ReasonCode::RuleMatch), "{condition}");
+    }
 }
 
 #[test]

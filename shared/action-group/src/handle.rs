@@ -112,16 +112,10 @@ fn with_result<R: Serialize>(
 }
 
 /// The `FAILURE` response for an event that could not be read; names the problem and echoes
-/// whatever action group and operation names the raw event has.
+/// the action group and operation names the raw event has, exactly, leaving out those it
+/// has not ([`ResponseBuilder::echoing`]).
 pub fn malformed_response(event: &Value, error: &EventError) -> ActionGroupResponse {
-    let name = |k: &str| event.get(k).and_then(Value::as_str).unwrap_or("");
-    let builder = match event.get("apiPath").and_then(Value::as_str) {
-        Some(path) if event.get("function").is_none() => {
-            ResponseBuilder::api(name("actionGroup"), path, name("httpMethod"))
-        }
-        _ => ResponseBuilder::function(name("actionGroup"), name("function")),
-    };
-    builder
+    ResponseBuilder::echoing(event)
         .session_attributes(string_map(event.get("sessionAttributes")))
         .prompt_session_attributes(string_map(event.get("promptSessionAttributes")))
         .text(error.to_string())
@@ -141,7 +135,7 @@ fn string_map(value: Option<&Value>) -> Attributes {
 
 /// The `FAILURE` response for event text that is not valid JSON.
 pub fn unreadable_response(error: &serde_json::Error) -> ActionGroupResponse {
-    ResponseBuilder::function("", "")
+    ResponseBuilder::echoing(&Value::Null)
         .text(format!("malformed action-group event: not valid JSON: {error}"))
         .state(Some(ResponseState::Failure))
         .build()

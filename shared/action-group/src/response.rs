@@ -44,10 +44,12 @@ pub struct FunctionResponse {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionResult {
-    /// `actionGroup`, echoed from the event.
-    pub action_group: String,
-    /// `function`, echoed from the event.
-    pub function: String,
+    /// `actionGroup`, echoed from the event (absent when the event has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_group: Option<String>,
+    /// `function`, echoed from the event (absent when the event has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
     /// `functionResponse`.
     pub function_response: FunctionResponse,
 }
@@ -56,12 +58,15 @@ pub struct FunctionResult {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiResult {
-    /// `actionGroup`, echoed from the event.
-    pub action_group: String,
-    /// `apiPath`, echoed from the event.
-    pub api_path: String,
-    /// `httpMethod`, echoed from the event.
-    pub http_method: String,
+    /// `actionGroup`, echoed from the event (absent when the event has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action_group: Option<String>,
+    /// `apiPath`, echoed from the event (absent when the event has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_path: Option<String>,
+    /// `httpMethod`, echoed from the event (absent when the event has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_method: Option<String>,
     /// `httpStatusCode`.
     pub http_status_code: u16,
     /// `responseBody`, keyed by content type (e.g. `application/json`).
@@ -160,12 +165,13 @@ impl ActionGroupResponse {
         }
     }
 
-    /// `response.actionGroup`.
+    /// `response.actionGroup`, `""` when absent.
     pub fn action_group(&self) -> &str {
-        match &self.response {
+        let name = match &self.response {
             ResponseKind::Function(f) => &f.action_group,
             ResponseKind::Api(a) => &a.action_group,
-        }
+        };
+        name.as_deref().unwrap_or("")
     }
 
     pub(crate) fn body_map(&self) -> &BTreeMap<String, ContentBody> {

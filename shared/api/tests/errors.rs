@@ -392,3 +392,95 @@ async fn a_failed_precondition_answers_before_an_invalid_body() {
     s.send(patch("/tools/t2")).await.assert_problem(412, "VERSION_MISMATCH");
     s.send(patch("/tools/t1")).await.assert_invalid_at("");
 }
+
+/// Two `Authorization` headers are ambiguous: a 400 whichever comes first, valid or not,
+/// for readers and writers alike, and nothing is written.
+#[tokio::test]
+async fn more_than_one_authorization_header_is_a_400_whatever_the_order() {
+    let s = start().await;
+    let admin = format!("Bearer {}", s.admin);
+    let reader = format!("Bearer {}", s.reader);
+    let orders = [
+        [admin.as_str(), "Bearer not-a-token"],
+        ["Bearer not-a-token", admin.as_str()],
+        [reader.as_str(), admin.as_str()],
+        [admin.as_str(), reader.as_str()],
+        [admin.as_str(), admin.as_str()],
+    ];
+    for [first, second] in orders {
+        let r = s
+            .send(
+                s.client
+                    .post(format!("{}/tools", s.base))
+                    .header("authorization", first)
+                    .header("authorization", second)
+                    .json(&tool_json("t1")),
+            )
+            .await;
+        r.assert_problem(400, "BAD_REQUEST");
+        assert_eq!(r.error_paths(), vec!["/headers/Authorization"], "{}", r.text);
+        let r = s
+            .send(
+                s.client
+                    .get(format!("{}/tools", s.base))
+                    .header("authorization", first)
+                    .header("authorization", second),
+            )
+            .await;
+        r.assert_problem(400, "BAD_REQUEST");
+    }
+    assert_eq!(s.get("/tools/t1").await.status, StatusCode::NOT_FOUND);
+}
+
+/// A body's media type says what it means: a merge patch (or any type but JSON) sent to
+/// a PUT or a POST is a 415, never a full replacement; PATCH takes both JSON types.
+#[tokio::test]
+async fn put_and_post_take_only_json_and_patch_takes_merge_patch() {
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    for ct in [
+        "application/merge-patch+json",
+        "application/json-patch+json",
+        "application/vnd.api+json",
+        "text/json",
+    ] {
+        let r = s
+            .send(
+                s.req(Method::PUT, "/tools/t1", &s.editor)
+                    .header("content-type", ct)
+                    .body(json!({"description": "Replaced?"}).to_string()),
+            )
+            .await;
+        r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
+        let r = s
+            .send(
+                s.req(Method::POST, "/tools", &s.editor)
+                    .header("content-type", ct)
+                    .body(tool_json("t2").to_string()),
+            )
+            .await;
+        r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
+    }
+    assert_eq!(s.get("/tools/t1").await.body["version"], 1);
+    assert_eq!(s.get("/tools/t2").await.status, StatusCode::NOT_FOUND);
+    let r = s
+        .send(
+            s.req(Method::PATCH, "/tools/t1", &s.editor)
+                .header("if-match", "\"1\"")
+                .header("content-type", "application/json-patch+json")
+                .body("[]"),
+        )
+        .await;
+    r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
+    for (tag, ct) in [("\"1\"", "application/merge-patch+json"), ("\"2\"", "application/json")] {
+        let r = s
+            .send(
+                s.req(Method::PATCH, "/tools/t1", &s.editor)
+                    .header("if-match", tag)
+                    .header("content-type", ct)
+                    .body(json!({"description": format!("Patched as {ct}.")}).to_string()),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::OK, "{ct}: {}", r.text);
+    }
+}

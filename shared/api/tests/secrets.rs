@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{mcp_tool_json, start};
 use reqwest::{Method, StatusCode};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Collects everything the tracing subscriber writes.
 #[derive(Clone, Default)]
@@ -71,12 +71,20 @@ async fn client_secret_never_appears_in_responses_or_logs() {
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
     bodies.push(patched.text);
+    // The store keeps a version marker; the vault the value.
     let stored: registry_core::ToolDefinition =
         match s.registry.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
             Some(registry_core::Definition::Tool(t)) => t,
             other => panic!("unexpected {other:?}"),
         };
-    assert_eq!(stored.auth.unwrap().client_secret.unwrap().expose(), SECRET);
+    let auth = stored.auth.unwrap();
+    assert!(auth.client_secret.is_none());
+    let handle = registry_api::vault::SecretHandle {
+        version: auth.secret_version.clone().unwrap(),
+        arn: None,
+    };
+    let kept = s.registry.vault().get("m1", &handle).await.unwrap().unwrap();
+    assert_eq!(kept.expose(), SECRET);
 
     // A bad request echoing the secret.
     let mut bad = mcp_tool_json("m2", SECRET);
@@ -165,5 +173,133 @@ async fn a_new_destination_needs_the_secret_again() {
         Some(registry_core::Definition::Tool(t)) => t,
         other => panic!("unexpected {other:?}"),
     };
-    assert_eq!(stored.auth.unwrap().client_secret.unwrap().expose(), "new-one");
+    let auth = stored.auth.unwrap();
+    let handle =
+        registry_api::vault::SecretHandle { version: auth.secret_version.unwrap(), arn: None };
+    assert_eq!(s.registry.vault().get("m1", &handle).await.unwrap().unwrap().expose(), "new-one");
+}
+
+/// Every file under `dir`, read as bytes (`grep -a` over the data directory).
+fn files_containing(dir: &std::path::Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path)
+                && bytes.windows(needle.len()).any(|w| w == needle.as_bytes())
+            {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// Create with S1, rotate to S2, remove the `auth` block: neither value is anywhere in
+/// the data directory (store, its WAL, tokens, vault), in any revision or response; the
+/// revisions record only that the secret changed (a new `secretVersion`).
+#[tokio::test]
+async fn rotated_and_removed_secrets_are_nowhere_in_the_data_directory() {
+    const S1: &str = "first-secret-value-S1-7f3a";
+    const S2: &str = "second-secret-value-S2-9c1b";
+    let s = start().await;
+    let mut bodies = Vec::new();
+    let created =
+        s.send(s.req(Method::POST, "/tools", &s.editor).json(&mcp_tool_json("m1", S1))).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let v1 = created.body["auth"]["secretVersion"].as_str().unwrap().to_owned();
+    bodies.push(created.text);
+    // S1 is kept, encrypted: not in any file.
+    assert_eq!(files_containing(s.dir.path(), S1), Vec::<String>::new());
+    let rotated = s
+        .send(
+            s.req(Method::PATCH, "/tools/m1", &s.editor)
+                .header("if-match", "\"1\"")
+                .json(&json!({"auth": {"clientSecret": S2}})),
+        )
+        .await;
+    assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
+    let v2 = rotated.body["auth"]["secretVersion"].as_str().unwrap().to_owned();
+    assert_ne!(v1, v2, "a new value is a new version");
+    bodies.push(rotated.text);
+    // The old version is gone from the vault, the new one readable.
+    let handle = |version: &str| registry_api::vault::SecretHandle {
+        version: version.to_owned(),
+        arn: None,
+    };
+    assert!(s.registry.vault().get("m1", &handle(&v1)).await.unwrap().is_none());
+    assert_eq!(s.registry.vault().get("m1", &handle(&v2)).await.unwrap().unwrap().expose(), S2);
+    // The same value again is no change.
+    let again = s
+        .send(
+            s.req(Method::PATCH, "/tools/m1", &s.editor)
+                .header("if-match", "\"2\"")
+                .json(&json!({"auth": {"clientSecret": S2}})),
+        )
+        .await;
+    assert_eq!(again.body["version"], 2, "{}", again.text);
+    let removed = s
+        .send(
+            s.req(Method::PATCH, "/tools/m1", &s.editor)
+                .header("if-match", "\"2\"")
+                .json(&json!({"auth": null})),
+        )
+        .await;
+    assert_eq!(removed.status, StatusCode::OK, "{}", removed.text);
+    assert!(removed.body.get("auth").is_none());
+    bodies.push(removed.text);
+    assert!(s.registry.vault().get("m1", &handle(&v2)).await.unwrap().is_none());
+    for v in 1..=3 {
+        let r = s.get(&format!("/tools/m1/versions/{v}")).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        bodies.push(r.text);
+    }
+    for secret in [S1, S2] {
+        assert_eq!(files_containing(s.dir.path(), secret), Vec::<String>::new(), "{secret}");
+        for body in &bodies {
+            assert!(!body.contains(secret), "{secret} in a response: {body}");
+        }
+    }
+    // The revisions record that the secret changed, and nothing of it.
+    let history = s.get("/tools/m1/versions").await;
+    let markers: Vec<&Value> = history.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| &i["auth"]["secretVersion"])
+        .collect();
+    assert_eq!(markers, vec![&json!(v1), &json!(v2), &Value::Null]);
+}
+
+/// A secret given by reference (`auth.clientSecretRef`, a Secrets Manager ARN) is
+/// checked and kept as given; nothing goes to the vault. Both forms at once, or a
+/// reference that is not a secret ARN, is refused at its pointer.
+#[tokio::test]
+async fn a_secret_given_by_reference_is_checked_and_never_copied() {
+    let s = start().await;
+    let arn = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:mcp/forecast-AbCdEf";
+    let mut tool = mcp_tool_json("m1", "unused");
+    tool["auth"].as_object_mut().unwrap().remove("clientSecret");
+    tool["auth"]["clientSecretRef"] = json!(arn);
+    let created = s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    assert_eq!(created.body["auth"]["clientSecretRef"], arn);
+    assert!(created.body["auth"].get("secretVersion").is_none());
+    let vault = std::fs::read_to_string(s.dir.path().join("secrets.json")).unwrap_or_default();
+    assert!(!vault.contains("\"m1\""), "{vault}");
+    let mut both = tool.clone();
+    both["toolId"] = json!("m2");
+    both["auth"]["clientSecret"] = json!("also-a-value");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&both))
+        .await
+        .assert_invalid_at("/auth/clientSecretRef");
+    let mut bad = tool.clone();
+    bad["toolId"] = json!("m3");
+    bad["auth"]["clientSecretRef"] = json!("arn:aws:s3:::bucket/key");
+    s.send(s.req(Method::POST, "/tools", &s.editor).json(&bad))
+        .await
+        .assert_invalid_at("/auth/clientSecretRef");
 }

@@ -41,6 +41,16 @@ fn agent_paths(patch: Value) -> Vec<String> {
     validate::agent(&def).err().unwrap_or_default().into_iter().map(|v| v.path).collect()
 }
 
+fn agent_errors(patch: Value) -> Vec<(String, String)> {
+    let def: AgentDefinition = serde_json::from_value(merged(agent(), patch)).unwrap();
+    validate::agent(&def)
+        .err()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|v| (v.path, v.message))
+        .collect()
+}
+
 fn tool_paths(patch: Value) -> Vec<String> {
     let def: ToolDefinition = serde_json::from_value(merged(tool(), patch)).unwrap();
     validate::tool(&def).err().unwrap_or_default().into_iter().map(|v| v.path).collect()
@@ -114,6 +124,85 @@ fn agent_rules_report_their_paths() {
     for (patch, path) in cases {
         let got = agent_paths(patch.clone());
         assert!(got.iter().any(|p| p == path), "{patch} -> {got:?}, expected {path}");
+    }
+}
+
+/// Every list of an agent is bounded (Bedrock's quota where it has one), and refused
+/// with its pointer and the limit; at the limit it is accepted.
+#[test]
+fn every_agent_list_is_bounded_with_its_pointer_and_limit() {
+    let kb = |i: usize| json!({"id": format!("KB{i:08}"), "description": "d", "supportedAgentFrameworks": ["bedrock"]});
+    let equals = json!({"equals": {"key": "k", "value": 1}});
+    let kb_with_filter = |n: usize| {
+        let mut k = kb(1);
+        k["filter"] = json!({"andAll": vec![equals.clone(); n]});
+        json!([k])
+    };
+    let collaborator = |i: usize| json!({"agentId": format!("c{i}"), "instruction": "x", "historyRelay": "TO_AGENT"});
+    let cases = [
+        (
+            json!({"knowledgeBases": (0..1_000).map(kb).collect::<Vec<_>>()}),
+            "/knowledgeBases",
+            "at most 2 items",
+        ),
+        (
+            json!({"knowledgeBases": (0..3).map(kb).collect::<Vec<_>>()}),
+            "/knowledgeBases",
+            "at most 2 items",
+        ),
+        (
+            json!({"knowledgeBases": kb_with_filter(17)}),
+            "/knowledgeBases/0/filter/andAll",
+            "at most 16 items",
+        ),
+        (
+            json!({"knowledgeBases": [{"id": "KB00000001", "description": "d", "supportedAgentFrameworks": ["bedrock", "bedrock"]}]}),
+            "/knowledgeBases/0/supportedAgentFrameworks/1",
+            "duplicate",
+        ),
+        (
+            json!({"collaborators": (0..11).map(collaborator).collect::<Vec<_>>()}),
+            "/collaborators",
+            "at most 10",
+        ),
+        (
+            json!({"toolIds": (0..33).map(|i| format!("t{i}")).collect::<Vec<_>>()}),
+            "/toolIds",
+            "at most 32",
+        ),
+        (
+            json!({"rolloutPolicy": {"betaAccounts": vec!["a"; 1_001]}}),
+            "/rolloutPolicy/betaAccounts",
+            "at most 1000 items",
+        ),
+        (
+            json!({"rolloutPolicy": {"regionRestrictions": vec!["us-east-1"; 65]}}),
+            "/rolloutPolicy/regionRestrictions",
+            "at most 64 items",
+        ),
+        (
+            json!({"rolloutPolicy": {"toolOverrides": (0..33).map(|i| (format!("o{i}"), json!(format!("n{i}")))).collect::<serde_json::Map<_, _>>()}}),
+            "/rolloutPolicy/toolOverrides",
+            "at most 32 items",
+        ),
+        (
+            json!({"tags": (0..17).map(|i| (format!("k{i}"), json!("v"))).collect::<serde_json::Map<_, _>>()}),
+            "/tags",
+            "at most 16",
+        ),
+    ];
+    for (patch, path, limit) in cases {
+        let errors = agent_errors(patch.clone());
+        assert!(
+            errors.iter().any(|(p, m)| p == path && m.contains(limit)),
+            "{path}: {errors:?}, expected {limit}"
+        );
+    }
+    for ok in [
+        json!({"knowledgeBases": (0..2).map(kb).collect::<Vec<_>>()}),
+        json!({"knowledgeBases": kb_with_filter(16)}),
+    ] {
+        assert_eq!(agent_errors(ok.clone()), vec![], "{ok}");
     }
 }
 

@@ -194,7 +194,8 @@ fn reads(expr: &IdedExpr, name: &str) -> bool {
 
 /// `matches()` patterns must be string literals that compile within the size limit: a
 /// pattern from request data would let a caller choose the work, and an invalid one
-/// would only fail at run time.
+/// would only fail at run time. The compile work of one condition's patterns is bounded
+/// too ([`crate::limits::MAX_CONDITION_PATTERN_BYTES`]).
 fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec<String> {
     let mut found = Vec::new();
     charged::patterns(expr, &mut found);
@@ -203,6 +204,7 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
             .map(|offset| position::describe(&info.source, offset))
             .unwrap_or_else(|| "1:1".into())
     };
+    let mut work = 0;
     found
         .into_iter()
         .filter_map(|(id, pattern)| match pattern {
@@ -210,8 +212,18 @@ fn pattern_problems(expr: &IdedExpr, info: &cel::common::ast::SourceInfo) -> Vec
                 "{}: the pattern of matches() must be a string literal ('^a+$'); patterns from request data are refused",
                 at(id)
             )),
-            Some(p) => regex_cache::check(&p)
-                .map(|why| format!("{}: invalid regular expression '{p}': {why}", at(id))),
+            Some(_) if work > crate::limits::MAX_CONDITION_PATTERN_BYTES => Some(format!(
+                "{}: the patterns of this condition compile to more than {} MiB in all; use fewer or simpler patterns",
+                at(id),
+                crate::limits::MAX_CONDITION_PATTERN_BYTES >> 20
+            )),
+            Some(p) => {
+                let checked = regex_cache::check(&p);
+                work += checked.work;
+                checked
+                    .problem
+                    .map(|why| format!("{}: invalid regular expression '{p}': {why}", at(id)))
+            }
         })
         .collect()
 }

@@ -20,6 +20,9 @@ use serde::{Deserialize, Serialize};
 pub enum Role {
     /// May read definitions (and resolve agents).
     Reader,
+    /// A chat runtime: may also obtain tools' short-lived access tokens
+    /// (`POST /tools/{id}/token`), which a reader may not.
+    Runtime,
     /// May also create and change definitions.
     Editor,
     /// May also delete definitions and retire them.
@@ -27,10 +30,11 @@ pub enum Role {
 }
 
 impl Role {
-    /// The wire name: `reader`, `editor` or `admin`.
+    /// The wire name: `reader`, `runtime`, `editor` or `admin`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Reader => "reader",
+            Self::Runtime => "runtime",
             Self::Editor => "editor",
             Self::Admin => "admin",
         }

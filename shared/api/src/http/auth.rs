@@ -12,6 +12,10 @@ use crate::http::problem::{Code, Problem};
 #[derive(Debug, Clone)]
 pub struct Reader(pub Principal);
 
+/// A caller with at least the `runtime` role (reader plus tools' access tokens).
+#[derive(Debug, Clone)]
+pub struct RuntimeCaller(pub Principal);
+
 /// A caller with at least the `editor` role.
 #[derive(Debug, Clone)]
 pub struct Editor(pub Principal);
@@ -23,6 +27,7 @@ pub struct Admin(pub Principal);
 /// Authenticates the request, records the principal in the request span and checks
 /// the role.
 fn authorize(parts: &Parts, state: &AppState, role: Role) -> Result<Principal, Problem> {
+    single_authorization(parts)?;
     let principal = state.authenticator.authenticate(parts)?;
     tracing::Span::current().record("principal", tracing::field::display(&principal.name));
     if principal.has(role) {
@@ -41,11 +46,31 @@ fn authorize(parts: &Parts, state: &AppState, role: Role) -> Result<Principal, P
     }
 }
 
+/// More than one `Authorization` header is ambiguous: which one names the caller would
+/// depend on the order, so the request is a 400 whatever the order, before any is read.
+fn single_authorization(parts: &Parts) -> Result<(), Problem> {
+    if parts.headers.get_all(http::header::AUTHORIZATION).iter().nth(1).is_some() {
+        return Err(Problem::bad_request(
+            "/headers/Authorization",
+            "send exactly one `Authorization` header",
+        ));
+    }
+    Ok(())
+}
+
 impl FromRequestParts<AppState> for Reader {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
         authorize(parts, state, Role::Reader).map(Self)
+    }
+}
+
+impl FromRequestParts<AppState> for RuntimeCaller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        authorize(parts, state, Role::Runtime).map(Self)
     }
 }
 

@@ -23,6 +23,7 @@ mod serve;
 pub mod stall;
 mod state;
 pub mod system;
+pub mod token;
 pub mod trace;
 pub mod wire;
 pub mod write_lock;

@@ -97,7 +97,8 @@ impl IntoResponse for RefusalProblem {
     }
 }
 
-fn failure(err: ResolveFailure) -> Response {
+/// The response of a failed resolution (or token request): its problem.
+pub(crate) fn failure(err: ResolveFailure) -> Response {
     match err {
         ResolveFailure::Service(e) => Problem::from(e).into_response(),
         ResolveFailure::Refused(e) => match RefusalProblem::from_error(&e) {

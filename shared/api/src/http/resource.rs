@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::http::AppState;
 use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::etag::{IfMatch, etag};
-use crate::http::json::JsonBody;
+use crate::http::json::{JsonBody, MergePatchBody};
 use crate::http::params::{Id, IdVersion, ListParams};
 use crate::http::problem::{Code, Problem};
 use crate::http::routed::Routed;
@@ -124,7 +124,7 @@ pub async fn patch<R: Routed>(
     Editor(principal): Editor,
     Id(id): Id,
     if_match: IfMatch,
-    JsonBody(patch): JsonBody<Value>,
+    MergePatchBody(patch): MergePatchBody,
 ) -> Result<Response, Problem> {
     let body_version = match patch.get("version") {
         None | Some(Value::Null) => None,

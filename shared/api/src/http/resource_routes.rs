@@ -16,14 +16,13 @@ macro_rules! resource_routes {
             use axum::extract::State;
             use axum::response::Response;
             use registry_core::$kind;
-            use serde_json::Value;
             use utoipa_axum::router::OpenApiRouter;
             use utoipa_axum::routes;
 
             use crate::http::AppState;
             use crate::http::auth::{Admin, Editor, Reader};
             use crate::http::etag::IfMatch;
-            use crate::http::json::JsonBody;
+            use crate::http::json::{JsonBody, MergePatchBody};
             use crate::http::params::{
                 Id, IdVersion, ListParams, ListParamsDoc, PageParamsDoc, $($write_params)?
             };
@@ -138,7 +137,7 @@ macro_rules! resource_routes {
                 caller: Editor,
                 id: Id,
                 if_match: IfMatch,
-                body: JsonBody<Value>,
+                body: MergePatchBody,
             ) -> Result<Response, Problem> {
                 resource::patch::<$kind>(state, caller, id, if_match, body).await
             }

@@ -28,7 +28,8 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(authorize::authorize_call))
         .routes(routes!(compare::compare_releases))
         .routes(routes!(system::openapi_json))
-        .routes(routes!(system::healthz));
+        .routes(routes!(system::healthz))
+        .routes(routes!(crate::http::token::tool_token));
     #[cfg(feature = "aws")]
     let router = router
         .routes(routes!(crate::http::aws::verify_tool))

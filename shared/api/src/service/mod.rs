@@ -23,7 +23,10 @@ mod release_check;
 mod resolve;
 mod resource;
 mod schema;
+mod sealed;
 mod strict_json;
+mod token;
+pub mod vault;
 mod write;
 
 use std::sync::Arc;
@@ -46,6 +49,7 @@ pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
+pub use token::{IssuedToken, TOKEN_MARGIN, TokenRequest};
 pub use write::{Outcome, Written};
 
 /// The registry: agents and tools over one store. Cheap to clone.
@@ -70,6 +74,10 @@ pub struct Registry {
     decisions: DecisionLog,
     /// The session and rate counters this process wrote last (see `budget::Known`).
     known: Arc<registry_store::budget::Known>,
+    /// Where tools' client secrets are kept (in memory unless given one).
+    vault: Arc<dyn vault::SecretVault>,
+    /// Tools' access tokens: the HTTP client and the cache.
+    tokens: Arc<token::TokenBroker>,
 }
 
 impl Registry {
@@ -87,6 +95,8 @@ impl Registry {
             principal_ttl: registry_access::signed::DEFAULT_TTL_SECONDS,
             decisions: DecisionLog::off(),
             known: Arc::default(),
+            vault: Arc::new(vault::MemoryVault::default()),
+            tokens: Arc::default(),
         }
     }
 
@@ -106,6 +116,18 @@ impl Registry {
     pub fn with_decision_log(mut self, log: DecisionLog) -> Self {
         self.decisions = log;
         self
+    }
+
+    /// This registry keeping tools' client secrets in `vault` (by default in memory:
+    /// binaries give the data directory's [`vault::FileVault`] or Secrets Manager).
+    pub fn with_vault(mut self, vault: Arc<dyn vault::SecretVault>) -> Self {
+        self.vault = vault;
+        self
+    }
+
+    /// The vault of tools' client secrets.
+    pub fn vault(&self) -> &Arc<dyn vault::SecretVault> {
+        &self.vault
     }
 
     /// This registry acting on AWS through `aws` (verify and test-invoke tool Lambdas).

@@ -67,6 +67,11 @@ pub trait Resource:
     /// A borrowed view of this definition.
     fn view(&self) -> DefinitionRef<'_>;
 
+    /// A tool's MCP `auth` block, mutable; agents have none.
+    fn auth_mut(&mut self) -> Option<&mut registry_core::McpAuth> {
+        None
+    }
+
     /// Current version, 0 when not stored.
     fn version(&self) -> u64 {
         self.server().version.unwrap_or(0)
@@ -159,6 +164,9 @@ impl Resource for ToolDefinition {
             auth.client_secret = None;
         }
         self
+    }
+    fn auth_mut(&mut self) -> Option<&mut registry_core::McpAuth> {
+        self.auth.as_mut()
     }
     fn inherit_secrets(&mut self, stored: Option<&Self>) -> Secrets {
         let omitted = self.auth.as_ref().is_some_and(|a| a.client_secret.is_none());

@@ -159,9 +159,8 @@ impl Registry {
         precondition
             .retry(move || async move {
                 let stored = match precondition {
-                    // Read only for an agent's publication: a failed read skips that check
-                    // (the store reads again to delete).
-                    Precondition::Version(_) if R::KIND == registry_core::Kind::Tool => None,
+                    // Read for an agent's publication or a tool's secret: a failed read
+                    // skips those (the store reads again to delete).
                     Precondition::Version(_) => self.stored::<R>(id).await.ok().flatten(),
                     Precondition::Current | Precondition::Unconditional => {
                         self.stored::<R>(id).await?
@@ -188,7 +187,9 @@ impl Registry {
                 self.store()
                     .delete(R::KIND, id, expected)
                     .await
-                    .map_err(|e| ServiceError::from_store(R::KIND, id, e))
+                    .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
+                self.trim_secrets::<R>(id, Self::secret_of(head).as_ref(), None).await;
+                Ok(())
             })
             .await
     }
@@ -223,6 +224,7 @@ impl Registry {
             }
             return Err(ServiceError::Invalid(violations));
         }
+        let sealed = self.seal_secret(&mut definition, head).await?;
         if let Some(head) = head
             && same_content(head, &mut definition)
         {
@@ -255,10 +257,21 @@ impl Registry {
             Some(head) => (Expected::Version(head.version()), Outcome::Updated),
             None => (Expected::Absent, Outcome::Created),
         };
-        match self.store().put(definition.into_definition(), expected).await {
-            Ok(stored) => R::from_definition(stored)
-                .map(|d| Written { definition: d.redact(), outcome })
-                .ok_or_else(|| ServiceError::Internal("store returned the wrong kind".into())),
+        let id = definition.id().to_owned();
+        let put = self.store().put(definition.into_definition(), expected).await;
+        if put.is_err() && sealed.is_some() {
+            // The new version is named by nothing stored: keep only the head's.
+            self.trim_secrets(&id, sealed.as_ref(), head).await;
+        }
+        match put {
+            Ok(stored) => {
+                let stored = R::from_definition(stored).ok_or_else(|| {
+                    ServiceError::Internal("store returned the wrong kind".into())
+                })?;
+                let replaced = Self::secret_of(head);
+                self.trim_secrets(&id, replaced.as_ref(), Some(&stored)).await;
+                Ok(Written { definition: stored.redact(), outcome })
+            }
             Err(StoreError::BadReferences { missing, retired }) => {
                 match checked.definition.view() {
                     DefinitionRef::Agent(agent) => Err(ServiceError::Invalid(

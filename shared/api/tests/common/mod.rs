@@ -22,12 +22,15 @@ pub struct Server {
     pub editor: String,
     /// Reader token.
     pub reader: String,
+    /// Runtime token (reader plus tools' access tokens).
+    pub runtime: String,
     /// HTTP client.
     pub client: reqwest::Client,
     /// The registry behind the server (for direct calls).
     pub registry: Registry,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    _dir: tempfile::TempDir,
+    /// The data directory: store (SQLite), tokens, the secret vault.
+    pub dir: tempfile::TempDir,
 }
 
 impl Drop for Server {
@@ -118,8 +121,10 @@ pub async fn start_with_registry(
     let admin = admin.expect("first run creates an admin token");
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
+    let runtime = TokenFile::add_token(dir.path(), "chat-runtime", Role::Runtime).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
-    let registry = wrap(Registry::new(store));
+    let vault = registry_api::vault::FileVault::open(dir.path()).unwrap();
+    let registry = wrap(Registry::new(store).with_vault(Arc::new(vault)));
     let app = router(AppState::new(registry.clone(), Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -136,10 +141,11 @@ pub async fn start_with_registry(
         admin,
         editor,
         reader,
+        runtime,
         client: reqwest::Client::new(),
         registry,
         shutdown: Some(tx),
-        _dir: dir,
+        dir,
     }
 }
 

@@ -61,6 +61,21 @@ pub struct McpAuth {
     pub client_secret: Option<Secret>,
     /// OAuth token endpoint.
     pub token_url: String,
+    /// A Secrets Manager secret ARN holding the client secret, instead of
+    /// `clientSecret`: the registry checks its form and never copies its value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_ref: Option<String>,
+    /// Server-managed: the version of the client secret the registry keeps for this
+    /// tool in its vault (the only trace of the secret in the definition; a new value
+    /// is a new version). Ignored on input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(read_only)]
+    pub secret_version: Option<String>,
+    /// Server-managed: the Secrets Manager ARN of the secret the registry keeps for this
+    /// tool, on AWS (absent in `serve`, whose vault is a file). Ignored on input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(read_only)]
+    pub secret_arn: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]
     #[schema(ignore)]
@@ -170,19 +185,27 @@ impl ToolDefinition {
     /// unchanged). Otherwise, or for a new `auth` block, a missing secret is a violation
     /// at `/auth/clientSecret`: an editor who cannot read the secret must not be able to
     /// send it to an endpoint of their choosing.
+    ///
+    /// The vault markers (`secretVersion`, `secretArn`) are the server's: any in the input
+    /// are dropped, and an inherited secret is inherited by its markers (the stored
+    /// definition holds no value). A secret given by reference needs nothing stored.
     pub fn inherit_secret(&mut self, stored: Option<&ToolDefinition>) -> Option<Violation> {
         let auth = self.auth.as_mut()?;
-        if auth.client_secret.is_some() {
+        auth.secret_version = None;
+        auth.secret_arn = None;
+        if auth.client_secret.is_some() || auth.client_secret_ref.is_some() {
             return None;
         }
         let old = stored.and_then(|s| s.auth.as_ref().map(|a| (s.url.as_ref(), a)));
         let message = match old {
-            Some((url, old)) if old.client_secret.is_some() => {
+            Some((url, old)) if old.client_secret.is_some() || old.secret_version.is_some() => {
                 if url == self.url.as_ref()
                     && old.token_url == auth.token_url
                     && old.client_id == auth.client_id
                 {
                     auth.client_secret.clone_from(&old.client_secret);
+                    auth.secret_version.clone_from(&old.secret_version);
+                    auth.secret_arn.clone_from(&old.secret_arn);
                     return None;
                 }
                 "required when `url`, `auth.tokenUrl` or `auth.clientId` changes: the stored \

@@ -4,8 +4,8 @@ use std::collections::HashSet;
 
 use super::bedrock;
 use super::common::{
-    check_id, check_lambda_arn, check_lifecycle, check_rules, check_tags, check_test_type,
-    check_text, check_unknown,
+    check_count, check_id, check_lambda_arn, check_lifecycle, check_rules, check_tags,
+    check_test_type, check_text, check_unknown,
 };
 use super::rollout::check_rollout;
 use crate::violation::{Violations, pointer};
@@ -80,6 +80,13 @@ pub fn agent(def: &AgentDefinition) -> Result<(), Vec<Violation>> {
         check_collaborators(&mut v, &def.agent_id, collaborators);
     }
     if let Some(bases) = &def.knowledge_bases {
+        check_count(
+            &mut v,
+            "/knowledgeBases",
+            bases.len(),
+            MAX_KNOWLEDGE_BASES,
+            "Bedrock's quota of knowledge bases associated with an agent",
+        );
         for (i, kb) in bases.iter().enumerate() {
             check_knowledge_base(&mut v, &pointer("/knowledgeBases", i), kb);
         }
@@ -107,6 +114,10 @@ fn check_tool_ids(v: &mut Violations, ids: &[String]) {
         }
     }
 }
+
+/// Most knowledge bases of one agent: Bedrock's quota of knowledge bases associated
+/// with an agent.
+pub const MAX_KNOWLEDGE_BASES: usize = 2;
 
 /// Most collaborators of one agent: Bedrock's quota of collaborators per supervisor.
 pub const MAX_COLLABORATORS: usize = 10;
@@ -157,7 +168,14 @@ fn check_knowledge_base(v: &mut Violations, base: &str, kb: &KnowledgeBase) {
         ],
     );
     bedrock::check_knowledge_base(v, base, kb);
+    let frameworks = pointer(base, "supportedAgentFrameworks");
     if kb.supported_agent_frameworks.is_empty() {
-        v.push(pointer(base, "supportedAgentFrameworks"), "must list at least one framework");
+        v.push(&frameworks, "must list at least one framework");
+    }
+    let mut seen = HashSet::new();
+    for (i, framework) in kb.supported_agent_frameworks.iter().enumerate() {
+        if !seen.insert(framework) {
+            v.push(pointer(&frameworks, i), "duplicate framework");
+        }
     }
 }

@@ -287,6 +287,10 @@ pub fn check_knowledge_base(v: &mut Violations, at: &str, kb: &KnowledgeBase) {
 /// Deepest nesting of `andAll`/`orAll` accepted in a retrieval filter.
 pub const MAX_FILTER_DEPTH: usize = 5;
 
+/// Most filters in one `andAll`/`orAll` (AWS's model sets no maximum; the registry's
+/// bound).
+pub const MAX_FILTER_LIST: usize = 16;
+
 fn check_filter(v: &mut Violations, at: &str, filter: &RetrievalFilter, depth: usize) {
     use RetrievalFilter as F;
     match filter {
@@ -302,6 +306,13 @@ fn check_filter(v: &mut Violations, at: &str, filter: &RetrievalFilter, depth: u
                     ),
                 );
             }
+            super::common::check_count(
+                v,
+                &at,
+                list.len(),
+                MAX_FILTER_LIST,
+                "the registry's bound; AWS's model sets none",
+            );
             if depth >= MAX_FILTER_DEPTH {
                 v.push(&at, format!("filters nest at most {MAX_FILTER_DEPTH} levels deep"));
                 return;

@@ -142,6 +142,13 @@ pub fn check_rules(v: &mut Violations, path: &str, rules: &[AccessRule]) {
     }
 }
 
+/// Refuses a list of `len` items over `max`, naming the limit and where it comes from.
+pub fn check_count(v: &mut Violations, path: &str, len: usize, max: usize, source: &str) {
+    if len > max {
+        v.push(path, format!("at most {max} items ({source}); got {len}"));
+    }
+}
+
 /// Checks that `test_type`, when present, is `mock`.
 pub fn check_test_type(v: &mut Violations, path: &str, test_type: Option<&str>) {
     if let Some(t) = test_type

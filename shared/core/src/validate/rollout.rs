@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::common::check_unknown;
+use super::common::{check_count, check_unknown};
 use crate::RolloutPolicy;
 use crate::violation::{Violations, pointer};
 
@@ -15,6 +15,12 @@ fn region_pattern() -> Regex {
     Regex::new(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d{1,2}$").expect("literal pattern compiles")
 }
 
+/// Most accounts in `betaAccounts`.
+pub const MAX_BETA_ACCOUNTS: usize = 1_000;
+
+/// Most regions in `regionRestrictions`: more than AWS has regions.
+pub const MAX_REGION_RESTRICTIONS: usize = 64;
+
 /// Checks a rollout policy: account and region lists, overrides, percentage.
 pub fn check_rollout(v: &mut Violations, base: &str, policy: &RolloutPolicy) {
     check_unknown(
@@ -23,6 +29,29 @@ pub fn check_rollout(v: &mut Violations, base: &str, policy: &RolloutPolicy) {
         &policy.unknown,
         &["betaAccounts", "regionRestrictions", "toolOverrides", "percentage", "stickiness"],
     );
+    let lists = [
+        (
+            "betaAccounts",
+            policy.beta_accounts.as_ref().map_or(0, Vec::len),
+            MAX_BETA_ACCOUNTS,
+            "the registry's bound",
+        ),
+        (
+            "regionRestrictions",
+            policy.region_restrictions.as_ref().map_or(0, Vec::len),
+            MAX_REGION_RESTRICTIONS,
+            "the registry's bound, above the number of AWS regions",
+        ),
+        (
+            "toolOverrides",
+            policy.tool_overrides.as_ref().map_or(0, std::collections::BTreeMap::len),
+            super::agent::MAX_TOOLS,
+            "as many as an agent's tools",
+        ),
+    ];
+    for (name, len, max, source) in lists {
+        check_count(v, &pointer(base, name), len, max, source);
+    }
     for (i, account) in policy.beta_accounts.iter().flatten().enumerate() {
         if account.trim().is_empty() || account.len() > 128 {
             v.push(pointer(&pointer(base, "betaAccounts"), i), "must be 1 to 128 characters");

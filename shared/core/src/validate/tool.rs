@@ -9,6 +9,15 @@ use super::common::{
 use crate::violation::Violations;
 use crate::{AgentFramework, ExecutionType, McpAuth, ToolDefinition, Violation};
 
+/// A Secrets Manager secret ARN (`auth.clientSecretRef`), in any partition.
+static SECRET_ARN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    #[allow(clippy::expect_used)]
+    regex::Regex::new(
+        r"^arn:aws(-[a-z]+)*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d{1,2}:\d{12}:secret:[A-Za-z0-9/_+=.@-]{1,512}$",
+    )
+    .expect("literal pattern compiles")
+});
+
 /// Maximum description length, in characters.
 pub const MAX_DESCRIPTION: usize = 200;
 /// Maximum inline code size, in bytes.
@@ -165,14 +174,27 @@ fn check_target(v: &mut Violations, def: &ToolDefinition) {
 }
 
 fn check_auth(v: &mut Violations, auth: &McpAuth) {
-    check_unknown(v, "/auth", &auth.unknown, &["clientId", "clientSecret", "tokenUrl"]);
+    check_unknown(
+        v,
+        "/auth",
+        &auth.unknown,
+        &["clientId", "clientSecret", "clientSecretRef", "tokenUrl"],
+    );
     check_text(v, "/auth/clientId", &auth.client_id, 1_024);
-    match &auth.client_secret {
-        Some(secret) if secret.expose().is_empty() => {
+    match (&auth.client_secret, &auth.client_secret_ref) {
+        (Some(_), Some(_)) => {
+            v.push("/auth/clientSecretRef", "give either clientSecret or clientSecretRef, not both")
+        }
+        (Some(secret), None) if secret.expose().is_empty() => {
             v.push("/auth/clientSecret", "must not be empty")
         }
-        Some(_) => {}
-        None => v.push("/auth/clientSecret", "required when auth is given"),
+        (None, Some(arn)) if !SECRET_ARN.is_match(arn) => v.push(
+            "/auth/clientSecretRef",
+            "must be a Secrets Manager secret ARN \
+             (arn:aws:secretsmanager:<region>:<account>:secret:<name>)",
+        ),
+        (Some(_), None) | (None, Some(_)) => {}
+        (None, None) => v.push("/auth/clientSecret", "required when auth is given"),
     }
     check_url(v, "/auth/tokenUrl", &auth.token_url);
 }

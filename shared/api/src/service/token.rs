@@ -1,0 +1,306 @@
+//! The token broker: a short-lived access token for a tool's MCP server, obtained with
+//! the OAuth 2.0 client-credentials grant (RFC 6749 section 4.4) against the tool's
+//! `auth.tokenUrl` with the secret from the vault, for a caller the tool is granted to.
+//!
+//! Whether the tool is granted is decided by resolution itself: the agent the runtime
+//! runs is resolved for the caller's context (its lifecycle, access rules and rollout,
+//! overrides and ranges, then each tool's lifecycle and access rules), and the tool must
+//! be among the tools it keeps. Tokens are cached per tool version and scope until
+//! shortly before they expire; concurrent requests for the same key wait for one
+//! upstream request (single flight). Upstream failures name only the status: never the
+//! secret, never the upstream body. Redirects are not followed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use registry_core::resolve::ToolOutcome;
+use registry_core::{Kind, Secret, ToolDefinition};
+use serde::{Deserialize, Serialize};
+
+use crate::auth::{Principal, Role};
+use crate::service::resolve::ResolveFailure;
+use crate::service::sealed::{handle_of, vault_error};
+use crate::service::write::require;
+use crate::service::{Registry, Resource, ServiceError};
+
+/// A token is handed out only while it has at least this long to live; a cached one
+/// is renewed once it has less.
+pub const TOKEN_MARGIN: Duration = Duration::from_secs(30);
+
+/// Longest wait for the token endpoint.
+pub const TOKEN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Largest token-endpoint response read.
+pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;
+
+/// Most cache entries (tool version and scope) kept; the cache is emptied when full.
+const MAX_CACHED_TOKENS: usize = 4_096;
+
+/// An access token for a tool's MCP server.
+#[derive(Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuedToken {
+    /// The bearer token to send to the MCP server.
+    pub access_token: String,
+    /// Its type, as the token endpoint said (`Bearer`).
+    pub token_type: String,
+    /// Seconds it is still valid.
+    pub expires_in: u64,
+}
+
+impl std::fmt::Debug for IssuedToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IssuedToken")
+            .field("token_type", &self.token_type)
+            .field("expires_in", &self.expires_in)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the token endpoint answers (RFC 6749 section 5.1).
+#[derive(Deserialize)]
+struct TokenResponse {
+    access_token: String,
+    #[serde(default)]
+    token_type: Option<String>,
+    #[serde(default)]
+    expires_in: Option<u64>,
+}
+
+/// A token in the cache, valid until `expires`.
+#[derive(Clone)]
+struct Cached {
+    access_token: String,
+    token_type: String,
+    expires: Instant,
+}
+
+/// Cache key: tool id, tool version (a changed `tokenUrl`, `clientId` or secret is a
+/// new version), scope.
+type Key = (String, u64, String);
+
+/// One cache slot; its lock is the single flight.
+type Slot = Arc<tokio::sync::Mutex<Option<Cached>>>;
+
+/// The HTTP client and the token cache.
+pub(crate) struct TokenBroker {
+    client: reqwest::Client,
+    slots: Mutex<HashMap<Key, Slot>>,
+}
+
+impl Default for TokenBroker {
+    fn default() -> Self {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(TOKEN_TIMEOUT)
+            .build()
+            .unwrap_or_default();
+        Self { client, slots: Mutex::default() }
+    }
+}
+
+impl TokenBroker {
+    fn slot(&self, key: Key) -> Slot {
+        let mut slots = match self.slots.lock() {
+            Ok(slots) => slots,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if slots.len() >= MAX_CACHED_TOKENS && !slots.contains_key(&key) {
+            slots.clear();
+        }
+        Arc::clone(slots.entry(key).or_default())
+    }
+}
+
+/// Who asks, for which tool, through which agent, in which context.
+#[derive(Debug, Clone, Copy)]
+pub struct TokenRequest<'a> {
+    /// The authenticated caller (role `runtime` or above).
+    pub principal: &'a Principal,
+    /// The tool.
+    pub tool_id: &'a str,
+    /// The agent the runtime runs, resolved to decide whether the tool is granted.
+    pub agent_id: &'a str,
+    /// The request context, JSON, as for resolve.
+    pub context: &'a [u8],
+    /// The OAuth scope to ask for, if any.
+    pub scope: Option<&'a str>,
+}
+
+impl Registry {
+    /// An access token for `request.tool_id`'s MCP server, if resolving
+    /// `request.agent_id` for the context keeps the tool (see the module docs).
+    pub async fn token(&self, request: TokenRequest<'_>) -> Result<IssuedToken, ResolveFailure> {
+        require(request.principal, Role::Runtime, "obtain tool access tokens")?;
+        let id = ToolDefinition::canonical_id(request.tool_id);
+        let resolution = self.resolve_json(request.agent_id, request.context).await?;
+        let kept = resolution.trace.tools.iter().find(|t| t.tool_id == id).map(|t| t.outcome);
+        if kept != Some(ToolOutcome::Included) {
+            let why = kept.map_or_else(
+                || format!("agent `{}` has no tool `{id}`", request.agent_id),
+                |outcome| format!("tool `{id}` is left out ({outcome:?})"),
+            );
+            log(&request, &id, "refused", &why);
+            return Err(ServiceError::Forbidden(format!(
+                "tool `{id}` is not granted to this caller through agent `{}`: {why}",
+                request.agent_id
+            ))
+            .into());
+        }
+        let tool = self.tool_for_token(&id).await?;
+        let key = (id.clone(), tool.version(), request.scope.unwrap_or_default().to_owned());
+        let slot = self.tokens.slot(key);
+        let mut cached = slot.lock().await;
+        let now = Instant::now();
+        if let Some(c) = cached.as_ref().filter(|c| c.expires > now + TOKEN_MARGIN) {
+            log(&request, &id, "issued", "cached");
+            return Ok(issued(c, now));
+        }
+        let fresh = self.fetch_token(&tool, request.scope).await?;
+        log(&request, &id, "issued", "fetched");
+        let out = issued(&fresh, now);
+        *cached = Some(fresh);
+        Ok(out)
+    }
+
+    /// The stored tool with OAuth client credentials, or why there is none.
+    async fn tool_for_token(&self, id: &str) -> Result<ToolDefinition, ServiceError> {
+        let stored = self.store().get(Kind::Tool, id).await;
+        let tool = match stored.map_err(|e| ServiceError::from_store(Kind::Tool, id, e))? {
+            Some(registry_core::Definition::Tool(tool)) => tool,
+            _ => return Err(ServiceError::NotFound { kind: Kind::Tool, id: id.to_owned() }),
+        };
+        if tool.auth.is_none() {
+            return Err(ServiceError::invalid(
+                "",
+                format!("tool `{id}` has no OAuth client credentials (`auth`)"),
+            ));
+        }
+        Ok(tool)
+    }
+
+    /// Runs the client-credentials grant for `tool`.
+    async fn fetch_token(
+        &self,
+        tool: &ToolDefinition,
+        scope: Option<&str>,
+    ) -> Result<Cached, ServiceError> {
+        let Some(auth) = tool.auth.as_ref() else {
+            return Err(ServiceError::Internal("tool without auth".into()));
+        };
+        let secret: Secret = match (&auth.client_secret_ref, handle_of(auth), &auth.client_secret) {
+            (Some(arn), _, _) => self.vault().get_reference(arn).await.map_err(vault_error)?,
+            (None, Some(handle), _) => {
+                self.vault().get(&tool.tool_id, &handle).await.map_err(vault_error)?.ok_or_else(
+                    || {
+                        ServiceError::Unavailable(format!(
+                            "the secret of `{}` is not in the vault",
+                            tool.tool_id
+                        ))
+                    },
+                )?
+            }
+            // Written before the vault: still in the definition until its next write.
+            (None, None, Some(secret)) => secret.clone(),
+            (None, None, None) => {
+                return Err(ServiceError::Internal(format!(
+                    "tool `{}` has no secret",
+                    tool.tool_id
+                )));
+            }
+        };
+        let mut form = vec![("grant_type", "client_credentials")];
+        if let Some(scope) = scope.filter(|s| !s.is_empty()) {
+            form.push(("scope", scope));
+        }
+        let upstream = |what: String| {
+            tracing::warn!(tool = %tool.tool_id, token_url = %auth.token_url, problem = %what, "token endpoint");
+            ServiceError::Upstream(format!("the token endpoint of tool `{}` {what}", tool.tool_id))
+        };
+        let mut response = self
+            .tokens
+            .client
+            .post(&auth.token_url)
+            .basic_auth(form_encode(&auth.client_id), Some(form_encode(secret.expose())))
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| {
+                upstream(if e.is_timeout() { "timed out".into() } else { "is unreachable".into() })
+            })?;
+        let status = response.status();
+        if status.is_redirection() {
+            return Err(upstream(format!(
+                "answered HTTP {} (redirects are not followed)",
+                status.as_u16()
+            )));
+        }
+        if !status.is_success() {
+            return Err(upstream(format!("answered HTTP {}", status.as_u16())));
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) =
+            response.chunk().await.map_err(|_| upstream("broke off its answer".into()))?
+        {
+            if body.len() + chunk.len() > MAX_TOKEN_RESPONSE_BYTES {
+                return Err(upstream(format!(
+                    "answered more than {MAX_TOKEN_RESPONSE_BYTES} bytes"
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let token: TokenResponse = serde_json::from_slice(&body)
+            .map_err(|_| upstream("answered no OAuth token response".into()))?;
+        if token.access_token.is_empty() {
+            return Err(upstream("answered an empty access token".into()));
+        }
+        let lifetime = Duration::from_secs(token.expires_in.unwrap_or(0));
+        Ok(Cached {
+            access_token: token.access_token,
+            token_type: token.token_type.unwrap_or_else(|| "Bearer".to_owned()),
+            expires: Instant::now() + lifetime,
+        })
+    }
+}
+
+/// The answer for a cached token at `now`.
+fn issued(cached: &Cached, now: Instant) -> IssuedToken {
+    IssuedToken {
+        access_token: cached.access_token.clone(),
+        token_type: cached.token_type.clone(),
+        expires_in: cached.expires.saturating_duration_since(now).as_secs(),
+    }
+}
+
+/// One decision line per token request: who, which tool through which agent, the
+/// outcome; never the token or the secret.
+fn log(request: &TokenRequest<'_>, tool_id: &str, outcome: &str, detail: &str) {
+    tracing::info!(
+        target: "registry::decision",
+        decision = "token",
+        principal = %request.principal.name,
+        agent = %request.agent_id,
+        tool = %tool_id,
+        scope = request.scope.unwrap_or_default(),
+        outcome,
+        detail,
+        "token decision"
+    );
+}
+
+/// `application/x-www-form-urlencoded` encoding of a client id or secret, as HTTP Basic
+/// authentication of an OAuth client requires (RFC 6749 section 2.3.1).
+fn form_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
+                out.push(char::from(byte));
+            }
+            b' ' => out.push('+'),
+            other => out.push_str(&format!("%{other:02X}")),
+        }
+    }
+    out
+}
