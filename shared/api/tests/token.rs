@@ -229,3 +229,46 @@ async fn each_token_decision_is_one_log_line_without_token_or_secret() {
         assert!(!line.contains(&token) && !line.contains(SECRET), "{line}");
     }
 }
+
+#[tokio::test]
+async fn the_signed_context_of_a_resolve_stands_for_the_caller() {
+    let keys = registry_access::signed::KeyRing::parse(
+        "t1:dG9rZW4tdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2RlZmdoaWprbA==",
+    )
+    .unwrap();
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
+        .await;
+    let (base, endpoint) = endpoint().await;
+    setup(&s, &format!("{base}/token")).await;
+    let signed = |user: &str| {
+        let s = &s;
+        let body = context(user);
+        async move {
+            let r = s.send(s.req(Method::POST, "/agents/a1/resolve", &s.reader).json(&body)).await;
+            assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+            r.body["inlineAgent"]["inlineSessionState"]["sessionAttributes"]["registryPrincipal"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let ana = signed("ana").await;
+    let with_header = |principal: &str, path: &str| {
+        s.req(Method::POST, path, &s.runtime)
+            .header("X-Registry-Principal", principal)
+            .json(&json!({}))
+    };
+    let r = s.send(with_header(&ana, "/tools/m1/token")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["accessToken"], "tok-1");
+    // the signed agent stands; another agentId is refused
+    let r = s.send(with_header(&ana, "/tools/m1/token?agentId=other")).await;
+    r.assert_problem(400, "VALIDATION_FAILED");
+    // an altered context is refused, and so is a denied principal's genuine one
+    let r = s.send(with_header(&ana.replacen("v1.", "v1.x", 1), "/tools/m1/token")).await;
+    r.assert_problem(400, "VALIDATION_FAILED");
+    let blocked = signed("blocked").await;
+    let r = s.send(with_header(&blocked, "/tools/m1/token")).await;
+    assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 1);
+}

@@ -16,11 +16,12 @@ use crate::http::resolve::failure;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::{IssuedToken, TokenRequest};
 
-/// The query of a token request: `agentId` (required), `scope` (optional).
+/// The query of a token request: `agentId` (required without a signed context),
+/// `scope` (optional).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TokenQuery {
     /// The agent the runtime runs.
-    pub agent_id: String,
+    pub agent_id: Option<String>,
     /// The OAuth scope to ask for.
     pub scope: Option<String>,
 }
@@ -30,9 +31,9 @@ pub struct TokenQuery {
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
 pub struct TokenQueryDoc {
-    /// The agent the runtime runs: it is resolved for the context, and the tool must be among the tools it keeps
+    /// The agent the runtime runs: it is resolved for the context, and the tool must be among the tools it keeps (required without `X-Registry-Principal`; with it, it must be the signed agent)
     #[param(rename = "agentId")]
-    agent_id: String,
+    agent_id: Option<String>,
     /// OAuth scope to ask the token endpoint for (tokens are cached per scope)
     scope: Option<String>,
 }
@@ -62,16 +63,10 @@ impl<S: Send + Sync> FromRequestParts<S> for TokenQuery {
                 });
             }
         }
-        if agent_id.as_deref().is_none_or(str::is_empty) {
-            errors.push(Violation {
-                path: "/agentId".into(),
-                message: "required: the agent the runtime runs".into(),
-            });
-        }
         if !errors.is_empty() {
             return Err(Problem::validation(errors));
         }
-        Ok(Self { agent_id: agent_id.unwrap_or_default(), scope })
+        Ok(Self { agent_id: agent_id.filter(|a| !a.is_empty()), scope })
     }
 }
 
@@ -84,19 +79,56 @@ pub struct CallerContext {
     pub context: Bytes,
 }
 
-/// The one place the caller's context of a token request is taken from: today the
-/// `agentId` query parameter and the resolve context in the body. When the signed
-/// principal context exists (issue 27), this function reads and verifies it instead;
-/// nothing else changes.
-pub fn caller_context(query: &TokenQuery, body: Bytes) -> Result<CallerContext, Problem> {
-    Ok(CallerContext { agent_id: query.agent_id.clone(), context: body })
+/// The header carrying a signed principal context: the `registryPrincipal` session
+/// attribute of a resolution, as the runtime received it.
+pub const PRINCIPAL_HEADER: &str = "x-registry-principal";
+
+/// The one place the caller's context of a token request is taken from: the signed
+/// principal context of a resolution in [`PRINCIPAL_HEADER`] (verified with the
+/// registry's keys; its agent and context), else the `agentId` query parameter and the
+/// resolve context in the body.
+pub fn caller_context(
+    state: &AppState,
+    parts: &http::HeaderMap,
+    query: &TokenQuery,
+    body: Bytes,
+) -> Result<CallerContext, Problem> {
+    let Some(token) = parts.get(PRINCIPAL_HEADER) else {
+        let Some(agent_id) = query.agent_id.clone() else {
+            return Err(Problem::validation(vec![Violation {
+                path: "/agentId".into(),
+                message:
+                    "required without an X-Registry-Principal header: the agent the runtime runs"
+                        .into(),
+            }]));
+        };
+        return Ok(CallerContext { agent_id, context: body });
+    };
+    let invalid = |message: String| {
+        Problem::validation(vec![Violation {
+            path: "/headers/X-Registry-Principal".into(),
+            message,
+        }])
+    };
+    let token = token.to_str().map_err(|_| invalid("not a signed context".into()))?;
+    let principal = state.registry.verify_principal(token).map_err(|e| invalid(e.to_string()))?;
+    if query.agent_id.as_ref().is_some_and(|a| *a != principal.agent_id) {
+        return Err(invalid(format!(
+            "signed for agent `{}`, not the agentId asked",
+            principal.agent_id
+        )));
+    }
+    let context = serde_json::to_vec(&principal.context).map_err(|e| invalid(e.to_string()))?;
+    Ok(CallerContext { agent_id: principal.agent_id, context: Bytes::from(context) })
 }
 
 /// Get a short-lived access token for a tool's MCP server (role `runtime`): the OAuth
 /// client-credentials grant against the tool's `auth.tokenUrl` with the secret the
 /// registry keeps, only when resolving `agentId` for the context keeps the tool (its
-/// lifecycle, access rules and rollout, as in resolution). Cached per tool version and
-/// scope until shortly before expiry.
+/// lifecycle, access rules and rollout, as in resolution). The caller is the signed
+/// principal context of a resolution in `X-Registry-Principal` (the session attribute
+/// `registryPrincipal`), or `agentId` and the context in the body. Cached per tool
+/// version and scope until shortly before expiry.
 #[utoipa::path(post, path = "/tools/{id}/token", tag = "tools", request_body = RequestContext,
     params(("id" = String, Path, description = "Tool id"), TokenQueryDoc),
     security(("bearer" = [])),
@@ -111,9 +143,10 @@ pub async fn tool_token(
     RuntimeCaller(principal): RuntimeCaller,
     Id(id): Id,
     query: TokenQuery,
+    headers: http::HeaderMap,
     JsonText(body): JsonText,
 ) -> Response {
-    let caller = match caller_context(&query, body) {
+    let caller = match caller_context(&state, &headers, &query, body) {
         Ok(caller) => caller,
         Err(problem) => return axum::response::IntoResponse::into_response(problem),
     };

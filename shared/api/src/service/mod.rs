@@ -112,6 +112,21 @@ impl Registry {
         self
     }
 
+    /// Verifies a signed principal context (the `registryPrincipal` session attribute of
+    /// a resolution) with this registry's keys, now.
+    pub fn verify_principal(
+        &self,
+        token: &str,
+    ) -> Result<registry_access::signed::Principal, registry_access::signed::SignedContextError>
+    {
+        let keys = self.principal_keys.as_deref().ok_or(
+            registry_access::signed::SignedContextError::InvalidKey(
+                "this registry signs no contexts",
+            ),
+        )?;
+        keys.verify(token, chrono::Utc::now().timestamp())
+    }
+
     /// This registry writing every access and call decision to `log`.
     pub fn with_decision_log(mut self, log: DecisionLog) -> Self {
         self.decisions = log;
