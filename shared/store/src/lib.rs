@@ -2,12 +2,21 @@
 
 #[cfg(feature = "contract")]
 pub mod contract;
+mod diff;
 mod error;
+mod event;
 mod private_dir;
+mod proposal;
 mod query;
 mod store;
 
+pub use diff::{PatchOp, changed_pointers, content_json, diff};
 pub use error::StoreError;
+pub use event::{
+    Action, Change, Event, EventDraft, EventPage, EventQuery, MAX_EVENT_PAGE, ProposalUpdate,
+    decode_event_cursor, encode_event_cursor, event_page_size,
+};
 pub use private_dir::create_private_dir;
+pub use proposal::{Approval, Closing, Proposal, ProposalQuery, ProposalState};
 pub use query::{Expected, ListFilter, ListQuery, Page, TagFilter};
-pub use store::{Referenced, Store};
+pub use store::{Referenced, SYSTEM_ACTOR, Store};

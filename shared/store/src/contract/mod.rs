@@ -7,6 +7,7 @@
 //! yielding a [`Fixture`].
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod audit;
 mod concurrency;
 mod crud;
 mod delete;
@@ -15,6 +16,10 @@ mod list;
 mod references;
 pub mod sample;
 
+pub use audit::{
+    concurrent_writes_number_events_without_gaps, events_page_in_order_with_filters,
+    every_write_appends_one_event, proposals_are_conditional_and_evented,
+};
 pub use concurrency::concurrent_puts_have_one_winner;
 pub use crud::{
     create_twice_is_already_exists, kinds_are_separate, round_trip_keeps_keys_and_secrets,
@@ -66,6 +71,10 @@ macro_rules! contract_tests {
             get_many_keeps_order,
             releases_by_name,
             concurrent_puts_have_one_winner,
+            every_write_appends_one_event,
+            events_page_in_order_with_filters,
+            concurrent_writes_number_events_without_gaps,
+            proposals_are_conditional_and_evented,
         );
     };
 }
