@@ -289,6 +289,8 @@ pub enum Operation {
 pub enum RoleArg {
     /// Read definitions and resolve agents.
     Reader,
+    /// Read, and approve or reject others' proposals (reviewed changes).
+    Approver,
     /// Also create and change definitions.
     Editor,
     /// Also delete and retire definitions.

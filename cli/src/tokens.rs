@@ -11,6 +11,7 @@ pub fn run(op: TokenOperation) -> Result<()> {
         TokenOperation::Add { name, role, data_dir } => {
             let role = match role {
                 RoleArg::Reader => Role::Reader,
+                RoleArg::Approver => Role::Approver,
                 RoleArg::Editor => Role::Editor,
                 RoleArg::Admin => Role::Admin,
             };

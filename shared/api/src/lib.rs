@@ -9,3 +9,4 @@ pub mod telemetry;
 pub use auth::{AuthError, Authenticator, Principal, Role, TokenAuth, TokenFile};
 pub use http::{AppState, Problem, ServerLimits, router, serve, serve_with};
 pub use service::{Outcome, Registry, ServiceError, Written};
+pub use service::{ProposalView, ReviewPolicy};

@@ -83,14 +83,8 @@ fn diff_objects(
     }
 }
 
-/// The client-visible JSON of a definition without its server-managed members (secrets
-/// are never in it).
-pub fn content_json(definition: &Definition) -> Value {
-    let value = match definition {
-        Definition::Agent(a) => serde_json::to_value(a),
-        Definition::Tool(t) => serde_json::to_value(t),
-    };
-    let mut value = value.unwrap_or(Value::Null);
+/// `value` without the server-managed members.
+fn without_server_members(mut value: Value) -> Value {
     if let Some(object) = value.as_object_mut() {
         for member in SERVER_MEMBERS {
             object.remove(member);
@@ -99,12 +93,28 @@ pub fn content_json(definition: &Definition) -> Value {
     value
 }
 
+/// The client-visible JSON of a definition without its server-managed members (secrets
+/// are never in it).
+pub fn content_json(definition: &Definition) -> Value {
+    let value = match definition {
+        Definition::Agent(a) => serde_json::to_value(a),
+        Definition::Tool(t) => serde_json::to_value(t),
+    };
+    without_server_members(value.unwrap_or(Value::Null))
+}
+
 /// The JSON pointers a write from `before` to `after` changes (the members of the one
 /// that exists when the other does not), sorted; never a value.
 pub fn changed_pointers(before: Option<&Definition>, after: Option<&Definition>) -> Vec<String> {
-    let empty = Value::Object(Map::new());
-    let before = before.map_or_else(|| empty.clone(), content_json);
-    let after = after.map_or(empty, content_json);
+    changed_pointers_json(before.map(content_json), after.map(content_json))
+}
+
+/// [`changed_pointers`] of the client JSON forms of two definitions (server members are
+/// left out here).
+pub fn changed_pointers_json(before: Option<Value>, after: Option<Value>) -> Vec<String> {
+    let empty = || Value::Object(Map::new());
+    let before = before.map_or_else(empty, without_server_members);
+    let after = after.map_or_else(empty, without_server_members);
     let mut pointers: Vec<String> =
         diff(&before, &after).into_iter().map(|op| op.path().to_owned()).collect();
     pointers.sort();

@@ -10,7 +10,7 @@ mod proposal;
 mod query;
 mod store;
 
-pub use diff::{PatchOp, changed_pointers, content_json, diff};
+pub use diff::{PatchOp, changed_pointers, changed_pointers_json, content_json, diff};
 pub use error::StoreError;
 pub use event::{
     Action, Change, Event, EventDraft, EventPage, EventQuery, MAX_EVENT_PAGE, ProposalUpdate,

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What a caller may do; roles are ordered, each includes the ones below it.
+/// What a caller may do; roles are ordered, each includes the ones below it, except
+/// `approver`: it reads, and approves or rejects proposals (as admin does), which
+/// `editor` does not (see `service::can_approve`).
 #[derive(
     Debug,
     Clone,
@@ -20,6 +22,8 @@ use serde::{Deserialize, Serialize};
 pub enum Role {
     /// May read definitions (and resolve agents).
     Reader,
+    /// May also approve and reject proposals (never its own), but not write.
+    Approver,
     /// May also create and change definitions.
     Editor,
     /// May also delete definitions and retire them.
@@ -27,10 +31,11 @@ pub enum Role {
 }
 
 impl Role {
-    /// The wire name: `reader`, `editor` or `admin`.
+    /// The wire name: `reader`, `approver`, `editor` or `admin`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Reader => "reader",
+            Self::Approver => "approver",
             Self::Editor => "editor",
             Self::Admin => "admin",
         }

@@ -28,7 +28,9 @@ macro_rules! resource_routes {
                 Id, IdVersion, ListParams, ListParamsDoc, PageParamsDoc, $($write_params)?
             };
             use crate::http::problem::Problem;
+            use crate::http::proposals::ProposalNote;
             use crate::http::resource::{self, PageBody};
+            use crate::service::ProposalView;
             use crate::http::responses::{
                 BodyErrors, CallErrors, Conflict, Forbidden, NotFound, VersionMismatch,
                 VersionRequired,
@@ -73,15 +75,18 @@ macro_rules! resource_routes {
                 responses(
                     (status = 201, description = "Created", body = $kind,
                         headers(("ETag" = String, description = "\"<version>\""), ("Location" = String))),
+                    (status = 202, description = "Review required: the change became a proposal", body = ProposalView,
+                        headers(("Location" = String, description = "`/proposals/{id}`"))),
                     CallErrors, BodyErrors, Forbidden, Conflict,
                 ))]
             pub async fn create(
                 state: State<AppState>,
                 caller: Editor,
                 query: WriteQuery,
+                note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::create::<$kind>(state, caller, query, body).await
+                resource::create::<$kind>(state, caller, query, note, body).await
             }
 
             #[doc = concat!("Get ", $an, ".")]
@@ -108,6 +113,8 @@ macro_rules! resource_routes {
                 responses(
                     (status = 200, description = "Replaced, or unchanged (same version)", body = $kind, headers(("ETag" = String))),
                     (status = 201, description = "Created", body = $kind, headers(("ETag" = String), ("Location" = String))),
+                    (status = 202, description = "Review required: the change became a proposal", body = ProposalView,
+                        headers(("Location" = String, description = "`/proposals/{id}`"))),
                     CallErrors, BodyErrors, Forbidden, Conflict, VersionMismatch,
                 ))]
             pub async fn put(
@@ -116,9 +123,10 @@ macro_rules! resource_routes {
                 id: Id,
                 if_match: IfMatch,
                 query: WriteQuery,
+                note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::put::<$kind>(state, caller, id, if_match, query, body).await
+                resource::put::<$kind>(state, caller, id, if_match, query, note, body).await
             }
 
             #[doc = concat!("Change ", $an, " with a JSON Merge Patch (RFC 7396).")]
@@ -131,6 +139,8 @@ macro_rules! resource_routes {
                 security(("bearer" = [])),
                 responses(
                     (status = 200, description = "Changed", body = $kind, headers(("ETag" = String))),
+                    (status = 202, description = "Review required: the change became a proposal", body = ProposalView,
+                        headers(("Location" = String, description = "`/proposals/{id}`"))),
                     CallErrors, BodyErrors, Forbidden, NotFound, Conflict, VersionMismatch, VersionRequired,
                 ))]
             pub async fn patch(
@@ -138,9 +148,10 @@ macro_rules! resource_routes {
                 caller: Editor,
                 id: Id,
                 if_match: IfMatch,
+                note: ProposalNote,
                 body: JsonBody<Value>,
             ) -> Result<Response, Problem> {
-                resource::patch::<$kind>(state, caller, id, if_match, body).await
+                resource::patch::<$kind>(state, caller, id, if_match, note, body).await
             }
 
             #[doc = concat!("Delete ", $an, " (admin; `If-Match` required).")]

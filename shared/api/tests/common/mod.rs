@@ -22,6 +22,10 @@ pub struct Server {
     pub editor: String,
     /// Reader token.
     pub reader: String,
+    /// Approver token (`ann-approver`).
+    pub approver: String,
+    /// An approver token carrying the editor's name (`eve-editor`): the same person.
+    pub editor_as_approver: String,
     /// HTTP client.
     pub client: reqwest::Client,
     /// The registry behind the server (for direct calls).
@@ -118,6 +122,9 @@ pub async fn start_with_registry(
     let admin = admin.expect("first run creates an admin token");
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
+    let approver = TokenFile::add_token(dir.path(), "ann-approver", Role::Approver).unwrap();
+    let editor_as_approver =
+        TokenFile::add_token(dir.path(), "eve-editor", Role::Approver).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
     let registry = wrap(Registry::new(store));
     let app = router(AppState::new(registry.clone(), Arc::new(auth)));
@@ -136,6 +143,8 @@ pub async fn start_with_registry(
         admin,
         editor,
         reader,
+        approver,
+        editor_as_approver,
         client: reqwest::Client::new(),
         registry,
         shutdown: Some(tx),
