@@ -5,9 +5,11 @@ mod args;
 mod client;
 #[cfg(feature = "dynamodb")]
 mod dynamodb;
+mod events;
 mod example;
 mod nofile;
 mod output;
+mod proposals;
 mod serve;
 mod shutdown;
 mod tokens;
@@ -32,6 +34,8 @@ async fn main() -> ExitCode {
         Command::Tools { op, remote } => admin::run(admin::Collection::Tools, op, remote).await,
         Command::Tokens { op } => tokens::run(op),
         Command::Import { source, remote } => admin::import(source, remote).await,
+        Command::Events { args, remote } => events::run(args, remote).await,
+        Command::Proposals { op, remote } => proposals::run(op, remote).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

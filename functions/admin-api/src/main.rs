@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use admin_api::{GatewayAuth, app};
-use registry_api::Registry;
+use registry_api::{Registry, ReviewPolicy};
 use registry_store_dynamodb::DynamoStore;
 
 #[tokio::main]
@@ -17,7 +17,10 @@ async fn main() -> Result<(), lambda_http::Error> {
     let store = DynamoStore::from_env().await.inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid store configuration");
     })?;
-    tracing::info!(table = store.table(), "admin-api starting");
+    let review = ReviewPolicy::from_env().inspect_err(|e| {
+        tracing::error!(error = %e, "refusing to start: invalid review configuration");
+    })?;
+    tracing::info!(table = store.table(), review_required = review.required, "admin-api starting");
     // Verify and test-invoke reach tool Lambdas through the usual credential chain (the
     // function's role); AGENT_REGISTRY_LAMBDA_ENDPOINT_URL points them elsewhere.
     let endpoint = |name| std::env::var(name).ok().filter(|u: &String| !u.is_empty());
@@ -26,6 +29,8 @@ async fn main() -> Result<(), lambda_http::Error> {
         lambda_invoke: endpoint("AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL"),
         bedrock: endpoint("AGENT_REGISTRY_BEDROCK_ENDPOINT_URL"),
     };
-    let registry = Registry::new(Arc::new(store)).with_aws(registry_aws::Aws::new(endpoints));
+    let registry = Registry::new(Arc::new(store))
+        .with_aws(registry_aws::Aws::new(endpoints))
+        .with_review(review);
     lambda_http::run(app(registry, Arc::new(auth))).await
 }
