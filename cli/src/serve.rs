@@ -52,6 +52,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         say!("  export AGENT_REGISTRY_TOKEN={token}");
     }
 
+    // After the example: the first run's example is not a change to review.
+    let review = ReviewPolicy { required: args.require_review, approvals: args.review_approvals };
+    if review.required {
+        say!(
+            "Review required: editors' changes to governed fields become proposals (GET /proposals)."
+        );
+    }
+
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
