@@ -70,7 +70,7 @@ macro_rules! resource_routes {
             #[utoipa::path(post, path = concat!("/", $plural), tag = $plural, request_body = $kind,
                 operation_id = concat!("create_", $item),
                 summary = concat!("Create ", $an, " (its id is generated when omitted)."),
-                $(params($write_params),)?
+                params(("Proposal-Note" = Option<String>, Header, description = "Where review applies: the note of the proposal this write becomes") $(, $write_params)?),
                 security(("bearer" = [])),
                 responses(
                     (status = 201, description = "Created", body = $kind,
@@ -107,7 +107,8 @@ macro_rules! resource_routes {
                 operation_id = concat!("put_", $item),
                 summary = concat!("Create or replace ", $an, " (idempotent; `If-Match` optional)."),
                 params(("id" = String, Path, description = concat!($Item, " id")),
-                    ("If-Match" = Option<String>, Header, description = "Expected version, `\"<version>\"`")
+                    ("If-Match" = Option<String>, Header, description = "Expected version, `\"<version>\"`"),
+                    ("Proposal-Note" = Option<String>, Header, description = "Where review applies: the note of the proposal this write becomes")
                     $(, $write_params)?),
                 security(("bearer" = [])),
                 responses(
@@ -135,7 +136,8 @@ macro_rules! resource_routes {
                 summary = concat!("Change ", $an, " with a JSON Merge Patch (RFC 7396)."),
                 request_body(content = Object, content_type = "application/merge-patch+json", description = "JSON Merge Patch"),
                 params(("id" = String, Path, description = concat!($Item, " id")),
-                    ("If-Match" = Option<String>, Header, description = "Expected version (or `version` in the body); required")),
+                    ("If-Match" = Option<String>, Header, description = "Expected version (or `version` in the body); required"),
+                    ("Proposal-Note" = Option<String>, Header, description = "Where review applies: the note of the proposal this write becomes")),
                 security(("bearer" = [])),
                 responses(
                     (status = 200, description = "Changed", body = $kind, headers(("ETag" = String))),
