@@ -7,10 +7,10 @@ use serde_json::Value;
 use crate::admin::encode_query;
 use crate::args::{EventArgs, OutputFormat, Remote};
 use crate::client::Client;
+use crate::output::text;
 
 /// One line per event: sequence, time, actor, action, subject, versions, changed fields.
 fn line(event: &Value) -> String {
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let version = |v: &Value| v.as_u64().map_or("-".to_owned(), |n| n.to_string());
     let changed: Vec<String> = event["changed"]
         .as_array()

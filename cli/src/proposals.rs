@@ -9,15 +9,7 @@ use serde_json::{Value, json};
 use crate::admin::{encode_query, item_path};
 use crate::args::{OutputFormat, ProposalOperation, Remote};
 use crate::client::Client;
-use crate::output;
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
+use crate::output::{self, text};
 
 /// Prints proposals as a table (or JSON).
 fn list(items: &[Value], format: OutputFormat) {
