@@ -355,3 +355,28 @@ async fn events_page_without_gap_or_duplicate_while_writers_write() {
     let last = s.get(&format!("/events?after={}", cursor.unwrap_or_default())).await;
     assert_eq!(last.body["items"], json!([]), "nothing after the last event");
 }
+
+/// A proposal keeps a tool's write-only secret to apply it, and shows it nowhere.
+#[tokio::test]
+async fn proposals_never_show_secrets() {
+    let s = reviewed().await;
+    let created =
+        s.admin_json(Method::POST, "/tools", &common::mcp_tool_json("mcp", "s3cr3t-value")).await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let moved = json!({"url": "https://mcp2.example.com/forecast", "auth": {"clientId": "registry", "clientSecret": "n3w-s3cr3t", "tokenUrl": "https://auth.example.com/token"}});
+    let proposed = patch(&s, "/tools/mcp", &s.editor, 1, &moved).await;
+    assert_eq!(proposed.status, StatusCode::ACCEPTED, "{}", proposed.text);
+    let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
+    let shown = s.get(&format!("/proposals/{id}")).await;
+    let listed = s.get("/proposals").await;
+    let events = s.get("/events").await;
+    for text in [&proposed.text, &shown.text, &listed.text, &events.text] {
+        assert!(!text.contains("s3cr3t"), "a secret leaked: {text}");
+    }
+    let approved = post(&s, &format!("/proposals/{id}/approve"), &s.approver).await;
+    assert_eq!(approved.body["state"], "applied", "{}", approved.text);
+    assert!(!approved.text.contains("s3cr3t"));
+    let served = s.get("/tools/mcp").await;
+    assert_eq!(served.body["url"], "https://mcp2.example.com/forecast");
+    assert!(!served.text.contains("s3cr3t"));
+}
