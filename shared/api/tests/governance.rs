@@ -380,3 +380,31 @@ async fn proposals_never_show_secrets() {
     assert_eq!(served.body["url"], "https://mcp2.example.com/forecast");
     assert!(!served.text.contains("s3cr3t"));
 }
+
+/// With two approvals required, one approval records but applies nothing; the same
+/// approver twice is refused; a second approver applies it.
+#[tokio::test]
+async fn two_approvals_need_two_approvers() {
+    let s = start_with_registry(ServerLimits::default(), |r| {
+        r.with_review(ReviewPolicy { required: true, approvals: 2 })
+    })
+    .await;
+    s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
+    let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
+    assert_eq!(proposed.body["requiredApprovals"], 2, "{}", proposed.text);
+    let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
+    let first = post(&s, &format!("/proposals/{id}/approve"), &s.approver).await;
+    assert_eq!(
+        (first.body["state"].clone(), first.body["approvals"].as_array().map(Vec::len)),
+        (json!("open"), Some(1))
+    );
+    assert_eq!(s.get("/tools/t").await.etag(), "\"1\"", "one approval applies nothing");
+    post(&s, &format!("/proposals/{id}/approve"), &s.approver)
+        .await
+        .assert_problem(409, "CONFLICT");
+    let second = post(&s, &format!("/proposals/{id}/approve"), &s.admin).await;
+    assert_eq!(second.body["state"], "applied", "{}", second.text);
+    let served = s.get("/tools/t").await;
+    assert_eq!(served.etag(), "\"2\"");
+    assert!(served.body.get("accessRules").is_none(), "{}", served.text);
+}
