@@ -146,10 +146,9 @@ impl DynamoStore {
         event: EventDraft,
     ) -> Result<Proposal, StoreError> {
         let mut last = String::new();
+        let mut lost_sequence = false;
         for attempt in 0..AUDITED_ATTEMPTS {
-            if attempt > 0 {
-                backoff::sleep(attempt - 1).await;
-            }
+            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
             let seq = self.read_seq().await?;
             let mut plan = Plan::default();
             plan.put_proposal(&self.table, &proposal, expected)?;
@@ -171,6 +170,7 @@ impl DynamoStore {
                         return Err(unexpected(&failures));
                     }
                     last = "another write took the event sequence number".into();
+                    lost_sequence = true;
                 }
             }
         }

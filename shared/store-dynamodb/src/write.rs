@@ -244,10 +244,9 @@ impl DynamoStore {
         let kind = definition.kind();
         let id = definition.id().to_owned();
         let mut last = String::new();
+        let mut lost_sequence = false;
         for attempt in 0..AUDITED_ATTEMPTS {
-            if attempt > 0 {
-                backoff::sleep(attempt - 1).await;
-            }
+            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
             let (head, seq) = tokio::try_join!(self.read_head(kind, &id), self.read_seq())?;
             let live = head.as_ref().and_then(Head::live_version);
             match (expected, live) {
@@ -308,6 +307,7 @@ impl DynamoStore {
                         failures.into_iter().partition(|f| matches!(f.role, Role::Counter));
                     if rest.is_empty() && !counter.is_empty() {
                         last = "another write took the event sequence number".into();
+                        lost_sequence = true;
                         continue;
                     }
                     match put_failure(&rest, expected)? {
@@ -430,10 +430,9 @@ impl DynamoStore {
         actor: &str,
     ) -> Result<(), StoreError> {
         let mut last = String::new();
+        let mut lost_sequence = false;
         for attempt in 0..AUDITED_ATTEMPTS {
-            if attempt > 0 {
-                backoff::sleep(attempt - 1).await;
-            }
+            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
             let (head, seq) = tokio::try_join!(self.read_head(kind, id), self.read_seq())?;
             let Some(head) = head.filter(|h| !h.deleted) else {
                 return Err(StoreError::NotFound);
@@ -467,6 +466,7 @@ impl DynamoStore {
                         failures.into_iter().partition(|f| matches!(f.role, Role::Counter));
                     if failures.is_empty() && !counter.is_empty() {
                         last = "another write took the event sequence number".into();
+                        lost_sequence = true;
                         continue;
                     }
                     match self.delete_failure(&failures, id, expected).await? {
