@@ -428,12 +428,51 @@ def durability_write(acked_file):
     print(f"kill -9 after {len(acked)} acknowledged writes")
 
 
+def all_events():
+    """Every audit event, paging `GET /events` with its cursor."""
+    events, cursor = [], None
+    while True:
+        path = "/events?limit=1000" + (f"&after={cursor}" if cursor else "")
+        status, page = request("GET", path)[:2]
+        if status != 200:
+            raise SystemExit(f"GET {path}: {status} {page}")
+        events += page["items"]
+        if not page["items"]:
+            return events
+        cursor = page["cursor"]
+
+
 def durability_check(acked_file):
     with open(acked_file) as f:
         acked = [line for line in f.read().split("\n") if line]
     missing = [i for i in acked if request("GET", f"/tools/{i}")[0] != 200]
     print(f"after restart: {len(acked) - len(missing)} of {len(acked)} acknowledged writes present")
-    return 1 if missing or not acked else 0
+    # Audit events (written in the same transaction as each write): every acknowledged
+    # write has exactly one; a write that did not commit has none; sequence numbers have
+    # no gap.
+    events = all_events()
+    seqs = [e["seq"] for e in events]
+    gapless = seqs == list(range(1, len(seqs) + 1))
+    per_id = {}
+    for e in events:
+        if e["id"].startswith("durable-"):
+            per_id[e["id"]] = per_id.get(e["id"], 0) + 1
+    wrong = []
+    for k in range(8):
+        for n in range(100):
+            tool_id = f"durable-{k}-{n}@1"
+            live = request("GET", f"/tools/{tool_id}")[0] == 200
+            count = per_id.get(f"durable-{k}-{n}@1.0.0", 0)
+            if count != (1 if live else 0):
+                wrong.append(f"{tool_id}: live={live}, events={count}")
+    print(
+        f"events: {len(events)}, gapless={gapless}; acknowledged writes with exactly one event: "
+        f"{sum(1 for i in acked if per_id.get(i + '.0.0') == 1)} of {len(acked)}; "
+        f"event/write mismatches: {len(wrong)}"
+    )
+    for line in wrong[:10]:
+        print(f"  {line}")
+    return 1 if missing or not acked or wrong or not gapless else 0
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ status=0
 python3 scripts/attack.py "http://127.0.0.1:$PORT" "$ADMIN" "$SERVER" || status=1
 
 echo
-echo "kill -9 durability: every acknowledged write survives"
+echo "kill -9 durability: every acknowledged write survives, with exactly one audit event"
 python3 scripts/attack.py "http://127.0.0.1:$PORT" "$ADMIN" "$SERVER" --durability-write "$DATA/acked"
 wait "$SERVER" 2>/dev/null || true
 start "$@"

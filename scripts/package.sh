@@ -11,7 +11,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-FUNCTIONS=(admin-api custom-resource example-tool)
+FUNCTIONS=(admin-api custom-resource example-tool event-forwarder)
 if ! command -v cargo-lambda >/dev/null 2>&1; then
   PATH="$(dirname "$(scripts/cargo-lambda.sh)"):$PATH"
   export PATH

@@ -84,6 +84,10 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
                 };
                 match remote.output {
                     OutputFormat::Json => output::one(&reply.body, OutputFormat::Json),
+                    OutputFormat::Table if reply.status == 202 => println!(
+                        "{id}: proposed for review (proposal {}; agent-registry proposals show it)",
+                        reply.body["id"].as_str().unwrap_or("?")
+                    ),
                     OutputFormat::Table => println!(
                         "{id}: {outcome} (version {})",
                         version.map_or("?".to_owned(), |v| v.to_string())
@@ -230,11 +234,13 @@ fn agents_only(collection: Collection, op: &str) -> Result<()> {
     }
 }
 
-fn item_path(base: &str, id: &str) -> String {
+/// The path of item `id` under `base`, `id` percent-encoded.
+pub(crate) fn item_path(base: &str, id: &str) -> String {
     format!("{base}/{}", encode(id))
 }
 
-fn encode_query(pairs: &[(&str, String)]) -> String {
+/// `k=v&...`, values percent-encoded.
+pub(crate) fn encode_query(pairs: &[(&str, String)]) -> String {
     pairs.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&")
 }
 

@@ -58,6 +58,91 @@ pub enum Command {
         #[command(flatten)]
         remote: Remote,
     },
+    /// Print the audit event stream of a running registry, oldest first.
+    Events {
+        /// The options.
+        #[command(flatten)]
+        args: EventArgs,
+        /// Connection options.
+        #[command(flatten)]
+        remote: Remote,
+    },
+    /// Review proposals (changes waiting for approval) on a running registry.
+    Proposals {
+        /// The operation.
+        #[command(subcommand)]
+        op: ProposalOperation,
+        /// Connection options.
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+/// Options of `events`.
+#[derive(Debug, Args)]
+pub struct EventArgs {
+    /// Start after this cursor (printed by a previous run with `--output json`, or on
+    /// stderr when following); default: from the first event.
+    #[arg(long)]
+    pub after: Option<String>,
+    /// Only events of this kind (`agent` or `tool`).
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only events of this definition id.
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Only events by this principal.
+    #[arg(long)]
+    pub actor: Option<String>,
+    /// Only events with this action (e.g. `patch`, `proposal.applied`).
+    #[arg(long)]
+    pub action: Option<String>,
+    /// Keep polling for new events (until interrupted).
+    #[arg(long)]
+    pub follow: bool,
+    /// Seconds between polls with `--follow`.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub interval: u64,
+}
+
+/// Proposal operations.
+#[derive(Debug, Subcommand)]
+pub enum ProposalOperation {
+    /// List proposals, oldest first.
+    List {
+        /// Only proposals in this state (open, approved, applied, rejected, cancelled, stale).
+        #[arg(long)]
+        state: Option<String>,
+        /// Only proposals for this kind (`agent` or `tool`).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only proposals for this definition id.
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Show a proposal with its diff from the base version.
+    Show {
+        /// Proposal id.
+        id: String,
+    },
+    /// Approve a proposal (approver or admin; never its author).
+    Approve {
+        /// Proposal id.
+        id: String,
+    },
+    /// Reject a proposal.
+    Reject {
+        /// Proposal id.
+        id: String,
+        /// Why.
+        #[arg(long)]
+        reason: String,
+    },
+    /// Cancel your own proposal.
+    Cancel {
+        /// Proposal id.
+        id: String,
+    },
 }
 
 /// Sources `import` reads.
@@ -132,6 +217,16 @@ pub struct ServeArgs {
     /// Limits against slow, idle and greedy clients.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Require review: an editor's change to a governed field (rules, rollout,
+    /// executor, schema, tools, collaborators, model, instruction) becomes a proposal
+    /// that another principal with the approver or admin role must approve. Without
+    /// it, only definitions tagged `review: required` are reviewed.
+    #[arg(long, env = "AGENT_REGISTRY_REQUIRE_REVIEW")]
+    pub require_review: bool,
+    /// Approvals, by distinct approvers, a proposal needs before it applies.
+    #[arg(long, default_value_t = 1, env = "AGENT_REGISTRY_REVIEW_APPROVALS",
+        value_parser = clap::value_parser!(u32).range(1..=10))]
+    pub review_approvals: u32,
 }
 
 /// Server limits of `serve` (defaults are `registry_api::ServerLimits::default()`).
@@ -358,6 +453,8 @@ pub enum RoleArg {
     Reader,
     /// Also obtain tools' access tokens (chat runtimes).
     Runtime,
+    /// Read, and approve or reject others' proposals (reviewed changes).
+    Approver,
     /// Also create and change definitions.
     Editor,
     /// Also delete and retire definitions.

@@ -11,8 +11,10 @@ pub struct Client {
     token: Option<String>,
 }
 
-/// A successful response: version from the `ETag`, JSON body.
+/// A successful response: status, version from the `ETag`, JSON body.
 pub struct Reply {
+    /// HTTP status (202: the change became a proposal).
+    pub status: u16,
     /// Version from the `ETag` header, if any.
     pub version: Option<u64>,
     /// Response body (null when empty).
@@ -60,7 +62,7 @@ impl Client {
         if !status.is_success() {
             bail!(describe_problem(status, &body));
         }
-        Ok(Reply { version, body })
+        Ok(Reply { status: status.as_u16(), version, body })
     }
 }
 

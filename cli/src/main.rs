@@ -5,9 +5,11 @@ mod args;
 mod client;
 #[cfg(feature = "dynamodb")]
 mod dynamodb;
+mod events;
 mod example;
 mod nofile;
 mod output;
+mod proposals;
 mod serve;
 mod shutdown;
 mod tokens;
@@ -34,6 +36,8 @@ async fn main() -> ExitCode {
         Command::Tokens { op } => tokens::run(op),
         Command::Vault { op } => vault::run(op),
         Command::Import { source, remote } => admin::import(source, remote).await,
+        Command::Events { args, remote } => events::run(args, remote).await,
+        Command::Proposals { op, remote } => proposals::run(op, remote).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -69,7 +69,8 @@ pub fn one(item: &Value, format: OutputFormat) {
     println!("{table}");
 }
 
-fn text(v: &Value) -> String {
+/// A JSON value as table text: strings bare, null empty, anything else as JSON.
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),

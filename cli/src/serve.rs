@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use registry_api::service::{DecisionFormat, DecisionLog};
-use registry_api::{AppState, Registry, TokenFile, router, serve_with};
+use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, router, serve_with};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
@@ -66,6 +66,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         say!("  export AGENT_REGISTRY_TOKEN={token}");
     }
 
+    // After the example: the first run's example is not a change to review.
+    let review = ReviewPolicy { required: args.require_review, approvals: args.review_approvals };
+    if review.required {
+        say!(
+            "Review required: editors' changes to governed fields become proposals (GET /proposals)."
+        );
+    }
+
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -74,7 +82,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     say!(
         "  try: curl -s -H \"Authorization: Bearer $AGENT_REGISTRY_TOKEN\" http://{address}/agents"
     );
-    let state = AppState::new(registry, Arc::new(auth));
+    // After the example: the first run's example is not a change to review.
+    let review = ReviewPolicy { required: args.require_review, approvals: args.review_approvals };
+    if review.required {
+        say!(
+            "Review required: editors' changes to governed fields become proposals (GET /proposals)."
+        );
+    }
+    let state = AppState::new(registry.with_review(review), Arc::new(auth));
     let mut limits = args.limits.to_limits();
     limits.max_connections = nofile::fit_connections(limits.max_connections);
     serve_with(listener, router(state), limits, shutdown::signal()).await?;

@@ -12,6 +12,7 @@ pub fn run(op: TokenOperation) -> Result<()> {
             let role = match role {
                 RoleArg::Reader => Role::Reader,
                 RoleArg::Runtime => Role::Runtime,
+                RoleArg::Approver => Role::Approver,
                 RoleArg::Editor => Role::Editor,
                 RoleArg::Admin => Role::Admin,
             };

@@ -355,3 +355,76 @@ async fn mcp_secrets_stay_encrypted_and_tools_token_gets_an_access_token() {
     ]);
     assert!(!ok && err.contains("403"), "{err}");
 }
+
+/// Adds a token for `name` with `role` to the data directory `data`; returns it.
+fn add_token(data: &std::path::Path, name: &str, role: &str) -> String {
+    let out = Command::new(BIN)
+        .args(["tokens", "add", name, "--role", role, "--data-dir"])
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// `serve --require-review`: an editor's rule change waits for another approver, who
+/// approves it with the CLI; the events show who did what.
+#[tokio::test(flavor = "multi_thread")]
+async fn review_required_end_to_end_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let editor = add_token(&data, "ed", "editor");
+    let approver = add_token(&data, "ann", "approver");
+    let s = serve_in(dir, data, Some("e2e-admin-token-0123456789"), &["--require-review"]);
+    s.healthy().await;
+    assert!(s.stdout.iter().any(|l| l.contains("Review required")), "{:?}", s.stdout);
+    let tool = "/tools/weather-basic@1.0.0";
+    let (_, before) = s.call(reqwest::Method::GET, tool, Some(&editor), None).await;
+    let version = before["version"].as_u64().unwrap();
+
+    let rule = json!({"accessRules": [{"effect": "deny", "condition": "customData.blocked == true"}, {"effect": "allow"}]});
+    let patch = reqwest::Client::new()
+        .patch(format!("{}{tool}", s.base))
+        .bearer_auth(&editor)
+        .header("if-match", format!("\"{version}\""))
+        .header("proposal-note", "block blocked callers")
+        .json(&rule)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(patch.status().as_u16(), 202);
+    let proposal: Value = patch.json().await.unwrap();
+    let id = proposal["id"].as_str().unwrap().to_owned();
+    let (_, served) = s.call(reqwest::Method::GET, tool, Some(&editor), None).await;
+    assert_eq!(served["version"].as_u64(), Some(version), "nothing serves before approval");
+
+    let (ok, out, err) = s.cli_as(&editor, &["proposals", "list", "--state", "open"]);
+    assert!(ok && out.contains(&id), "{out}{err}");
+    let (ok, _, err) = s.cli_as(&editor, &["proposals", "approve", &id]);
+    assert!(!ok && err.contains("403"), "the author cannot approve: {err}");
+    let (ok, out, err) = s.cli_as(&approver, &["proposals", "show", &id]);
+    assert!(ok && out.contains("add /accessRules"), "{out}{err}");
+    let (ok, out, err) = s.cli_as(&approver, &["proposals", "approve", &id]);
+    assert!(ok && out.contains("(applied)"), "{out}{err}");
+    let (_, served) = s.call(reqwest::Method::GET, tool, Some(&editor), None).await;
+    assert_eq!(served["version"].as_u64(), Some(version + 1));
+    assert_eq!(served["accessRules"], rule["accessRules"]);
+
+    let (ok, out, err) =
+        s.cli_as(&approver, &["events", "--id", "weather-basic@1.0.0", "-o", "json"]);
+    assert!(ok, "{err}");
+    let events: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let seen: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| (e["action"].as_str().unwrap(), e["actor"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        &seen[seen.len() - 3..],
+        [("proposal.opened", "ed"), ("proposal.approved", "ann"), ("proposal.applied", "ann")]
+    );
+    assert!(err.contains("resume with: --after"), "{err}");
+    let (ok, _, err) = s.cli_as(&approver, &["proposals", "approve", &id]);
+    assert!(!ok && err.contains("409"), "a closed proposal: {err}");
+    let (ok, _, err) = s.cli_as(&approver, &["events", "--after", "garbage"]);
+    assert!(!ok && err.contains("400") && err.contains("/after"), "{err}");
+}

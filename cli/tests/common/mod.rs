@@ -133,10 +133,15 @@ impl Serve {
 
     /// Runs an admin command of the binary against this server.
     pub fn cli(&self, args: &[&str]) -> (bool, String, String) {
+        self.cli_as(&self.token, args)
+    }
+
+    /// Runs an admin command of the binary against this server with `token`.
+    pub fn cli_as(&self, token: &str, args: &[&str]) -> (bool, String, String) {
         let out = Command::new(BIN)
             .args(args)
             .args(["--url", &self.base])
-            .env("AGENT_REGISTRY_TOKEN", &self.token)
+            .env("AGENT_REGISTRY_TOKEN", token)
             .output()
             .unwrap();
         (

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use admin_api::{GatewayAuth, app};
-use registry_api::Registry;
 use registry_api::principal_keys::DEFAULT_TTL_SECONDS;
 use registry_api::service::{DecisionFormat, DecisionLog};
+use registry_api::{Registry, ReviewPolicy};
 use registry_store_dynamodb::DynamoStore;
 
 #[tokio::main]
@@ -19,7 +19,10 @@ async fn main() -> Result<(), lambda_http::Error> {
     let store = DynamoStore::from_env().await.inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid store configuration");
     })?;
-    tracing::info!(table = store.table(), "admin-api starting");
+    let review = ReviewPolicy::from_env().inspect_err(|e| {
+        tracing::error!(error = %e, "refusing to start: invalid review configuration");
+    })?;
+    tracing::info!(table = store.table(), review_required = review.required, "admin-api starting");
     // Verify and test-invoke reach tool Lambdas through the usual credential chain (the
     // function's role); AGENT_REGISTRY_LAMBDA_ENDPOINT_URL points them elsewhere.
     let endpoint = |name| std::env::var(name).ok().filter(|u: &String| !u.is_empty());
@@ -41,7 +44,8 @@ async fn main() -> Result<(), lambda_http::Error> {
     let mut registry = Registry::new(Arc::new(store))
         .with_aws(registry_aws::Aws::new(endpoints))
         .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false))
-        .with_vault(Arc::new(vault));
+        .with_vault(Arc::new(vault))
+        .with_review(review);
     if let Some(keys) = keys {
         registry = registry.with_principal_keys(keys, DEFAULT_TTL_SECONDS);
     }

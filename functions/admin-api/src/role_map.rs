@@ -1,7 +1,7 @@
 //! The `ROLE_MAP` configuration: which API Gateway callers (IAM principal ARNs, JWT
 //! groups) get which registry role.
 //!
-//! Format: `{"admin": [...], "editor": [...], "reader": [...]}` (every key optional,
+//! Format: `{"admin": [...], "editor": [...], "approver": [...], "reader": [...]}` (every key optional,
 //! no other keys). An entry is either
 //! - an ARN (`arn:<partition>:<service>:<region>:<account>:<resource>`), matched exactly;
 //!   an IAM role ARN (`arn:aws:iam::<account>:role/<name>`) also matches that role's
@@ -98,7 +98,7 @@ impl RoleMap {
         let Value::Object(roles) = value else {
             return Err(RoleMapError::Invalid(vec![violation(
                 "",
-                "must be an object with keys `admin`, `editor`, `runtime`, `reader`",
+                "must be an object with keys `admin`, `editor`, `approver`, `runtime`, `reader`",
             )]));
         };
         let mut entries = Vec::new();
@@ -108,12 +108,13 @@ impl RoleMap {
             let role = match key.as_str() {
                 "admin" => Role::Admin,
                 "editor" => Role::Editor,
+                "approver" => Role::Approver,
                 "reader" => Role::Reader,
                 "runtime" => Role::Runtime,
                 _ => {
                     violations.push(violation(
                         &path,
-                        "unknown role; expected `admin`, `editor`, `runtime` or `reader`",
+                        "unknown role; expected `admin`, `editor`, `approver`, `runtime` or `reader`",
                     ));
                     continue;
                 }
@@ -337,5 +338,17 @@ mod tests {
     fn pointer_tokens_are_escaped() {
         let err = RoleMap::parse(r#"{"a/b~c": []}"#).unwrap_err();
         assert!(err.to_string().contains("/a~1b~0c: unknown role"), "{err}");
+    }
+
+    #[test]
+    fn approvers_are_mapped() {
+        let map = RoleMap::parse(
+            r#"{"approver": ["group:reviewers", "arn:aws:iam::123456789012:role/Reviewer"],
+                "reader": ["group:reviewers"]}"#,
+        )
+        .unwrap();
+        assert_eq!(map.role_for(None, &groups(&["reviewers"])), Some(Role::Approver));
+        let session = Some("arn:aws:sts::123456789012:assumed-role/Reviewer/bob");
+        assert_eq!(map.role_for(session, &[]), Some(Role::Approver));
     }
 }

@@ -17,6 +17,8 @@ use utoipa::{Modify, OpenApi};
         (name = "resolution", description = "What a caller may run: agents resolved for Bedrock InvokeInlineAgent"),
         (name = "access", description = "Access-rule dry runs"),
         (name = "system", description = "Health and API description"),
+        (name = "proposals", description = "Reviewed changes: proposals, approvals (two-person rule)"),
+        (name = "events", description = "The audit event stream: every state change, in commit order"),
     )
 )]
 pub struct ApiDoc;

@@ -150,6 +150,20 @@ async fn publish_plans_applies_records_and_unpublishes() {
         )
         .await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
+
+    // Each step is an event of the agent: publish, the edit, unpublish, delete.
+    let events = s.get("/events?kind=agent&id=weather-agent&limit=1000").await;
+    let actions: Vec<&str> = events.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["actor"] == "admin")
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(actions, ["publish", "patch", "unpublish", "delete"], "{}", events.text);
+    let publish =
+        &events.body["items"].as_array().unwrap().iter().find(|e| e["action"] == "publish");
+    assert_eq!(publish.map(|e| e["changed"].clone()), Some(serde_json::json!(["/publication"])));
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 const BEDROCK_AGENT: &str = include_str!("../models/bedrock-agent.service-2.json");
 const BEDROCK_AGENT_RUNTIME: &str = include_str!("../models/bedrock-agent-runtime.service-2.json");
+const EVENTBRIDGE: &str = include_str!("../models/events.service-2.json");
 
 /// One AWS service model: its shapes by name.
 pub struct Model {
@@ -28,6 +29,12 @@ impl Model {
     pub fn bedrock_agent_runtime() -> &'static Model {
         static MODEL: OnceLock<Model> = OnceLock::new();
         MODEL.get_or_init(|| Model::parse("bedrock-agent-runtime", BEDROCK_AGENT_RUNTIME))
+    }
+
+    /// The EventBridge model (`events`, 2015-10-07): PutEvents.
+    pub fn eventbridge() -> &'static Model {
+        static MODEL: OnceLock<Model> = OnceLock::new();
+        MODEL.get_or_init(|| Model::parse("events", EVENTBRIDGE))
     }
 
     fn parse(name: &'static str, text: &str) -> Model {

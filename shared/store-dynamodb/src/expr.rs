@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 
 /// Placeholders of one request's expressions; only placeholders actually used get
 /// registered, because DynamoDB rejects unused ones.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Expr {
     names: HashMap<String, String>,
     values: HashMap<String, AttributeValue>,

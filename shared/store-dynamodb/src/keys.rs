@@ -74,6 +74,39 @@ pub const REF_PREFIX: &str = "REF#";
 /// Sort key prefix of tag items.
 pub const TAG_PREFIX: &str = "TAG#";
 
+/// Partition key of the event stream: its sequence counter and every event item.
+pub const EVENTS_PK: &str = "EVENTS";
+/// Sort key of the event sequence counter (sorts before every event item).
+pub const SEQ_SK: &str = "#SEQ";
+/// Sort key prefix of event items.
+pub const EVENT_PREFIX: &str = "E#";
+/// Last sequence number handed out (N), on the counter item; an event item's own (N).
+pub const SEQ: &str = "seq";
+/// Principal of an event item.
+pub const ACTOR: &str = "actor";
+/// Action of an event item.
+pub const ACTION: &str = "action";
+/// Partition key of every proposal item.
+pub const PROPOSALS_PK: &str = "PROPOSALS";
+/// Sort key prefix of proposal items.
+pub const PROPOSAL_PREFIX: &str = "P#";
+/// Store revision of a proposal item (N).
+pub const REVISION: &str = "revision";
+/// State of a proposal item.
+pub const STATE: &str = "state";
+/// Definition id a proposal item is about.
+pub const DEFINITION_ID: &str = "definitionId";
+
+/// Sort key of the event numbered `seq`: zero-padded so string order is numeric order.
+pub fn event_sk(seq: u64) -> String {
+    format!("{EVENT_PREFIX}{seq:020}")
+}
+
+/// Sort key of a proposal item.
+pub fn proposal_sk(id: &str) -> String {
+    format!("{PROPOSAL_PREFIX}{id}")
+}
+
 /// Partition key of a definition: `AGENT#<id>` or `TOOL#<id>`.
 pub fn pk(kind: Kind, id: &str) -> String {
     match kind {

@@ -2,7 +2,10 @@
 
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
-use registry_store::{Counter, Expected, ListQuery, Page, Store, StoreError};
+use registry_store::{
+    Change, Counter, EventDraft, EventPage, EventQuery, Expected, ListQuery, Page, Proposal,
+    ProposalQuery, Store, StoreError,
+};
 
 use crate::DynamoStore;
 
@@ -20,16 +23,44 @@ impl Store for DynamoStore {
         self.get_many_definitions(kind, ids).await
     }
 
-    async fn put(
+    async fn write(
         &self,
         definition: Definition,
         expected: Expected,
+        change: Change,
     ) -> Result<Definition, StoreError> {
-        self.put_definition(definition, expected).await
+        self.put_definition(definition, expected, change).await
     }
 
-    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError> {
-        self.delete_definition(kind, id, expected_version).await
+    async fn remove(
+        &self,
+        kind: Kind,
+        id: &str,
+        expected_version: u64,
+        actor: &str,
+    ) -> Result<(), StoreError> {
+        self.delete_definition(kind, id, expected_version, actor).await
+    }
+
+    async fn save_proposal(
+        &self,
+        proposal: Proposal,
+        expected_revision: Option<u64>,
+        event: EventDraft,
+    ) -> Result<Proposal, StoreError> {
+        self.save_proposal_item(proposal, expected_revision, event).await
+    }
+
+    async fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
+        self.get_proposal(id).await
+    }
+
+    async fn proposals(&self, query: &ProposalQuery) -> Result<Page<Proposal>, StoreError> {
+        self.list_proposals(query).await
+    }
+
+    async fn events(&self, query: &EventQuery) -> Result<EventPage, StoreError> {
+        self.event_page(query).await
     }
 
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {

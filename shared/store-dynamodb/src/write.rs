@@ -12,10 +12,10 @@ use aws_sdk_dynamodb::types::{
     TransactWriteItem, Update,
 };
 use registry_core::{Definition, Kind, LifecycleStatus};
-use registry_store::{Expected, StoreError};
+use registry_store::{Action, Change, EventDraft, Expected, StoreError, changed_pointers};
 
 use crate::DynamoStore;
-use crate::backoff::{self, MAX_ATTEMPTS};
+use crate::backoff;
 use crate::errors;
 use crate::expr::Expr;
 use crate::item::{self, Head, IndexFields, Item, get_s, n, s};
@@ -23,6 +23,10 @@ use crate::keys::*;
 
 /// DynamoDB's limit on items in one transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
+
+/// Attempts of a write: every write takes the next event sequence number, so writes to
+/// different definitions now race for it too and may need a few more tries.
+pub(crate) const AUDITED_ATTEMPTS: u32 = 3 * backoff::MAX_ATTEMPTS;
 
 /// Cancellation reason codes that mean "run the whole operation again".
 const RETRY_REASONS: &[&str] = &[
@@ -34,25 +38,29 @@ const RETRY_REASONS: &[&str] = &[
 
 /// What an item of a transaction is, to interpret its cancellation reason.
 #[derive(Debug, Clone)]
-enum Role {
+pub(crate) enum Role {
     Head,
     Snapshot,
     Other,
     /// Condition on a referenced tool's head (exists, live, not retired).
     Tool(String),
+    /// The event sequence counter or the event item: another write took the number.
+    Counter,
+    /// A proposal item, conditional on its revision.
+    Proposal,
 }
 
 /// A transaction being assembled.
 #[derive(Debug, Default)]
-struct Plan {
+pub(crate) struct Plan {
     items: Vec<TransactWriteItem>,
     roles: Vec<Role>,
 }
 
 /// One failed item of a cancelled transaction.
 #[derive(Debug)]
-struct Failure {
-    role: Role,
+pub(crate) struct Failure {
+    pub(crate) role: Role,
     code: String,
     message: String,
     /// The item as it was (`ALL_OLD`), when the condition failed on an existing item.
@@ -60,7 +68,7 @@ struct Failure {
 }
 
 /// How a transaction ended.
-enum Outcome {
+pub(crate) enum Outcome {
     Committed,
     /// Conflict with a concurrent transaction or throttled: run the operation again.
     Retry(String),
@@ -68,17 +76,17 @@ enum Outcome {
     Cancelled(Vec<Failure>),
 }
 
-fn build_err(e: impl std::fmt::Display) -> StoreError {
+pub(crate) fn build_err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(format!("building request: {e}"))
 }
 
 impl Plan {
-    fn push(&mut self, item: TransactWriteItem, role: Role) {
+    pub(crate) fn push(&mut self, item: TransactWriteItem, role: Role) {
         self.items.push(item);
         self.roles.push(role);
     }
 
-    fn put(
+    pub(crate) fn put(
         &mut self,
         table: &str,
         item: Item,
@@ -104,7 +112,7 @@ impl Plan {
         Ok(())
     }
 
-    fn update(
+    pub(crate) fn update(
         &mut self,
         table: &str,
         key: Item,
@@ -231,15 +239,15 @@ impl DynamoStore {
         &self,
         mut definition: Definition,
         expected: Expected,
+        change: Change,
     ) -> Result<Definition, StoreError> {
         let kind = definition.kind();
         let id = definition.id().to_owned();
         let mut last = String::new();
-        for attempt in 0..MAX_ATTEMPTS {
-            if attempt > 0 {
-                backoff::sleep(attempt - 1).await;
-            }
-            let head = self.read_head(kind, &id).await?;
+        let mut lost_sequence = false;
+        for attempt in 0..AUDITED_ATTEMPTS {
+            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
+            let (head, seq) = tokio::try_join!(self.read_head(kind, &id), self.read_seq())?;
             let live = head.as_ref().and_then(Head::live_version);
             match (expected, live) {
                 (Expected::Absent, Some(current)) => {
@@ -255,14 +263,58 @@ impl DynamoStore {
             }
             let version = head.as_ref().map_or(0, |h| h.version) + 1;
             definition.server_mut().version = Some(version);
-            let plan = self.plan_put(&definition, head.as_ref())?;
+            let mut plan = self.plan_put(&definition, head.as_ref())?;
+            let before = match &head {
+                Some(h) => h.definition(&self.decoded, kind, &id)?,
+                None => None,
+            };
+            let proposal = match &change.proposal {
+                Some(update) => {
+                    plan.put_proposal(
+                        &self.table,
+                        &update.proposal,
+                        Some(update.expected_revision),
+                    )?;
+                    Some(update.proposal.id.clone())
+                }
+                None => None,
+            };
+            let draft = EventDraft {
+                actor: change.actor.clone(),
+                action: change.action,
+                kind,
+                id: id.clone(),
+                proposal,
+                version_before: live,
+                version_after: Some(version),
+                changed: changed_pointers(before.as_ref(), Some(&definition)),
+            };
+            plan.append_event(&self.table, seq, draft)?;
             match self.transact(plan).await? {
                 Outcome::Committed => return Ok(definition),
                 Outcome::Retry(why) => last = why,
-                Outcome::Cancelled(failures) => match put_failure(&failures, expected)? {
-                    Some(err) => return Err(err),
-                    None => last = "the definition changed concurrently".into(),
-                },
+                Outcome::Cancelled(failures) => {
+                    if !failures.iter().any(|f| matches!(f.role, Role::Head))
+                        && failures.iter().any(|f| matches!(f.role, Role::Proposal))
+                    {
+                        let update = change.proposal.as_ref();
+                        let (pid, rev) = update
+                            .map(|u| (u.proposal.id.as_str(), Some(u.expected_revision)))
+                            .unwrap_or_default();
+                        return Err(self.proposal_error(pid, rev).await);
+                    }
+                    let (counter, rest): (Vec<Failure>, Vec<Failure>) =
+                        failures.into_iter().partition(|f| matches!(f.role, Role::Counter));
+                    if rest.is_empty() && !counter.is_empty() {
+                        last = "another write took the event sequence number".into();
+                        lost_sequence = true;
+                        continue;
+                    }
+                    match put_failure(&rest, expected)? {
+                        Some(err) => return Err(err),
+                        None => last = "the definition changed concurrently".into(),
+                    }
+                }
             }
         }
         Err(StoreError::Unavailable(format!("write kept conflicting: {last}")))
@@ -375,13 +427,14 @@ impl DynamoStore {
         kind: Kind,
         id: &str,
         expected: u64,
+        actor: &str,
     ) -> Result<(), StoreError> {
         let mut last = String::new();
-        for attempt in 0..MAX_ATTEMPTS {
-            if attempt > 0 {
-                backoff::sleep(attempt - 1).await;
-            }
-            let Some(head) = self.read_head(kind, id).await?.filter(|h| !h.deleted) else {
+        let mut lost_sequence = false;
+        for attempt in 0..AUDITED_ATTEMPTS {
+            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
+            let (head, seq) = tokio::try_join!(self.read_head(kind, id), self.read_seq())?;
+            let Some(head) = head.filter(|h| !h.deleted) else {
                 return Err(StoreError::NotFound);
             };
             if head.version != expected {
@@ -393,11 +446,29 @@ impl DynamoStore {
             {
                 return Err(StoreError::InUse { agents: self.referrers_of(id).await? });
             }
-            let plan = self.plan_delete(kind, id, &head)?;
+            let mut plan = self.plan_delete(kind, id, &head)?;
+            let draft = EventDraft {
+                actor: actor.to_owned(),
+                action: Action::Delete,
+                kind,
+                id: id.to_owned(),
+                proposal: None,
+                version_before: Some(head.version),
+                version_after: None,
+                changed: Vec::new(),
+            };
+            plan.append_event(&self.table, seq, draft)?;
             match self.transact(plan).await? {
                 Outcome::Committed => return Ok(()),
                 Outcome::Retry(why) => last = why,
                 Outcome::Cancelled(failures) => {
+                    let (counter, failures): (Vec<Failure>, Vec<Failure>) =
+                        failures.into_iter().partition(|f| matches!(f.role, Role::Counter));
+                    if failures.is_empty() && !counter.is_empty() {
+                        last = "another write took the event sequence number".into();
+                        lost_sequence = true;
+                        continue;
+                    }
                     match self.delete_failure(&failures, id, expected).await? {
                         Some(err) => return Err(err),
                         None => last = "the definition changed concurrently".into(),
@@ -449,7 +520,7 @@ impl DynamoStore {
     }
 
     /// Sends a planned transaction and classifies how it ended.
-    async fn transact(&self, plan: Plan) -> Result<Outcome, StoreError> {
+    pub(crate) async fn transact(&self, plan: Plan) -> Result<Outcome, StoreError> {
         if plan.items.len() > MAX_TRANSACTION_ITEMS {
             return Err(StoreError::TooLarge(format!(
                 "this change needs {} DynamoDB transaction items (head, snapshot, changed tags, added, removed and kept tool references); at most {MAX_TRANSACTION_ITEMS} fit in one atomic write: change fewer tools or tags at once",
@@ -525,7 +596,7 @@ impl DynamoStore {
 }
 
 /// Only failed conditions are expected; anything else is a backend error.
-fn check_code(failure: &Failure) -> Result<(), StoreError> {
+pub(crate) fn check_code(failure: &Failure) -> Result<(), StoreError> {
     if failure.code == "ConditionalCheckFailed" {
         Ok(())
     } else {
@@ -536,7 +607,7 @@ fn check_code(failure: &Failure) -> Result<(), StoreError> {
     }
 }
 
-fn unexpected(failures: &[Failure]) -> StoreError {
+pub(crate) fn unexpected(failures: &[Failure]) -> StoreError {
     StoreError::Backend(format!("unexpected transaction failure: {failures:?}"))
 }
 

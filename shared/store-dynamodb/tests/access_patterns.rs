@@ -45,12 +45,12 @@ async fn calls_match_the_access_pattern_table() {
         value["createdBy"] = json!("alice");
         let (r, c) = calls(&store, store.put(tool_from(value), Expected::Absent)).await;
         r.expect("create tool");
-        assert_eq!(c, expect(&[("GetItem", 1), ("TransactWriteItems", 1)]), "create tool");
+        assert_eq!(c, expect(&[("GetItem", 2), ("TransactWriteItems", 1)]), "create tool");
     }
     let refs: Vec<&str> = tool_ids.iter().map(String::as_str).collect();
     let (r, c) = calls(&store, store.put(agent("agent-1", &refs), Expected::Absent)).await;
     r.expect("create agent with 20 tools");
-    assert_eq!(c, expect(&[("GetItem", 1), ("TransactWriteItems", 1)]), "create agent");
+    assert_eq!(c, expect(&[("GetItem", 2), ("TransactWriteItems", 1)]), "create agent");
 
     // Resolution: the agent and its 20 tools in 2 round trips.
     store.reset_calls();
@@ -75,7 +75,7 @@ async fn calls_match_the_access_pattern_table() {
     let (r, c) =
         calls(&store, store.put(agent("agent-1", &refs[..19]), Expected::Version(1))).await;
     r.expect("update agent");
-    assert_eq!(c, expect(&[("GetItem", 1), ("TransactWriteItems", 1)]), "update agent");
+    assert_eq!(c, expect(&[("GetItem", 2), ("TransactWriteItems", 1)]), "update agent");
 
     for (name, query) in [
         ("list", ListQuery::default()),
@@ -113,16 +113,16 @@ async fn calls_match_the_access_pattern_table() {
 
     let (r, c) = calls(&store, store.delete(Kind::Tool, "tool-00", 1)).await;
     assert!(matches!(r, Err(StoreError::InUse { .. })), "{r:?}");
-    assert_eq!(c, expect(&[("GetItem", 1), ("Query", 1)]), "refused tool delete");
+    assert_eq!(c, expect(&[("GetItem", 2), ("Query", 1)]), "refused tool delete");
     let (r, c) = calls(&store, store.put(tool("tool-00"), Expected::Version(7))).await;
     assert!(matches!(r, Err(StoreError::VersionMismatch { .. })), "{r:?}");
-    assert_eq!(c, expect(&[("GetItem", 1)]), "stale put");
+    assert_eq!(c, expect(&[("GetItem", 2)]), "stale put");
     let (r, c) = calls(&store, store.delete(Kind::Agent, "agent-1", 2)).await;
     r.expect("delete agent");
-    assert_eq!(c, expect(&[("GetItem", 1), ("TransactWriteItems", 1)]), "delete agent");
+    assert_eq!(c, expect(&[("GetItem", 2), ("TransactWriteItems", 1)]), "delete agent");
     let (r, c) = calls(&store, store.delete(Kind::Tool, "tool-00", 1)).await;
     r.expect("delete unused tool");
-    assert_eq!(c, expect(&[("GetItem", 1), ("TransactWriteItems", 1)]), "delete tool");
+    assert_eq!(c, expect(&[("GetItem", 2), ("TransactWriteItems", 1)]), "delete tool");
 
     // get_many: one BatchGetItem per 100 distinct ids.
     let many: Vec<String> = (0..250).map(|n| format!("tool-{n:02}")).collect();

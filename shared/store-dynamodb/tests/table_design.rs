@@ -198,9 +198,11 @@ async fn writes_beyond_one_transaction_are_refused_whole() {
         store.put(tool(id), Expected::Absent).await.expect("tool");
     }
     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    // head + snapshot + 2 per new reference: 49 fit in 100 items, 50 do not.
-    store.put(agent("fits", &refs[..49]), Expected::Absent).await.expect("49 tools");
-    let err = store.put(agent("too-big", &refs), Expected::Absent).await.expect_err("50 tools");
+    // head + snapshot + event counter + event + 2 per new reference: 48 fit in 100
+    // items, 49 do not.
+    store.put(agent("fits", &refs[..48]), Expected::Absent).await.expect("48 tools");
+    let err =
+        store.put(agent("too-big", &refs[..49]), Expected::Absent).await.expect_err("49 tools");
     assert!(matches!(&err, StoreError::TooLarge(m) if m.contains("100")), "{err:?}");
     assert!(store.get(Kind::Agent, "too-big").await.expect("get").is_none());
 }

@@ -6,8 +6,10 @@ mod cursor;
 mod decoded;
 mod document;
 mod error;
+mod events;
 mod heads;
 mod private_files;
+mod proposals;
 mod read;
 mod schema;
 mod write;
@@ -20,7 +22,8 @@ use registry_core::{Definition, Kind};
 
 use connections::{Connections, Reader};
 use registry_store::{
-    Counter, Expected, ListFilter, ListQuery, Page, Referenced, Store, StoreError,
+    Change, Counter, EventDraft, EventPage, EventQuery, Expected, ListFilter, ListQuery, Page,
+    Proposal, ProposalQuery, Referenced, Store, StoreError,
 };
 
 pub use schema::SCHEMA_VERSION;
@@ -78,7 +81,7 @@ impl SqliteStore {
         self.db.read(f)
     }
 
-    async fn write<T: Send + 'static>(
+    async fn write_tx<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
@@ -110,17 +113,48 @@ impl Store for SqliteStore {
         Ok(found.into_iter().map(|d| d.map(owned)).collect())
     }
 
-    async fn put(
+    async fn write(
         &self,
         definition: Definition,
         expected: Expected,
+        change: Change,
     ) -> Result<Definition, StoreError> {
-        self.write(move |conn| write::put(conn, definition, expected)).await
+        self.write_tx(move |conn| write::put(conn, definition, expected, change)).await
     }
 
-    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError> {
-        let id = id.to_owned();
-        self.write(move |conn| write::delete(conn, kind, &id, expected_version)).await
+    async fn remove(
+        &self,
+        kind: Kind,
+        id: &str,
+        expected_version: u64,
+        actor: &str,
+    ) -> Result<(), StoreError> {
+        let (id, actor) = (id.to_owned(), actor.to_owned());
+        self.write_tx(move |conn| write::delete(conn, kind, &id, expected_version, &actor)).await
+    }
+
+    async fn save_proposal(
+        &self,
+        proposal: Proposal,
+        expected_revision: Option<u64>,
+        event: EventDraft,
+    ) -> Result<Proposal, StoreError> {
+        self.write_tx(move |conn| write::save_proposal(conn, proposal, expected_revision, event))
+            .await
+    }
+
+    async fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
+        self.read_inline(|r| proposals::get(&r.conn, id))
+    }
+
+    async fn proposals(&self, query: &ProposalQuery) -> Result<Page<Proposal>, StoreError> {
+        let query = query.clone();
+        self.read(move |r| proposals::list(&r.conn, &query)).await
+    }
+
+    async fn events(&self, query: &EventQuery) -> Result<EventPage, StoreError> {
+        let query = query.clone();
+        self.read(move |r| events::page(&r.conn, &query)).await
     }
 
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
@@ -166,7 +200,7 @@ impl Store for SqliteStore {
 
     async fn put_counters(&self, writes: &[Counter], now: i64) -> Result<(), StoreError> {
         let writes = writes.to_vec();
-        self.write(move |conn| counters::put(conn, &writes, now)).await
+        self.write_tx(move |conn| counters::put(conn, &writes, now)).await
     }
 
     async fn get_shared(

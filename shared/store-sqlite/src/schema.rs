@@ -50,7 +50,37 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX refs_by_tool ON refs (tool_id, agent_id);
     "#,
-    // 2: counters (session budgets and rate windows), written on the version read.
+    // 2: the audit event stream and proposals (reviewed changes).
+    r#"
+    CREATE TABLE events (
+        seq      INTEGER NOT NULL PRIMARY KEY,
+        kind     TEXT    NOT NULL,
+        id       TEXT    NOT NULL,
+        actor    TEXT    NOT NULL,
+        action   TEXT    NOT NULL,
+        document TEXT    NOT NULL
+    );
+
+    CREATE TRIGGER events_immutable BEFORE UPDATE ON events
+    BEGIN
+        SELECT RAISE(ABORT, 'events are immutable');
+    END;
+
+    CREATE TRIGGER events_append_only BEFORE DELETE ON events
+    BEGIN
+        SELECT RAISE(ABORT, 'events are append-only');
+    END;
+
+    CREATE TABLE proposals (
+        id            TEXT    NOT NULL PRIMARY KEY,
+        kind          TEXT    NOT NULL,
+        definition_id TEXT    NOT NULL,
+        state         TEXT    NOT NULL,
+        revision      INTEGER NOT NULL,
+        document      TEXT    NOT NULL
+    ) WITHOUT ROWID;
+    "#,
+    // 3: counters (session budgets and rate windows), written on the version read.
     r#"
     CREATE TABLE counters (
         key        TEXT    NOT NULL PRIMARY KEY,

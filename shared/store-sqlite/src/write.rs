@@ -1,13 +1,17 @@
 //! Writes: every put and delete is one `BEGIN IMMEDIATE` transaction that checks the
-//! expected version and changes head, snapshot, tags and references together.
+//! expected version and changes head, snapshot, tags and references together, and
+//! appends the change's event (and, for an applied proposal, stores the proposal).
 
 use crate::error::Db;
 use registry_core::{Definition, Kind, LifecycleStatus};
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
-use super::document::to_document;
+use super::document::{from_document, to_document};
 use super::read::referrers;
-use registry_store::{Expected, StoreError};
+use crate::{events, proposals};
+use registry_store::{
+    Action, Change, EventDraft, Expected, Proposal, StoreError, changed_pointers,
+};
 
 /// The head row of a definition, live or tombstone.
 struct Head {
@@ -55,6 +59,21 @@ fn next_version(current: Option<&Head>, expected: Expected) -> Result<u64, Store
             Err(StoreError::VersionMismatch { expected, current })
         }
     }
+}
+
+/// The live definition as stored, for the event's changed pointers.
+fn live_definition(
+    tx: &Transaction<'_>,
+    kind: Kind,
+    id: &str,
+) -> Result<Option<Definition>, StoreError> {
+    let document = tx
+        .prepare_cached("SELECT document FROM heads WHERE kind = ?1 AND id = ?2 AND deleted = 0")
+        .db()?
+        .query_row(params![kind.as_str(), id], |row| row.get::<_, String>(0))
+        .optional()
+        .db()?;
+    document.map(|d| from_document(kind, &d)).transpose()
 }
 
 /// Every referenced tool must be live and not retired.
@@ -113,6 +132,7 @@ pub(crate) fn put(
     conn: &mut Connection,
     mut definition: Definition,
     expected: Expected,
+    change: Change,
 ) -> Result<Definition, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).db()?;
     let kind = definition.kind();
@@ -121,6 +141,10 @@ pub(crate) fn put(
     let version = next_version(current.as_ref(), expected)?;
     let refs = definition.references();
     check_references(&tx, &refs)?;
+    let before = match current.as_ref().and_then(Head::live_version) {
+        Some(_) => live_definition(&tx, kind, &id)?,
+        None => None,
+    };
 
     definition.server_mut().version = Some(version);
     let document = to_document(&definition)?;
@@ -150,8 +174,41 @@ pub(crate) fn put(
     if kind == Kind::Agent {
         write_refs(&tx, &id, &refs)?;
     }
+    let proposal = match change.proposal {
+        Some(update) => {
+            Some(proposals::save(&tx, update.proposal, Some(update.expected_revision))?.id)
+        }
+        None => None,
+    };
+    events::append(
+        &tx,
+        EventDraft {
+            actor: change.actor,
+            action: change.action,
+            kind,
+            id,
+            proposal,
+            version_before: current.as_ref().and_then(Head::live_version),
+            version_after: Some(version),
+            changed: changed_pointers(before.as_ref(), Some(&definition)),
+        },
+    )?;
     tx.commit().db()?;
     Ok(definition)
+}
+
+/// Stores a proposal with its event, in one transaction.
+pub(crate) fn save_proposal(
+    conn: &mut Connection,
+    proposal: Proposal,
+    expected: Option<u64>,
+    event: EventDraft,
+) -> Result<Proposal, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).db()?;
+    let saved = proposals::save(&tx, proposal, expected)?;
+    events::append(&tx, event)?;
+    tx.commit().db()?;
+    Ok(saved)
 }
 
 /// Deletes the live definition at `expected_version`, leaving a tombstone head.
@@ -160,6 +217,7 @@ pub(crate) fn delete(
     kind: Kind,
     id: &str,
     expected_version: u64,
+    actor: &str,
 ) -> Result<(), StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).db()?;
     let Some(current) = head(&tx, kind, id)?.filter(|h| !h.deleted) else {
@@ -193,6 +251,19 @@ pub(crate) fn delete(
             .execute(params![id])
             .db()?;
     }
+    events::append(
+        &tx,
+        EventDraft {
+            actor: actor.to_owned(),
+            action: Action::Delete,
+            kind,
+            id: id.to_owned(),
+            proposal: None,
+            version_before: Some(current.version),
+            version_after: None,
+            changed: Vec::new(),
+        },
+    )?;
     tx.commit().db()?;
     Ok(())
 }

@@ -4,13 +4,22 @@ pub mod budget;
 #[cfg(feature = "contract")]
 pub mod contract;
 mod counter;
+mod diff;
 mod error;
+mod event;
 mod private_dir;
+mod proposal;
 mod query;
 mod store;
 
 pub use counter::{Counter, rate_key, session_key};
+pub use diff::{PatchOp, changed_pointers, changed_pointers_json, content_json, diff};
 pub use error::StoreError;
+pub use event::{
+    Action, Change, Event, EventDraft, EventPage, EventQuery, MAX_EVENT_PAGE, ProposalUpdate,
+    decode_event_cursor, encode_event_cursor, event_page_size,
+};
 pub use private_dir::create_private_dir;
+pub use proposal::{Approval, Closing, Proposal, ProposalQuery, ProposalState};
 pub use query::{Expected, ListFilter, ListQuery, Page, TagFilter};
-pub use store::{Referenced, Store};
+pub use store::{Referenced, SYSTEM_ACTOR, Store};

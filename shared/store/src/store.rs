@@ -5,7 +5,13 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
 
-use crate::{Counter, Expected, ListQuery, Page, StoreError};
+use crate::{
+    Action, Change, Counter, EventDraft, EventPage, EventQuery, Expected, ListQuery, Page,
+    Proposal, ProposalQuery, StoreError,
+};
+
+/// The actor of writes made without one ([`Store::put`], [`Store::delete`]).
+pub const SYSTEM_ACTOR: &str = "system";
 
 /// A live definition with the tools it references, as
 /// [`Store::get_with_references_shared`] reads them.
@@ -38,18 +44,74 @@ pub trait Store: Send + Sync + 'static {
     /// Writes a new version of `definition` if the stored state matches `expected`.
     /// The store assigns the version (previous + 1, continuing after a delete) and
     /// returns the definition as stored. For agents, every id in
-    /// [`Definition::references`] must be a live tool that is not retired.
+    /// [`Definition::references`] must be a live tool that is not retired. In the same
+    /// transaction it appends the write's [`Event`](crate::Event) (actor and action from
+    /// `change`, versions and [`changed_pointers`](crate::changed_pointers) from the
+    /// stored head) and, if `change` carries one, stores the proposal, conditional on its
+    /// revision ([`StoreError::VersionMismatch`] on the proposal otherwise, with
+    /// `current: None` never meaning the definition).
+    async fn write(
+        &self,
+        definition: Definition,
+        expected: Expected,
+        change: Change,
+    ) -> Result<Definition, StoreError>;
+
+    /// Deletes the live definition if it is at `expected_version`, appending a `delete`
+    /// event by `actor` in the same transaction. A tool referenced by agents is refused
+    /// with [`StoreError::InUse`] unless it is retired. Version history stays readable
+    /// and version numbers are never reused. No live definition is
+    /// [`StoreError::NotFound`]; another version is [`StoreError::VersionMismatch`].
+    async fn remove(
+        &self,
+        kind: Kind,
+        id: &str,
+        expected_version: u64,
+        actor: &str,
+    ) -> Result<(), StoreError>;
+
+    /// [`Store::write`] as a `create` (expecting absence) or `replace`, by the
+    /// definition's `lastModifiedBy` (`system` when unset).
     async fn put(
         &self,
         definition: Definition,
         expected: Expected,
-    ) -> Result<Definition, StoreError>;
+    ) -> Result<Definition, StoreError> {
+        let actor = definition.server().last_modified_by.clone();
+        let action = match expected {
+            Expected::Absent => Action::Create,
+            Expected::Version(_) => Action::Replace,
+        };
+        let change = Change::new(actor.unwrap_or_else(|| SYSTEM_ACTOR.to_owned()), action);
+        self.write(definition, expected, change).await
+    }
 
-    /// Deletes the live definition if it is at `expected_version`. A tool referenced by
-    /// agents is refused with [`StoreError::InUse`] unless it is retired. Version
-    /// history stays readable and version numbers are never reused. No live definition
-    /// is [`StoreError::NotFound`]; another version is [`StoreError::VersionMismatch`].
-    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError>;
+    /// [`Store::remove`] by `system`.
+    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError> {
+        self.remove(kind, id, expected_version, SYSTEM_ACTOR).await
+    }
+
+    /// Stores `proposal` (the store sets its revision: 1 when `expected_revision` is
+    /// `None`, which requires that no proposal has its id; else `expected_revision + 1`,
+    /// which requires the stored one to be at `expected_revision`) and appends `event`
+    /// in the same transaction. Returns the proposal as stored. A mismatch is
+    /// [`StoreError::VersionMismatch`] (or [`StoreError::AlreadyExists`]).
+    async fn save_proposal(
+        &self,
+        proposal: Proposal,
+        expected_revision: Option<u64>,
+        event: EventDraft,
+    ) -> Result<Proposal, StoreError>;
+
+    /// One proposal by id.
+    async fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError>;
+
+    /// One page of proposals ordered by id (creation order), filtered; `next_cursor` is
+    /// the last id of the page when more may follow.
+    async fn proposals(&self, query: &ProposalQuery) -> Result<Page<Proposal>, StoreError>;
+
+    /// One page of events after `query.after`, oldest first, filtered.
+    async fn events(&self, query: &EventQuery) -> Result<EventPage, StoreError>;
 
     /// One page of live definitions ordered by id, filtered.
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError>;

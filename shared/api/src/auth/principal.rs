@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What a caller may do; roles are ordered, each includes the ones below it.
+/// What a caller may do; roles are ordered, each includes the ones below it, except
+/// `approver`: it reads, and approves or rejects proposals (as admin does), which
+/// `editor` does not (see `service::can_approve`).
 #[derive(
     Debug,
     Clone,
@@ -23,6 +25,8 @@ pub enum Role {
     /// A chat runtime: may also obtain tools' short-lived access tokens
     /// (`POST /tools/{id}/token`), which a reader may not.
     Runtime,
+    /// May also approve and reject proposals (never its own), but not write.
+    Approver,
     /// May also create and change definitions.
     Editor,
     /// May also delete definitions and retire them.
@@ -30,11 +34,12 @@ pub enum Role {
 }
 
 impl Role {
-    /// The wire name: `reader`, `runtime`, `editor` or `admin`.
+    /// The wire name: `reader`, `runtime`, `approver`, `editor` or `admin`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Reader => "reader",
             Self::Runtime => "runtime",
+            Self::Approver => "approver",
             Self::Editor => "editor",
             Self::Admin => "admin",
         }

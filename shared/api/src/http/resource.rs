@@ -17,8 +17,9 @@ use crate::http::etag::{IfMatch, etag};
 use crate::http::json::{JsonBody, MergePatchBody};
 use crate::http::params::{Id, IdVersion, ListParams};
 use crate::http::problem::{Code, Problem};
+use crate::http::proposals::{ProposalNote, proposed_response};
 use crate::http::routed::Routed;
-use crate::service::{Outcome, Precondition, Resource, ServiceError};
+use crate::service::{Outcome, Precondition, Resource, ServiceError, Written};
 
 /// One page of a list or a version history.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -46,16 +47,27 @@ fn single<R: Resource>(status: StatusCode, definition: &R) -> Response {
     response
 }
 
-/// `POST /{kind}s`: 201 with `Location` and `ETag`.
+/// `POST /{kind}s`: 201 with `Location` and `ETag` (202 with the proposal where review
+/// is required).
 pub async fn create<R: Routed>(
     State(state): State<AppState>,
     Editor(principal): Editor,
     query: R::WriteQuery,
+    ProposalNote(note): ProposalNote,
     JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
     R::before_write(&state, query, &definition).await?;
-    let created = state.registry.create(&principal, definition).await?;
-    Ok(created_response(&created))
+    let written = state.registry.with_note(note).create_written(&principal, definition).await?;
+    Ok(written_response(&written))
+}
+
+/// The response of a write: 201 created, 200 changed or unchanged, 202 proposed.
+fn written_response<R: Resource>(written: &Written<R>) -> Response {
+    match (&written.outcome, &written.proposal) {
+        (Outcome::Proposed, Some(proposal)) => proposed_response(proposal),
+        (Outcome::Created, _) => created_response(&written.definition),
+        _ => single(StatusCode::OK, &written.definition),
+    }
 }
 
 /// A 201 with the created definition, its `ETag` and `Location`.
@@ -98,6 +110,7 @@ pub async fn put<R: Routed>(
     Id(id): Id,
     if_match: IfMatch,
     query: R::WriteQuery,
+    ProposalNote(note): ProposalNote,
     JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
     R::before_write(&state, query, &definition).await?;
@@ -108,13 +121,11 @@ pub async fn put<R: Routed>(
     let _writing = follow_current(&state, R::KIND, &id, precondition).await;
     let written = state
         .registry
+        .with_note(note)
         .apply(&principal, &id, definition, precondition)
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;
-    Ok(match written.outcome {
-        Outcome::Created => created_response(&written.definition),
-        Outcome::Updated | Outcome::Unchanged => single(StatusCode::OK, &written.definition),
-    })
+    Ok(written_response(&written))
 }
 
 /// `PATCH /{kind}s/{id}`: the expected version comes from `If-Match` or the body's
@@ -124,6 +135,7 @@ pub async fn patch<R: Routed>(
     Editor(principal): Editor,
     Id(id): Id,
     if_match: IfMatch,
+    ProposalNote(note): ProposalNote,
     MergePatchBody(patch): MergePatchBody,
 ) -> Result<Response, Problem> {
     let body_version = match patch.get("version") {
@@ -158,10 +170,11 @@ pub async fn patch<R: Routed>(
     let _writing = follow_current(&state, R::KIND, &id, precondition).await;
     let written = state
         .registry
+        .with_note(note)
         .patch::<R>(&principal, &id, &patch, precondition)
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;
-    Ok(single(StatusCode::OK, &written.definition))
+    Ok(written_response(&written))
 }
 
 /// `DELETE /{kind}s/{id}`: 204.

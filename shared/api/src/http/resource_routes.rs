@@ -27,7 +27,9 @@ macro_rules! resource_routes {
                 Id, IdVersion, ListParams, ListParamsDoc, PageParamsDoc, $($write_params)?
             };
             use crate::http::problem::Problem;
+            use crate::http::proposals::ProposalNote;
             use crate::http::resource::{self, PageBody};
+            use crate::service::ProposalView;
             use crate::http::responses::{
                 BodyErrors, CallErrors, Conflict, Forbidden, NotFound, VersionMismatch,
                 VersionRequired,
@@ -67,20 +69,23 @@ macro_rules! resource_routes {
             #[utoipa::path(post, path = concat!("/", $plural), tag = $plural, request_body = $kind,
                 operation_id = concat!("create_", $item),
                 summary = concat!("Create ", $an, " (its id is generated when omitted)."),
-                $(params($write_params),)?
+                params(("Proposal-Note" = Option<String>, Header, description = "Where review applies: the note of the proposal this write becomes") $(, $write_params)?),
                 security(("bearer" = [])),
                 responses(
                     (status = 201, description = "Created", body = $kind,
                         headers(("ETag" = String, description = "\"<version>\""), ("Location" = String))),
+                    (status = 202, description = "Review required: the change became a proposal", body = ProposalView,
+                        headers(("Location" = String, description = "`/proposals/{id}`"))),
                     CallErrors, BodyErrors, Forbidden, Conflict,
                 ))]
             pub async fn create(
                 state: State<AppState>,
                 caller: Editor,
                 query: WriteQuery,
+                note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::create::<$kind>(state, caller, query, body).await
+                resource::create::<$kind>(state, caller, query, note, body).await
             }
 
             #[doc = concat!("Get ", $an, ".")]
@@ -101,12 +106,15 @@ macro_rules! resource_routes {
                 operation_id = concat!("put_", $item),
                 summary = concat!("Create or replace ", $an, " (idempotent; `If-Match` optional)."),
                 params(("id" = String, Path, description = concat!($Item, " id")),
-                    ("If-Match" = Option<String>, Header, description = "Expected version, `\"<version>\"`")
+                    ("If-Match" = Option<String>, Header, description = "Expected version, `\"<version>\"`"),
+                    ("Proposal-Note" = Option<String>, Header, description = "Where review applies: the note of the proposal this write becomes")
                     $(, $write_params)?),
                 security(("bearer" = [])),
                 responses(
                     (status = 200, description = "Replaced, or unchanged (same version)", body = $kind, headers(("ETag" = String))),
                     (status = 201, description = "Created", body = $kind, headers(("ETag" = String), ("Location" = String))),
+                    (status = 202, description = "Review required: the change became a proposal", body = ProposalView,
+                        headers(("Location" = String, description = "`/proposals/{id}`"))),
                     CallErrors, BodyErrors, Forbidden, Conflict, VersionMismatch,
                 ))]
             pub async fn put(
@@ -115,9 +123,10 @@ macro_rules! resource_routes {
                 id: Id,
                 if_match: IfMatch,
                 query: WriteQuery,
+                note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::put::<$kind>(state, caller, id, if_match, query, body).await
+                resource::put::<$kind>(state, caller, id, if_match, query, note, body).await
             }
 
             #[doc = concat!("Change ", $an, " with a JSON Merge Patch (RFC 7396).")]
@@ -126,10 +135,13 @@ macro_rules! resource_routes {
                 summary = concat!("Change ", $an, " with a JSON Merge Patch (RFC 7396)."),
                 request_body(content = Object, content_type = "application/merge-patch+json", description = "JSON Merge Patch"),
                 params(("id" = String, Path, description = concat!($Item, " id")),
-                    ("If-Match" = Option<String>, Header, description = "Expected version (or `version` in the body); required")),
+                    ("If-Match" = Option<String>, Header, description = "Expected version (or `version` in the body); required"),
+                    ("Proposal-Note" = Option<String>, Header, description = "Where review applies: the note of the proposal this write becomes")),
                 security(("bearer" = [])),
                 responses(
                     (status = 200, description = "Changed", body = $kind, headers(("ETag" = String))),
+                    (status = 202, description = "Review required: the change became a proposal", body = ProposalView,
+                        headers(("Location" = String, description = "`/proposals/{id}`"))),
                     CallErrors, BodyErrors, Forbidden, NotFound, Conflict, VersionMismatch, VersionRequired,
                 ))]
             pub async fn patch(
@@ -137,9 +149,10 @@ macro_rules! resource_routes {
                 caller: Editor,
                 id: Id,
                 if_match: IfMatch,
+                note: ProposalNote,
                 body: MergePatchBody,
             ) -> Result<Response, Problem> {
-                resource::patch::<$kind>(state, caller, id, if_match, body).await
+                resource::patch::<$kind>(state, caller, id, if_match, note, body).await
             }
 
             #[doc = concat!("Delete ", $an, " (admin; `If-Match` required).")]

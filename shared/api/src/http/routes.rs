@@ -30,6 +30,13 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(system::openapi_json))
         .routes(routes!(system::healthz))
         .routes(routes!(crate::http::token::tool_token));
+    let router = router
+        .routes(routes!(crate::http::events::list_events))
+        .routes(routes!(crate::http::proposals::list_proposals))
+        .routes(routes!(crate::http::proposals::get_proposal))
+        .routes(routes!(crate::http::proposals::approve_proposal))
+        .routes(routes!(crate::http::proposals::reject_proposal))
+        .routes(routes!(crate::http::proposals::cancel_proposal));
     #[cfg(feature = "aws")]
     let router = router
         .routes(routes!(crate::http::aws::verify_tool))

@@ -72,6 +72,13 @@ pub enum ServiceError {
     /// AWS, or the endpoint standing in for it, refused or failed a call.
     #[error("{0}")]
     Upstream(String),
+    /// No proposal with that id.
+    #[error("proposal `{0}` not found")]
+    ProposalNotFound(String),
+    /// The proposal's state does not allow the operation (closed, stale, approved
+    /// twice by one approver, changed concurrently).
+    #[error("{0}")]
+    ProposalConflict(String),
 }
 
 impl ServiceError {

@@ -9,12 +9,14 @@ mod decisions;
 mod encoded;
 mod error;
 mod evaluate;
+mod events;
 #[cfg(feature = "aws")]
 mod import;
 mod lifecycle;
 mod merge_patch;
 mod parse;
 mod precondition;
+mod proposals;
 #[cfg(feature = "aws")]
 mod publish;
 mod read;
@@ -22,6 +24,7 @@ mod references;
 mod release_check;
 mod resolve;
 mod resource;
+mod review;
 mod schema;
 mod sealed;
 mod strict_json;
@@ -42,11 +45,16 @@ pub use import::{ImportReport, ImportRequest};
 pub use merge_patch::merge;
 pub use parse::{from_json, to_pointer};
 pub use precondition::{Precondition, WRITE_ATTEMPTS};
+pub use proposals::{MAX_NOTE_CHARS, ProposalPage, ProposalView};
 #[cfg(feature = "aws")]
 pub use publish::{Drift, PublishReport, PublishRequest};
 pub use release_check::Comparison;
 pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
+pub use review::{
+    REQUIRE_REVIEW_ENV, REVIEW_APPROVALS_ENV, REVIEW_REQUIRED, REVIEW_TAG, ReviewPolicy,
+    can_approve, is_governed,
+};
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
 pub use token::{IssuedToken, TOKEN_MARGIN, TokenRequest};
@@ -63,6 +71,10 @@ pub struct Registry {
     /// Dry runs compiling at once: one fewer than the compile pool's threads, so a
     /// crowd of dry runs never holds up a write's compile.
     dry_runs: Arc<tokio::sync::Semaphore>,
+    /// Which writes need review, and how many approvals.
+    review: ReviewPolicy,
+    /// The note a write that becomes a proposal carries (set per request).
+    note: Option<Arc<str>>,
     /// AWS clients for the routes that act on AWS (`None`: those routes answer 503).
     #[cfg(feature = "aws")]
     aws: Option<registry_aws::Aws>,
@@ -89,6 +101,8 @@ impl Registry {
             rules: Arc::default(),
             encoded: Arc::default(),
             dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
+            review: ReviewPolicy::default(),
+            note: None,
             #[cfg(feature = "aws")]
             aws: None,
             principal_keys: None,
@@ -150,6 +164,26 @@ impl Registry {
     pub fn with_aws(mut self, aws: registry_aws::Aws) -> Self {
         self.aws = Some(aws);
         self
+    }
+
+    /// This registry with the review policy `review`.
+    #[must_use]
+    pub fn with_review(mut self, review: ReviewPolicy) -> Self {
+        self.review = review;
+        self
+    }
+
+    /// The review policy.
+    pub fn review(&self) -> ReviewPolicy {
+        self.review
+    }
+
+    /// A handle on this registry whose writes that become proposals carry `note`.
+    #[must_use]
+    pub fn with_note(&self, note: Option<String>) -> Self {
+        let mut registry = self.clone();
+        registry.note = note.map(Arc::from);
+        registry
     }
 
     /// The underlying store (for features such as resolution that read it directly).

@@ -9,7 +9,7 @@ use registry_aws::plan::{Call, Desired, Existing, plan};
 use registry_aws::{AwsError, Poll, unpublishable};
 use registry_core::resolve::{AgentOutcome, CollaboratorConfiguration, Resolution, ResolveError};
 use registry_core::{AgentDefinition, Definition, Kind, Publication, RequestContext, Violation};
-use registry_store::Expected;
+use registry_store::{Action, Change, Expected};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
@@ -302,8 +302,11 @@ impl Registry {
         head.server.last_modified_by = Some(principal.name.clone());
         head.server.updated_at = Some(Utc::now().trunc_subsecs(3));
         let id = head.agent_id.clone();
+        let action =
+            if head.server.publication.is_some() { Action::Publish } else { Action::Unpublish };
+        let change = Change::new(principal.name.clone(), action);
         self.store()
-            .put(Definition::Agent(head), expected)
+            .write(Definition::Agent(head), expected, change)
             .await
             .map(|_| ())
             .map_err(|e| ServiceError::from_store(Kind::Agent, &id, e))

@@ -157,6 +157,19 @@ impl Registry {
     }
 }
 
+/// The interface changes from `from` to `to` (a proposal's base and proposed tool).
+pub(crate) fn compare_tools(from: &ToolDefinition, to: &ToolDefinition) -> Comparison {
+    let changes = compare(interface(from), interface(to));
+    let severity = severity(&changes);
+    Comparison {
+        from: from.tool_id.clone(),
+        to: to.tool_id.clone(),
+        severity,
+        required_bump: required_bump(severity),
+        changes,
+    }
+}
+
 fn previous_version(tool: &ToolDefinition) -> Option<semver::Version> {
     Release::parse(&tool.tool_id).map(|r| r.version)
 }

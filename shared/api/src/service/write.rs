@@ -14,10 +14,11 @@
 
 use chrono::{SubsecRound, Utc};
 use registry_core::{ServerFields, Violation, pointer};
-use registry_store::{Expected, StoreError};
+use registry_store::{Action, Change, Expected, StoreError, changed_pointers_json};
 use serde_json::Value;
 
 use crate::auth::{Principal, Role};
+use crate::service::proposals::{ProposalView, selector_tagged};
 use crate::service::{
     DefinitionRef, Precondition, Registry, Resource, ServiceError, from_json, lifecycle, merge,
     references,
@@ -32,6 +33,8 @@ pub enum Outcome {
     Updated,
     /// The content equals the stored head; no version was written.
     Unchanged,
+    /// Review is required: nothing was written but a proposal (see [`Written::proposal`]).
+    Proposed,
 }
 
 /// The definition as stored (secrets removed) and what the write did.
@@ -39,8 +42,10 @@ pub enum Outcome {
 pub struct Written<R> {
     /// The stored definition, redacted.
     pub definition: R,
-    /// Created, updated or unchanged.
+    /// Created, updated, unchanged or proposed.
     pub outcome: Outcome,
+    /// The proposal the write became ([`Outcome::Proposed`]).
+    pub proposal: Option<Box<ProposalView>>,
 }
 
 /// An input checked on its own: server fields cleared, domain validation run. What is
@@ -66,7 +71,22 @@ impl Registry {
         }
         definition.set_id(R::canonical_id(definition.id()));
         let checked = checked(definition, Vec::new()).await?;
-        Ok(self.write(principal, None, &checked).await?.definition)
+        Ok(self.write(principal, None, &checked, Action::Create).await?.definition)
+    }
+
+    /// [`Registry::create`], telling whether it created or (review required) proposed.
+    pub async fn create_written<R: Resource>(
+        &self,
+        principal: &Principal,
+        mut definition: R,
+    ) -> Result<Written<R>, ServiceError> {
+        require(principal, Role::Editor, "create definitions")?;
+        if definition.id().is_empty() {
+            definition.set_id(uuid::Uuid::now_v7().to_string());
+        }
+        definition.set_id(R::canonical_id(definition.id()));
+        let checked = checked(definition, Vec::new()).await?;
+        self.write(principal, None, &checked, Action::Create).await
     }
 
     /// Creates or replaces `id` with `definition` (PUT). The path id wins: a different
@@ -97,7 +117,8 @@ impl Registry {
                 let stored = self.stored::<R>(id).await?;
                 let head = stored.as_deref().and_then(R::from_ref);
                 precondition.check(R::KIND, id, head.map(Resource::version))?;
-                self.write(principal, head, checked).await
+                let action = if head.is_some() { Action::Replace } else { Action::Create };
+                self.write(principal, head, checked, action).await
             })
             .await
     }
@@ -139,7 +160,7 @@ impl Registry {
                 }
                 definition.set_id(id.to_owned());
                 let checked = checked(definition, violations).await?;
-                self.write(principal, Some(head), &checked).await
+                self.write(principal, Some(head), &checked, Action::Patch).await
             })
             .await
     }
@@ -185,7 +206,7 @@ impl Registry {
                     }
                 };
                 self.store()
-                    .delete(R::KIND, id, expected)
+                    .remove(R::KIND, id, expected, &principal.name)
                     .await
                     .map_err(|e| ServiceError::from_store(R::KIND, id, e))?;
                 self.trim_secrets::<R>(id, Self::secret_of(head).as_ref(), None).await;
@@ -195,12 +216,15 @@ impl Registry {
     }
 
     /// Checks `checked` against `head` (the stored version, if any) and stores it
-    /// conditionally on the head's version.
+    /// conditionally on the head's version with its event (`action`, or `lifecycle`
+    /// when only the lifecycle changes), or, where review is required and a governed
+    /// field changes, stores a proposal instead.
     async fn write<R: Resource>(
         &self,
         principal: &Principal,
         head: Option<&R>,
         checked: &Checked<R>,
+        action: Action,
     ) -> Result<Written<R>, ServiceError> {
         // The one copy of an attempt: the store takes it, the input stays for the next.
         let mut definition = checked.definition.clone();
@@ -228,7 +252,11 @@ impl Registry {
         if let Some(head) = head
             && same_content(head, &mut definition)
         {
-            return Ok(Written { definition: definition.redact(), outcome: Outcome::Unchanged });
+            return Ok(Written {
+                definition: definition.redact(),
+                outcome: Outcome::Unchanged,
+                proposal: None,
+            });
         }
         let refused = match definition.view() {
             // Ranges have no store-level reference: each must match a live release now.
@@ -250,6 +278,22 @@ impl Registry {
             return Err(ServiceError::Invalid(refused));
         }
         lifecycle::check_transition(principal, head, &definition)?;
+        let json =
+            |d: &R| serde_json::to_value(d).map_err(|e| ServiceError::Internal(e.to_string()));
+        let changed = changed_pointers_json(head.map(json).transpose()?, Some(json(&definition)?));
+        let tagged =
+            head.is_some_and(|h| selector_tagged(h.view())) || selector_tagged(definition.view());
+        if self.review.needs_review(principal, R::KIND, tagged, &changed) {
+            return self.propose(principal, head, definition, changed).await;
+        }
+        let action = match action {
+            Action::Replace | Action::Patch
+                if !changed.is_empty() && changed.iter().all(|p| p.starts_with("/lifecycle")) =>
+            {
+                Action::Lifecycle
+            }
+            other => other,
+        };
         // Tool references are checked by the store, atomically with the write; its
         // `BadReferences` is mapped to the same per-path violations below.
         *definition.server_mut() = server_fields(principal, head);
@@ -258,7 +302,8 @@ impl Registry {
             None => (Expected::Absent, Outcome::Created),
         };
         let id = definition.id().to_owned();
-        let put = self.store().put(definition.into_definition(), expected).await;
+        let change = Change::new(principal.name.clone(), action);
+        let put = self.store().write(definition.into_definition(), expected, change).await;
         if put.is_err() && sealed.is_some() {
             // The new version is named by nothing stored: keep only the head's.
             self.trim_secrets(&id, sealed.as_ref(), head).await;
@@ -270,7 +315,7 @@ impl Registry {
                 })?;
                 let replaced = Self::secret_of(head);
                 self.trim_secrets(&id, replaced.as_ref(), Some(&stored)).await;
-                Ok(Written { definition: stored.redact(), outcome })
+                Ok(Written { definition: stored.redact(), outcome, proposal: None })
             }
             Err(StoreError::BadReferences { missing, retired }) => {
                 match checked.definition.view() {
@@ -309,22 +354,27 @@ async fn checked<R: Resource>(
 
 /// The server fields of a new version by `principal` over `head`.
 fn server_fields<R: Resource>(principal: &Principal, head: Option<&R>) -> ServerFields {
+    server_fields_for(&principal.name, head.map(Resource::server))
+}
+
+/// The server fields of a new version by `author` over a head with `head` server fields.
+pub(crate) fn server_fields_for(author: &str, head: Option<&ServerFields>) -> ServerFields {
     let now = Utc::now().trunc_subsecs(3);
     match head {
         Some(head) => ServerFields {
             version: None,
-            created_by: head.server().created_by.clone(),
-            created_at: head.server().created_at,
-            last_modified_by: Some(principal.name.clone()),
+            created_by: head.created_by.clone(),
+            created_at: head.created_at,
+            last_modified_by: Some(author.to_owned()),
             updated_at: Some(now),
             // Only publishing sets it; an edit keeps it (drift shows the change).
-            publication: head.server().publication.clone(),
+            publication: head.publication.clone(),
         },
         None => ServerFields {
             version: None,
-            created_by: Some(principal.name.clone()),
+            created_by: Some(author.to_owned()),
             created_at: Some(now),
-            last_modified_by: Some(principal.name.clone()),
+            last_modified_by: Some(author.to_owned()),
             updated_at: Some(now),
             publication: None,
         },

@@ -24,6 +24,10 @@ pub struct Server {
     pub reader: String,
     /// Runtime token (reader plus tools' access tokens).
     pub runtime: String,
+    /// Approver token (`ann-approver`).
+    pub approver: String,
+    /// An approver token carrying the editor's name (`eve-editor`): the same person.
+    pub editor_as_approver: String,
     /// HTTP client.
     pub client: reqwest::Client,
     /// The registry behind the server (for direct calls).
@@ -122,6 +126,9 @@ pub async fn start_with_registry(
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();
     let reader = TokenFile::add_token(dir.path(), "rita-reader", Role::Reader).unwrap();
     let runtime = TokenFile::add_token(dir.path(), "chat-runtime", Role::Runtime).unwrap();
+    let approver = TokenFile::add_token(dir.path(), "ann-approver", Role::Approver).unwrap();
+    let editor_as_approver =
+        TokenFile::add_token(dir.path(), "eve-editor", Role::Approver).unwrap();
     let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
     let vault = registry_api::vault::FileVault::open(dir.path()).unwrap();
     let registry = wrap(Registry::new(store).with_vault(Arc::new(vault)));
@@ -142,6 +149,8 @@ pub async fn start_with_registry(
         editor,
         reader,
         runtime,
+        approver,
+        editor_as_approver,
         client: reqwest::Client::new(),
         registry,
         shutdown: Some(tx),

@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use registry_core::{Definition, Kind};
-use registry_store::{Expected, ListQuery, Page, Store, StoreError};
+use registry_store::{
+    Change, EventDraft, EventPage, EventQuery, Expected, ListQuery, Page, Proposal, ProposalQuery,
+    Store, StoreError,
+};
 use registry_store_sqlite::SqliteStore;
 
 /// The spying store.
@@ -34,7 +37,7 @@ impl Spy {
     }
 
     /// Counts a write; the error when it loses (having expected `expected`).
-    fn write(&self, expected: u64) -> Result<(), StoreError> {
+    fn count_write(&self, expected: u64) -> Result<(), StoreError> {
         self.writes.fetch_add(1, Ordering::SeqCst);
         match self.losing {
             true => Err(StoreError::VersionMismatch { expected, current: Some(expected + 1) }),
@@ -57,21 +60,45 @@ impl Store for Spy {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.inner.get_many(kind, ids).await
     }
-    async fn put(
+    async fn write(
         &self,
         definition: Definition,
         expected: Expected,
+        change: Change,
     ) -> Result<Definition, StoreError> {
         let version = match expected {
             Expected::Version(v) => v,
             Expected::Absent => 0,
         };
-        self.write(version)?;
-        self.inner.put(definition, expected).await
+        self.count_write(version)?;
+        self.inner.write(definition, expected, change).await
     }
-    async fn delete(&self, kind: Kind, id: &str, expected_version: u64) -> Result<(), StoreError> {
-        self.write(expected_version)?;
-        self.inner.delete(kind, id, expected_version).await
+    async fn remove(
+        &self,
+        kind: Kind,
+        id: &str,
+        expected_version: u64,
+        actor: &str,
+    ) -> Result<(), StoreError> {
+        self.count_write(expected_version)?;
+        self.inner.remove(kind, id, expected_version, actor).await
+    }
+    async fn save_proposal(
+        &self,
+        proposal: Proposal,
+        expected_revision: Option<u64>,
+        event: EventDraft,
+    ) -> Result<Proposal, StoreError> {
+        self.inner.save_proposal(proposal, expected_revision, event).await
+    }
+    async fn proposal(&self, id: &str) -> Result<Option<Proposal>, StoreError> {
+        self.inner.proposal(id).await
+    }
+    async fn proposals(&self, query: &ProposalQuery) -> Result<Page<Proposal>, StoreError> {
+        self.inner.proposals(query).await
+    }
+    async fn events(&self, query: &EventQuery) -> Result<EventPage, StoreError> {
+        self.inner.events(query).await
     }
     async fn list(&self, kind: Kind, query: &ListQuery) -> Result<Page<Definition>, StoreError> {
         self.inner.list(kind, query).await

@@ -7,6 +7,7 @@
 //! yielding a [`Fixture`].
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod audit;
 mod concurrency;
 mod counters;
 mod crud;
@@ -16,6 +17,10 @@ mod list;
 mod references;
 pub mod sample;
 
+pub use audit::{
+    concurrent_writes_number_events_without_gaps, events_page_in_order_with_filters,
+    every_write_appends_one_event, proposals_are_conditional_and_evented,
+};
 pub use concurrency::concurrent_puts_have_one_winner;
 pub use counters::{
     a_denied_call_counts_nothing, counters_are_written_all_or_none,
@@ -78,6 +83,10 @@ macro_rules! contract_tests {
             the_last_unit_of_a_budget_has_one_winner,
             rates_refuse_within_the_window_and_reset,
             a_denied_call_counts_nothing,
+            every_write_appends_one_event,
+            events_page_in_order_with_filters,
+            concurrent_writes_number_events_without_gaps,
+            proposals_are_conditional_and_evented,
         );
     };
 }
