@@ -1,0 +1,101 @@
+//! The tool page: definition, function schema as a table, releases, access rules.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use registry_api::Problem;
+use registry_core::ToolDefinition;
+use serde_json::Value;
+
+use crate::Console;
+use crate::detail::{actions, props, release_rows, releases, rules, source};
+use crate::html::Html;
+use crate::page::{self, json_text, str_of};
+use crate::session::SignedIn;
+
+/// `GET /console/tools/{id}`.
+pub async fn show(
+    State(console): State<Console>,
+    SignedIn(session): SignedIn,
+    Path(id): Path<String>,
+) -> Response {
+    let tool = match console.api.registry.get::<ToolDefinition>(&id).await {
+        Ok(tool) => tool,
+        Err(e) => return page::problem(&session, &Problem::from(e)),
+    };
+    let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
+    let mut h = Html::new();
+    actions(&mut h, &session, "tools", &tool.tool_id, &v);
+    props(
+        &mut h,
+        &v,
+        &[
+            ("Release", "toolId"),
+            ("Action group name", "name"),
+            ("Display name", "displayName"),
+            ("Description", "description"),
+            ("Execution type", "executionType"),
+            ("Lambda", "lambdaArn"),
+            ("URL", "url"),
+            ("Timeout (s)", "executionTimeout"),
+            ("Frameworks", "supportedAgentFrameworks"),
+        ],
+    );
+    schema(&mut h, &v);
+    let name = tool.tool_id.split_once('@').map_or(tool.tool_id.as_str(), |(n, _)| n);
+    h.raw("<h2>Releases</h2><div class=\"scroll\"><table id=\"releases\"><thead><tr>")
+        .raw("<th scope=\"col\">Release</th><th scope=\"col\">Status</th><th scope=\"col\">")
+        .raw("Version</th><th scope=\"col\">Description</th></tr></thead><tbody>");
+    release_rows(&mut h, &releases(&console, name).await, Some(&tool.tool_id));
+    h.raw("</tbody></table></div>");
+    rules(&mut h, &v, "Access rules");
+    source(&mut h, &v);
+    page::ok(&format!("Tool {}", tool.tool_id), &session, h)
+}
+
+/// Each function of the schema with its parameters as a table.
+fn schema(h: &mut Html, v: &Value) {
+    h.raw("<h2>Functions</h2>");
+    let Some(functions) = v.get("functionSchema").and_then(Value::as_array) else {
+        h.raw("<p class=\"muted\">No function schema.</p>");
+        return;
+    };
+    for f in functions {
+        h.el("<h3><code>", str_of(f, "name"), "</code></h3>").el(
+            "<p>",
+            str_of(f, "description"),
+            "</p>",
+        );
+        let params = f.get("parameters").and_then(Value::as_object);
+        let Some(params) = params.filter(|p| !p.is_empty()) else {
+            h.raw("<p class=\"muted\">No parameters.</p>");
+            continue;
+        };
+        h.raw("<div class=\"scroll\"><table class=\"schema\"><thead><tr><th scope=\"col\">")
+            .raw("Parameter</th><th scope=\"col\">Type</th><th scope=\"col\">Required</th>")
+            .raw("<th scope=\"col\">Description</th></tr></thead><tbody>");
+        for (name, p) in params {
+            let mut kind = p.clone();
+            if let Some(o) = kind.as_object_mut() {
+                o.remove("description");
+                o.remove("required");
+            }
+            let kind = match kind.as_object() {
+                Some(o) if o.len() == 1 && o.contains_key("type") => {
+                    str_of(&kind, "type").to_owned()
+                }
+                _ => json_text(&kind),
+            };
+            let required = p.get("required").and_then(Value::as_bool).unwrap_or(false);
+            h.el("<tr><td><code>", name, "</code></td>")
+                .el("<td><code>", &kind, "</code></td>")
+                .raw(if required { "<td>yes</td>" } else { "<td>no</td>" })
+                .el("<td>", str_of(p, "description"), "</td></tr>");
+        }
+        h.raw("</tbody></table></div>");
+    }
+    if let Some(types) = v.get("types") {
+        h.raw("<details><summary>Named types</summary>");
+        page::pre_json(h, types);
+        h.raw("</details>");
+    }
+}
