@@ -384,8 +384,16 @@ impl Driver {
             self.session
         );
         if stream.write_all(request.as_bytes()).is_ok() {
-            let mut sink = Vec::new();
-            let _ = stream.read_to_end(&mut sink);
+            // The driver answers once the browser is closed; the status line is enough
+            // (it may keep the connection open).
+            let mut buf = [0u8; 512];
+            let mut seen = Vec::new();
+            while let Ok(n) = stream.read(&mut buf) {
+                seen.extend_from_slice(&buf[..n]);
+                if n == 0 || seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
         }
     }
 }

@@ -34,6 +34,19 @@ async fn setup(browser: &Browser, principals: &[(&str, &str)]) -> (Serve, Driver
     (serve, driver)
 }
 
+/// Saves a screenshot of the window in the target directory, and as the README's
+/// `docs/console.png` when `REGISTRY_CONSOLE_SCREENSHOT` is set.
+async fn screenshot(d: &Driver) {
+    let png = d.screenshot().await.unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console.png");
+    std::fs::write(&out, &png).unwrap();
+    if std::env::var_os("REGISTRY_CONSOLE_SCREENSHOT").is_some() {
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/console.png");
+        std::fs::write(docs, &png).unwrap();
+    }
+}
+
 /// Signs in as `name` through the sign-in form.
 async fn sign_in(d: &Driver, s: &Serve, name: &str) {
     d.goto(&s.url("/")).await.unwrap();
@@ -114,15 +127,33 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
     d.goto(&s.url("/console/tools?status=sleeping")).await.unwrap();
     assert!(d.text_of(".error").await.unwrap().contains("/status"));
 
-    // The screenshot for the README: the agent page at 1280x800.
-    d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
-    let png = d.screenshot().await.unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console.png");
-    std::fs::write(&out, &png).unwrap();
-    if std::env::var_os("REGISTRY_CONSOLE_SCREENSHOT").is_some() {
-        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/console.png");
-        std::fs::write(docs, &png).unwrap();
+    // Every form field has a label; a narrow window scrolls tables, not the page.
+    let unlabelled =
+        "return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+        .filter(e => !e.labels || e.labels.length === 0).map(e => e.name);";
+    for path in [
+        "/console/agents",
+        "/console/tools",
+        "/console/agents/weather-agent/resolve",
+        "/console/tools/weather-basic@1.0.0/edit",
+        "/console/tools/weather-basic@1.0.0/history",
+    ] {
+        d.goto(&s.url(path)).await.unwrap();
+        assert_eq!(d.execute(unlabelled, json!([])).await.unwrap(), json!([]), "{path}");
+    }
+    d.resize(420, 900).await.unwrap();
+    for path in
+        ["/console/tools", "/console/agents/weather-agent", "/console/tools/weather-forecast@1.0.0"]
+    {
+        d.goto(&s.url(path)).await.unwrap();
+        let overflow = d
+            .execute("return document.documentElement.scrollWidth - window.innerWidth;", json!([]))
+            .await
+            .unwrap();
+        assert!(
+            overflow.as_i64().unwrap() <= 0,
+            "{path} is wider than a narrow window: {overflow}"
+        );
     }
 }
 
@@ -153,6 +184,11 @@ async fn resolve_as_an_external_and_an_internal_user() {
         "the deciding rule: {text}"
     );
     assert_eq!(d.text_of("#left-out").await.unwrap(), "None.");
+    // The README's screenshot: this result at 1280x800.
+    d.execute("document.getElementById('agent-decision').scrollIntoView();", json!([]))
+        .await
+        .unwrap();
+    screenshot(&d).await;
 
     // The full trace, folded until asked for.
     let trace = d.find("#trace pre").await.unwrap();

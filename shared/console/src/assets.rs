@@ -34,6 +34,18 @@ fn asset(body: &'static str, content_type: &'static str) -> Response {
     response
 }
 
+/// Times the console handler and says how long it took in `Server-Timing`
+/// (`app;dur=<ms>`), which `scripts/load/console.py` reads for the page-time goal.
+pub async fn timed(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let start = std::time::Instant::now();
+    let mut response = next.run(request).await;
+    let ms = start.elapsed().as_secs_f64() * 1000.0;
+    if let Ok(v) = HeaderValue::from_str(&format!("app;dur={ms:.2}")) {
+        response.headers_mut().insert("server-timing", v);
+    }
+    response
+}
+
 /// Adds the security headers to a console response (pages are never cached).
 pub async fn secure(mut response: Response) -> Response {
     let headers = response.headers_mut();

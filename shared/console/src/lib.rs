@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::middleware::map_response;
+use axum::middleware::{from_fn, map_response};
 use axum::routing::{get, post};
 use registry_api::AppState;
 use registry_core::{AgentDefinition, ToolDefinition};
@@ -76,6 +76,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(console)
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(map_response(assets::secure))
+        .layer(from_fn(assets::timed))
 }
 
 /// The API router with the console beside it: what `agent-registry serve` and the

@@ -25,9 +25,18 @@ pub struct ResolveForm {
     /// `user.userType`.
     #[serde(default)]
     pub user_type: String,
+    /// `user.email`.
+    #[serde(default)]
+    pub email: String,
+    /// `user.roles`, comma-separated.
+    #[serde(default)]
+    pub roles: String,
     /// `account.accountId`.
     #[serde(default)]
     pub account_id: String,
+    /// `account.accountType`.
+    #[serde(default)]
+    pub account_type: String,
     /// `request.region`.
     #[serde(default)]
     pub region: String,
@@ -53,8 +62,23 @@ impl ResolveForm {
         };
         put("user", "userId", &self.user_id);
         put("user", "userType", &self.user_type);
+        put("user", "email", &self.email);
         put("account", "accountId", &self.account_id);
+        put("account", "accountType", &self.account_type);
         put("request", "region", &self.region);
+        let roles: Vec<Value> = self
+            .roles
+            .split(',')
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(|r| Value::String(r.to_owned()))
+            .collect();
+        if !roles.is_empty() {
+            let user = ctx.entry("user".to_owned()).or_insert_with(|| json!({}));
+            if let Some(o) = user.as_object_mut() {
+                o.insert("roles".to_owned(), Value::Array(roles));
+            }
+        }
         if !self.custom_data.trim().is_empty() {
             match serde_json::from_str::<Value>(&self.custom_data) {
                 Ok(Value::Object(o)) => {
@@ -124,7 +148,10 @@ fn form_html(h: &mut Html, id: &str, form: &ResolveForm, custom_error: Option<&S
         .text(&form.user_type)
         .raw("\"><datalist id=\"user-types\"><option value=\"internal-user\">")
         .raw("<option value=\"external-user\"><option value=\"blocked-user\"></datalist></div>");
+    text_field(h, "email", "Email (user.email)", &form.email);
+    text_field(h, "roles", "Roles (user.roles, comma-separated)", &form.roles);
     text_field(h, "accountId", "Account id (account.accountId)", &form.account_id);
+    text_field(h, "accountType", "Account type (account.accountType)", &form.account_type);
     text_field(h, "region", "Region (request.region)", &form.region);
     h.raw("</div><div><div class=\"field\"><label for=\"customData\">Custom data ")
         .raw("(customData, a JSON object)</label><textarea id=\"customData\" name=\"customData\"");
