@@ -111,6 +111,12 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
     d.click_and_wait(&d.find("form.filters button[type=submit]").await.unwrap()).await.unwrap();
     let rows = d.find_all_now("#agents tbody tr").await.unwrap();
     assert_eq!(rows.len(), 1, "{}", d.source().await.unwrap());
+    // Each filter narrows: another team's tag or another name finds nothing.
+    for query in ["tag=team%3Dother", "name=forecast", "status=disabled"] {
+        d.goto(&s.url(&format!("/console/agents?{query}"))).await.unwrap();
+        assert!(d.text_of("#empty").await.unwrap().contains("No agent matches"), "{query}");
+    }
+    d.goto(&s.url("/console/agents?tag=team%3Dweather&name=WEATHER")).await.unwrap();
     d.click_and_wait(&d.find("#agents a[href='/console/agents/weather-agent']").await.unwrap())
         .await
         .unwrap();
@@ -120,6 +126,13 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
         assert!(tools.contains(release), "{tools}");
     }
     assert!(tools.contains("weather-forecast@^1"), "the range as named: {tools}");
+
+    // Pages: two releases, then the third behind "Next page".
+    d.goto(&s.url("/console/tools?limit=2")).await.unwrap();
+    assert_eq!(d.find_all_now("#tools tbody tr:not(.group)").await.unwrap().len(), 2);
+    d.click_and_wait(&d.find("a[rel=next]").await.unwrap()).await.unwrap();
+    assert_eq!(d.find_all_now("#tools tbody tr:not(.group)").await.unwrap().len(), 1);
+    assert!(d.find_all_now("a[rel=next]").await.unwrap().is_empty());
 
     // A filter that matches nothing says so; a bad one is explained.
     d.goto(&s.url("/console/tools?executionType=mcp")).await.unwrap();

@@ -40,12 +40,19 @@ pub struct ListForm {
     /// The next page's cursor.
     #[serde(default)]
     pub cursor: String,
+    /// Rows per page (default [`PAGE_SIZE`]; the API's bounds).
+    #[serde(default)]
+    pub limit: String,
 }
 
 impl ListForm {
     /// The filters as the API's query parameters (the same parser and messages).
     fn params(&self, tools: bool, limit: u32) -> ListParams {
-        let mut pairs = vec![("limit".to_owned(), limit.to_string())];
+        let limit = match self.limit.trim() {
+            "" => limit.to_string(),
+            given => given.to_owned(),
+        };
+        let mut pairs = vec![("limit".to_owned(), limit)];
         let mut add = |k: &str, v: &str| {
             if !v.trim().is_empty() {
                 pairs.push((k.to_owned(), v.trim().to_owned()));
@@ -68,6 +75,7 @@ impl ListForm {
             ("tag", &self.tag),
             ("status", &self.status),
             ("executionType", &self.execution_type),
+            ("limit", &self.limit),
         ] {
             if !v.is_empty() {
                 q.push_str(&format!("{k}={}&", url_component(v)));
@@ -145,8 +153,11 @@ async fn list<R: Kind>(
 /// of matches (or [`NAME_SCAN_LIMIT`] definitions were read).
 async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Result<Found, Problem> {
     let needle = form.name.trim().to_lowercase();
-    let limit = if needle.is_empty() { PAGE_SIZE } else { 100 };
-    let mut query: ListQuery = form.params(tools, limit).to_query(R::KIND, true)?;
+    let mut query: ListQuery = form.params(tools, PAGE_SIZE).to_query(R::KIND, true)?;
+    let page_size = usize::try_from(query.limit).unwrap_or(usize::MAX);
+    if !needle.is_empty() {
+        query.limit = 100;
+    }
     let mut items = Vec::new();
     let mut read = 0;
     loop {
@@ -157,8 +168,7 @@ async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Resul
                 items.push(serde_json::to_value(&item).unwrap_or(Value::Null));
             }
         }
-        let done =
-            needle.is_empty() || items.len() >= PAGE_SIZE as usize || read >= NAME_SCAN_LIMIT;
+        let done = needle.is_empty() || items.len() >= page_size || read >= NAME_SCAN_LIMIT;
         match page.next_cursor {
             Some(next) if !done => query.cursor = Some(next),
             next_cursor => return Ok(Found { items, next_cursor }),
