@@ -77,6 +77,7 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(map_response(assets::secure))
         .layer(from_fn(assets::timed))
+        .layer(registry_api::http::trace::layer())
 }
 
 /// The API router with the console beside it: what `agent-registry serve` and the
