@@ -27,11 +27,41 @@ fn browser() -> Option<Browser> {
     found
 }
 
-/// A server (with `principals` minted) and a browser.
-async fn setup(browser: &Browser, principals: &[(&str, &str)]) -> (Serve, Driver) {
-    let serve = Serve::start(principals).unwrap();
-    let driver = Driver::start(browser).await.unwrap();
-    (serve, driver)
+/// One browser test's browser and server (the browser closes first), holding the
+/// one-browser-at-a-time lock.
+struct Run {
+    d: Driver,
+    s: Serve,
+    _one: tokio::sync::MutexGuard<'static, ()>,
+}
+
+/// A server (with `principals` minted) and a browser signed in as `who` (none: not
+/// signed in); `None` when the test skips.
+async fn run(principals: &[(&str, &str)], who: Option<&str>) -> Option<Run> {
+    let browser = browser()?;
+    let one = BROWSER.lock().await;
+    let s = Serve::start(principals).unwrap();
+    let d = Driver::start(&browser).await.unwrap();
+    if let Some(name) = who {
+        sign_in(&d, &s, name).await;
+    }
+    Some(Run { d, s, _one: one })
+}
+
+/// Posts a form built in the page (as a forging page would) to `action`.
+async fn post_form(d: &Driver, action: &str, fields: &[(&str, &str)]) {
+    let script = "
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = arguments[0];
+        for (const [name, value] of arguments[1]) {
+            const input = document.createElement('input');
+            input.type = 'hidden'; input.name = name; input.value = value;
+            form.appendChild(input);
+        }
+        document.body.appendChild(form);
+        form.submit();";
+    d.execute(script, json!([action, fields])).await.unwrap();
 }
 
 /// Saves a screenshot of the window in the target directory, and as the README's
@@ -72,9 +102,7 @@ async fn api(s: &Serve, method: reqwest::Method, path: &str, body: Option<Value>
 
 #[tokio::test(flavor = "multi_thread")]
 async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
+    let Some(Run { d, s, _one }) = run(&[], None).await else { return };
 
     // `/` sends a browser to the console's sign-in page; a wrong token is refused there.
     d.goto(&s.url("/")).await.unwrap();
@@ -172,10 +200,7 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn resolve_as_an_external_and_an_internal_user() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
-    sign_in(&d, &s, "admin").await;
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
 
     d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
     d.click_and_wait(&d.find("#resolve-link").await.unwrap()).await.unwrap();
@@ -217,10 +242,7 @@ async fn resolve_as_an_external_and_an_internal_user() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn editing_a_tool_description_makes_a_version_and_shows_the_diff() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
-    sign_in(&d, &s, "admin").await;
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
     assert_eq!(d.text_of("#version").await.unwrap(), "1");
@@ -250,10 +272,7 @@ async fn editing_a_tool_description_makes_a_version_and_shows_the_diff() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_validation_error_is_shown_next_to_its_field() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
-    sign_in(&d, &s, "admin").await;
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
     d.fill(&d.find("#field-description").await.unwrap(), "   ").await.unwrap();
@@ -284,10 +303,7 @@ async fn a_validation_error_is_shown_next_to_its_field() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_stale_page_gets_a_conflict_not_a_lost_update() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
-    sign_in(&d, &s, "admin").await;
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
     assert_eq!(d.text_of("#editing-version").await.unwrap(), "1");
@@ -315,10 +331,7 @@ async fn a_stale_page_gets_a_conflict_not_a_lost_update() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reader_sees_no_edit_controls_and_a_forged_write_is_refused() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[("rita", "reader")]).await;
-    sign_in(&d, &s, "rita").await;
+    let Some(Run { d, s, _one }) = run(&[("rita", "reader")], Some("rita")).await else { return };
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
     assert_eq!(d.text_of("h1").await.unwrap(), "Tool weather-basic@1.0.0");
@@ -333,20 +346,11 @@ async fn a_reader_sees_no_edit_controls_and_a_forged_write_is_refused() {
 
     // A write forged in the reader's own session (with its valid CSRF token): the
     // server refuses it by role.
-    let forged = "
-        const form = document.createElement('form');
-        form.method = 'post';
-        form.action = '/console/tools/weather-basic@1.0.0/edit';
-        const fields = {csrf: document.querySelector('input[name=csrf]').value,
-                        version: '1', description: 'forged by a reader'};
-        for (const [name, value] of Object.entries(fields)) {
-            const input = document.createElement('input');
-            input.type = 'hidden'; input.name = name; input.value = value;
-            form.appendChild(input);
-        }
-        document.body.appendChild(form);
-        form.submit();";
-    d.execute(forged, json!([])).await.unwrap();
+    let csrf = d.find("input[name=csrf]").await.unwrap();
+    let csrf = d.property(&csrf, "value").await.unwrap();
+    let fields =
+        [("csrf", csrf.as_str().unwrap()), ("version", "1"), ("description", "forged by a reader")];
+    post_form(&d, "/console/tools/weather-basic@1.0.0/edit", &fields).await;
     let refusal = d.text_of(".error").await.unwrap();
     assert!(refusal.contains("the `editor` role is needed"), "{refusal}");
     let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
@@ -361,24 +365,11 @@ async fn a_reader_sees_no_edit_controls_and_a_forged_write_is_refused() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_form_without_the_session_csrf_token_is_refused() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
-    sign_in(&d, &s, "admin").await;
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
-    let forged = "
-        const form = document.createElement('form');
-        form.method = 'post';
-        form.action = '/console/tools/weather-basic@1.0.0/lifecycle';
-        for (const [name, value] of [['version', '1'], ['status', 'disabled'], ['csrf', 'guess']]) {
-            const input = document.createElement('input');
-            input.type = 'hidden'; input.name = name; input.value = value;
-            form.appendChild(input);
-        }
-        document.body.appendChild(form);
-        form.submit();";
-    d.execute(forged, json!([])).await.unwrap();
+    let fields = [("version", "1"), ("status", "disabled"), ("csrf", "guess")];
+    post_form(&d, "/console/tools/weather-basic@1.0.0/lifecycle", &fields).await;
     assert!(d.text_of(".error").await.unwrap().contains("CSRF"));
     let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
     assert_eq!(tool["version"], 1);
@@ -386,9 +377,7 @@ async fn a_form_without_the_session_csrf_token_is_refused() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn stored_markup_renders_as_text() {
-    let Some(browser) = browser() else { return };
-    let _one = BROWSER.lock().await;
-    let (s, d) = setup(&browser, &[]).await;
+    let Some(Run { d, s, _one }) = run(&[], None).await else { return };
     let payload = "<img src=x onerror=alert(1)>";
     let tool = json!({
         "toolId": "xss-probe@1.0.0",

@@ -5,11 +5,9 @@
 
 use std::collections::HashMap;
 
-use axum::Form;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use http::StatusCode;
-use http::request::Parts;
 use registry_api::http::Code;
 use registry_api::service::{Outcome, Precondition};
 use registry_api::{Problem, Role};
@@ -19,7 +17,8 @@ use crate::Console;
 use crate::html::{Html, url_component};
 use crate::kind::Kind;
 use crate::page::{self, csrf_field, link};
-use crate::session::{self, Session, SignedIn};
+use crate::posted::Posted;
+use crate::session::{Session, SignedIn};
 
 /// `GET /console/{agents|tools}/{id}/edit`.
 pub async fn form<R: Kind>(
@@ -59,24 +58,20 @@ pub async fn form<R: Kind>(
 /// the page's version; then the history with the change.
 pub async fn submit<R: Kind>(
     State(console): State<Console>,
-    SignedIn(session): SignedIn,
     Path(id): Path<String>,
-    parts: Parts,
-    Form(form): Form<HashMap<String, String>>,
+    form: Posted,
 ) -> Response {
-    if let Some(refused) = cross_site(&session, &parts, &form) {
-        return refused;
-    }
-    let Some(version) = form.get("version").and_then(|v| v.parse::<u64>().ok()) else {
+    let session = &form.session;
+    let Some(version) = form.version() else {
         return page::problem(
-            &session,
+            session,
             &Problem::bad_request("/version", "the form lost its version; reload the page"),
         );
     };
     let mut patch = Map::new();
     let mut values = HashMap::new();
     for f in R::FIELDS {
-        if let Some(v) = form.get(f.name) {
+        if let Some(v) = form.fields.get(f.name) {
             patch.insert(f.name.to_owned(), Value::String(v.clone()));
             values.insert(f.name.to_owned(), v.clone());
         }
@@ -102,9 +97,9 @@ pub async fn submit<R: Kind>(
             match problem.code {
                 Code::ValidationFailed | Code::VersionMismatch | Code::Conflict => {
                     let status = problem.status_code();
-                    render::<R>(&session, &id, version, &values, Some(&problem), status)
+                    render::<R>(session, &id, version, &values, Some(&problem), status)
                 }
-                _ => page::problem(&session, &problem),
+                _ => page::problem(session, &problem),
             }
         }
     }
@@ -114,16 +109,12 @@ pub async fn submit<R: Kind>(
 /// version.
 pub async fn lifecycle<R: Kind>(
     State(console): State<Console>,
-    SignedIn(session): SignedIn,
     Path(id): Path<String>,
-    parts: Parts,
-    Form(form): Form<HashMap<String, String>>,
+    form: Posted,
 ) -> Response {
-    if let Some(refused) = cross_site(&session, &parts, &form) {
-        return refused;
-    }
-    let version = form.get("version").and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    let status = form.get("status").map(String::as_str).unwrap_or("");
+    let session = &form.session;
+    let version = form.version().unwrap_or(0);
+    let status = form.field("status");
     let patch = json!({"lifecycle": {"status": status}});
     match console
         .api
@@ -134,26 +125,8 @@ pub async fn lifecycle<R: Kind>(
         Ok(_) => {
             Redirect::to(&format!("/console/{}/{}", R::PATH, url_component(&id))).into_response()
         }
-        Err(e) => page::problem(&session, &conflict_detail(Problem::from(e), version)),
+        Err(e) => page::problem(session, &conflict_detail(Problem::from(e), version)),
     }
-}
-
-/// A form post from another site, or without this session's CSRF token: refused.
-fn cross_site(
-    session: &Session,
-    parts: &Parts,
-    form: &HashMap<String, String>,
-) -> Option<Response> {
-    let token = form.get("csrf").map(String::as_str).unwrap_or("");
-    if session::same_origin(parts) && session::csrf_ok(session, token) {
-        return None;
-    }
-    let problem = Problem::new(
-        StatusCode::FORBIDDEN,
-        Code::Forbidden,
-        "this form did not come from your console session (missing or wrong CSRF token)",
-    );
-    Some(page::problem(session, &problem))
 }
 
 /// A version mismatch said in the words of a page that was open too long.

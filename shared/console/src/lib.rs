@@ -10,6 +10,7 @@ pub mod html;
 pub mod kind;
 pub mod lists;
 pub mod page;
+pub mod posted;
 pub mod resolve;
 pub mod session;
 pub mod sign_in;

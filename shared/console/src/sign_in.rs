@@ -10,7 +10,8 @@ use serde::Deserialize;
 use crate::Console;
 use crate::html::Html;
 use crate::page::{page, respond};
-use crate::session::{self, COOKIE, SignedIn};
+use crate::posted::Posted;
+use crate::session::{self, COOKIE};
 
 /// The sign-in form's fields.
 #[derive(Debug, Deserialize)]
@@ -18,14 +19,6 @@ pub struct SignInForm {
     /// A registry token (as for `Authorization: Bearer`).
     #[serde(default)]
     pub token: String,
-}
-
-/// The sign-out form's fields.
-#[derive(Debug, Deserialize)]
-pub struct SignOutForm {
-    /// The session's CSRF token.
-    #[serde(default)]
-    pub csrf: String,
 }
 
 /// `GET /console`: the agents list, or the sign-in page.
@@ -104,16 +97,8 @@ fn refused() -> Response {
 }
 
 /// `POST /console/sign-out`: ends the session.
-pub async fn sign_out(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
-    parts: Parts,
-    Form(form): Form<SignOutForm>,
-) -> Response {
-    if !session::same_origin(&parts) || !session::csrf_ok(&session, &form.csrf) {
-        return (StatusCode::FORBIDDEN, "cross-site request refused").into_response();
-    }
-    console.sessions.end(&session.id);
+pub async fn sign_out(State(console): State<Console>, form: Posted) -> Response {
+    console.sessions.end(&form.session.id);
     let mut response = Redirect::to("/console/sign-in").into_response();
     if let Ok(v) = HeaderValue::from_str(&session::clear_cookie()) {
         response.headers_mut().insert(header::SET_COOKIE, v);
