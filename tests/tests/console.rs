@@ -425,3 +425,36 @@ async fn stored_markup_renders_as_text() {
     let field = d.find("#field-description").await.unwrap();
     assert_eq!(d.property(&field, "value").await.unwrap(), json!(payload));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn release_compare_shows_each_change_and_the_bump_it_needs() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let (_, mut tool) = api(&s, reqwest::Method::GET, "/tools/weather-forecast@1.0.0", None).await;
+    for field in ["version", "createdBy", "lastModifiedBy", "createdAt", "updatedAt"] {
+        tool.as_object_mut().unwrap().remove(field);
+    }
+    tool["toolId"] = json!("weather-forecast@1.1.0");
+    tool["functionSchema"][0]["parameters"]["units"] =
+        json!({"type": "string", "description": "metric or imperial", "required": false});
+    let response = reqwest::Client::new()
+        .put(s.url("/tools/weather-forecast@1.1.0"))
+        .bearer_auth(s.token("admin"))
+        .json(&tool)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201, "{}", response.text().await.unwrap());
+
+    d.goto(&s.url("/console/tools/weather-forecast@1.1.0")).await.unwrap();
+    d.click_and_wait(&d.find("#compare-link").await.unwrap()).await.unwrap();
+    let verdict = d.text_of("#verdict").await.unwrap();
+    assert!(verdict.starts_with("weather-forecast@1.0.0 to weather-forecast@1.1.0"), "{verdict}");
+    assert!(verdict.contains("additive") && verdict.ends_with("is minor."), "{verdict}");
+    let changes = d.text_of("#changes").await.unwrap();
+    assert!(changes.contains("/functionSchema/0/parameters/units"), "{changes}");
+
+    // Backwards, the new parameter is gone: a breaking change, a new major.
+    d.goto(&s.url("/console/tools/weather-forecast/compare?from=1.1.0&to=1.0.0")).await.unwrap();
+    let verdict = d.text_of("#verdict").await.unwrap();
+    assert!(verdict.contains("breaking") && verdict.ends_with("is major."), "{verdict}");
+}

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod assets;
+pub mod compare;
 pub mod detail;
 pub mod diff;
 pub mod edit;
@@ -64,6 +65,7 @@ pub fn router(state: AppState) -> Router {
         .route("/console/agents/{id}/history", get(history::show::<AgentDefinition>))
         .route("/console/tools/{id}/history", get(history::show::<ToolDefinition>))
         .route("/console/agents/{id}/resolve", get(resolve::show))
+        .route("/console/tools/{id}/compare", get(compare::show))
         .route(
             "/console/agents/{id}/edit",
             get(edit::form::<AgentDefinition>).post(edit::submit::<AgentDefinition>),

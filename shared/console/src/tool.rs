@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::Console;
 use crate::detail::{actions, props, release_rows, releases, rules, source};
-use crate::html::Html;
+use crate::html::{Html, url_component};
 use crate::page::{self, json_text, str_of};
 use crate::session::SignedIn;
 
@@ -45,8 +45,14 @@ pub async fn show(
     h.raw("<h2>Releases</h2><div class=\"scroll\"><table id=\"releases\"><thead><tr>")
         .raw("<th scope=\"col\">Release</th><th scope=\"col\">Status</th><th scope=\"col\">")
         .raw("Version</th><th scope=\"col\">Description</th></tr></thead><tbody>");
-    release_rows(&mut h, &releases(&console, name).await, Some(&tool.tool_id));
+    let all = releases(&console, name).await;
+    release_rows(&mut h, &all, Some(&tool.tool_id));
     h.raw("</tbody></table></div>");
+    if all.len() > 1 {
+        h.raw("<p><a id=\"compare-link\" href=\"/console/tools/").text(&url_component(name)).raw(
+            "/compare\">Compare releases</a> (what changed, and whether it breaks callers)</p>",
+        );
+    }
     rules(&mut h, &v, "Access rules");
     source(&mut h, &v);
     page::ok(&format!("Tool {}", tool.tool_id), &session, h)
