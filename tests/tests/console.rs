@@ -427,8 +427,22 @@ async fn stored_markup_renders_as_text() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn release_compare_shows_each_change_and_the_bump_it_needs() {
+async fn schemas_per_provider_and_release_compare() {
     let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    // The schema for a provider, with what that provider cannot express.
+    d.goto(&s.url("/console/tools/weather-forecast@1.0.0")).await.unwrap();
+    assert!(d.text_of("#compat").await.unwrap().starts_with("Lossless: bedrock"));
+    let format = d.find("#format").await.unwrap();
+    d.click(&format).await.unwrap();
+    d.click(&d.find("#format option[value=openai]").await.unwrap()).await.unwrap();
+    d.click_and_wait(&d.find("form[action*='schema-for'] button").await.unwrap()).await.unwrap();
+    let compat = d.text_of("#compat").await.unwrap();
+    assert!(
+        compat.contains("/functionSchema/0/parameters/days") && compat.contains("nullable"),
+        "{compat}"
+    );
+    assert!(d.text_of("#schema-for pre").await.unwrap().contains("\"strict\": true"));
+
     let (_, mut tool) = api(&s, reqwest::Method::GET, "/tools/weather-forecast@1.0.0", None).await;
     for field in ["version", "createdBy", "lastModifiedBy", "createdAt", "updatedAt"] {
         tool.as_object_mut().unwrap().remove(field);
