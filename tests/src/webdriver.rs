@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 const ELEMENT_KEY: &str = "element-6066-11e4-a52e-4f735466cecf";
 
 /// How long finding an element may wait for it to appear.
-pub const IMPLICIT_WAIT: Duration = Duration::from_secs(5);
+pub const IMPLICIT_WAIT: Duration = Duration::from_secs(10);
+/// How long a click may take to lead to a new page.
+pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Where Chromium and its driver are: `CHROMEDRIVER`/`CHROMIUM`, else on `PATH`.
 #[derive(Debug, Clone)]
@@ -241,23 +243,42 @@ impl Driver {
 
     /// Clicks `element` and waits until the page it leads to has replaced the current
     /// one (the current document's root element goes stale): for form submits, which
-    /// the driver does not always wait for.
+    /// the driver does not always wait for. While the browser navigates, the driver may
+    /// answer other errors (no execution context yet); they are retried until the
+    /// deadline, and a click error counts only if the page never changes.
     pub async fn click_and_wait(&self, element: &Element) -> WdResult<()> {
         let root = self.find("html").await?;
-        self.click(element).await?;
-        let deadline = Instant::now() + Duration::from_secs(15);
+        let clicked = self.click(element).await;
+        self.wait_replaced(&root, clicked).await
+    }
+
+    /// Runs `script` (which submits a form or navigates) and waits for the new page, as
+    /// [`Driver::click_and_wait`] does.
+    pub async fn execute_and_wait(&self, script: &str, args: Value) -> WdResult<()> {
+        let root = self.find("html").await?;
+        let ran = self.execute(script, args).await.map(drop);
+        self.wait_replaced(&root, ran).await
+    }
+
+    /// Waits until `root` (the old page's root element) is stale; `started` is the
+    /// outcome of what was meant to navigate.
+    async fn wait_replaced(&self, root: &Element, started: WdResult<()>) -> WdResult<()> {
+        let deadline = Instant::now() + NAVIGATION_TIMEOUT;
         loop {
-            match self.property(&root, "tagName").await {
+            let last = match self.property(root, "tagName").await {
                 Err(e) if e.error == "stale element reference" => return Ok(()),
-                Err(e) => return Err(e),
-                Ok(_) if Instant::now() > deadline => {
-                    return Err(WebDriverError {
-                        error: "timeout".into(),
-                        message: "the click did not lead to a new page in 15 s".into(),
-                    });
-                }
-                Ok(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+                Err(e) => e,
+                Ok(_) => WebDriverError {
+                    error: "timeout".into(),
+                    message: format!(
+                        "the click did not lead to a new page in {NAVIGATION_TIMEOUT:?}"
+                    ),
+                },
+            };
+            if Instant::now() > deadline {
+                return Err(started.err().unwrap_or(last));
             }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 

@@ -61,7 +61,7 @@ async fn post_form(d: &Driver, action: &str, fields: &[(&str, &str)]) {
         }
         document.body.appendChild(form);
         form.submit();";
-    d.execute(script, json!([action, fields])).await.unwrap();
+    d.execute_and_wait(script, json!([action, fields])).await.unwrap();
 }
 
 /// Saves a screenshot of the window in the target directory, and as the README's
