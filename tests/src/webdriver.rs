@@ -301,6 +301,21 @@ impl Driver {
         Ok(())
     }
 
+    /// Presses each key of `keys` in turn on whatever has the focus (WebDriver key
+    /// values: `"\u{E004}"` is Tab).
+    pub async fn keys(&self, keys: &str) -> WdResult<()> {
+        let actions: Vec<Value> = keys
+            .chars()
+            .flat_map(|k| {
+                let k = k.to_string();
+                [json!({"type": "keyDown", "value": k}), json!({"type": "keyUp", "value": k})]
+            })
+            .collect();
+        let body = json!({"actions": [{"type": "key", "id": "keyboard", "actions": actions}]});
+        self.session_command(reqwest::Method::POST, "/actions", Some(body)).await?;
+        Ok(())
+    }
+
     /// The rendered text of `element`.
     pub async fn text(&self, element: &Element) -> WdResult<String> {
         let v = self

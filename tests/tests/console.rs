@@ -133,6 +133,14 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
     assert_eq!(seen, json!(["", "{}", "{}"]));
     assert!(!d.url().await.unwrap().contains(s.token("admin")));
 
+    // The keyboard: the first Tab reaches the skip link; `/` (the console's script,
+    // allowed by the Content-Security-Policy) focuses the first filter.
+    let focused = "return document.activeElement.id || document.activeElement.className;";
+    d.keys("\u{E004}").await.unwrap();
+    assert_eq!(d.execute(focused, json!([])).await.unwrap(), json!("skip"));
+    d.keys("/").await.unwrap();
+    assert_eq!(d.execute(focused, json!([])).await.unwrap(), json!("f-name"));
+
     // Find the example agent by filter (tag and part of the name), then open it.
     d.fill(&d.find("#f-tag").await.unwrap(), "team=weather").await.unwrap();
     d.fill(&d.find("#f-name").await.unwrap(), "weather").await.unwrap();
