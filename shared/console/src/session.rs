@@ -3,8 +3,9 @@
 //!
 //! Sessions live in this process's memory: signing out or restarting the server ends
 //! them (tokens are read at start, so a revoked token never outlives a restart). The
-//! principal was authenticated once, at sign-in, by the API's own [`Authenticator`]
-//! (`registry_api::Authenticator`); the service layer checks its role on every call.
+//! principal was authenticated once, at sign-in, by the API's own
+//! [`Authenticator`](registry_api::Authenticator); the service layer checks its role on
+//! every call.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
