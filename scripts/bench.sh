@@ -4,7 +4,8 @@
 #   1. criterion benches of registry-access, registry-core and bedrock-action-group;
 #   2. the JavaScript CEL baseline (shared/bench/js-cel-baseline.mjs), after installing
 #      its one npm package into a temporary directory;
-#   3. the HTTP load test (scripts/load.sh).
+#   3. the HTTP load test (scripts/load.sh), with the console's page server time on the
+#      same seeded registry (scripts/load/console.py, goal <= 50 ms per page).
 #   scripts/bench.sh [--quick]     --quick: shorter criterion runs and 5 s load routes
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: formatting, lints, every test (the store contract
 # suite on SQLite and on a local DynamoDB-API server), and the deployment template lint.
-# Installs and starts what it needs (moto's DynamoDB server, cfn-lint) by itself.
+# Installs and starts what it needs (moto's DynamoDB server, cfn-lint, Chromium) by itself.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -26,6 +26,11 @@ step "CEL conformance cases (cel-spec's simple tests, from npm's @bufbuild/cel-s
 CEL_CONFORMANCE_JSON="$(scripts/cel-conformance.sh)"
 export CEL_CONFORMANCE_JSON
 echo "CEL_CONFORMANCE_JSON=$CEL_CONFORMANCE_JSON"
+
+step "Chromium and chromium-driver (the console's browser tests; installed when missing)"
+chromium_env="$(scripts/chromium.sh)"   # fails the run in CI when it cannot install
+eval "$chromium_env"
+echo "CHROMEDRIVER=${CHROMEDRIVER:-none}"
 
 step "cargo fmt --check"
 cargo fmt --all --check

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use registry_api::service::{DecisionFormat, DecisionLog};
-use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, router, serve_with};
+use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, serve_with};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
@@ -79,6 +79,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     let address = listener.local_addr()?;
     say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
+    say!("  console: http://{address}/console (sign in with a token)");
     say!(
         "  try: curl -s -H \"Authorization: Bearer $AGENT_REGISTRY_TOKEN\" http://{address}/agents"
     );
@@ -92,7 +93,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let state = AppState::new(registry.with_review(review), Arc::new(auth));
     let mut limits = args.limits.to_limits();
     limits.max_connections = nofile::fit_connections(limits.max_connections);
-    serve_with(listener, router(state), limits, shutdown::signal()).await?;
+    serve_with(listener, registry_console::app(state), limits, shutdown::signal()).await?;
     say!("agent-registry stopped");
     Ok(())
 }

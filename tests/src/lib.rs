@@ -5,6 +5,8 @@ pub mod events;
 pub mod lambda;
 pub mod response_url;
 pub mod runtime_api;
+pub mod serve;
+pub mod webdriver;
 
 pub use lambda::{Lambda, Table};
 pub use response_url::{Put, ResponseUrl};

@@ -1,4 +1,5 @@
-//! The Lambda's axum application: the registry router behind API Gateway auth.
+//! The Lambda's axum application: the registry router and the console behind API
+//! Gateway auth.
 
 use std::sync::Arc;
 
@@ -6,7 +7,7 @@ use registry_api::{AppState, Registry};
 
 use crate::gateway_auth::GatewayAuth;
 
-/// The registry router with API Gateway identities as authenticator.
+/// The registry router and the console with API Gateway identities as authenticator.
 pub fn app(registry: Registry, auth: Arc<GatewayAuth>) -> axum::Router {
-    registry_api::router(AppState::new(registry, auth))
+    registry_console::app(AppState::new(registry, auth))
 }

@@ -1,0 +1,217 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The console's pages over the real router (the API merged with the console) on a
+//! SQLite store, without a browser: redirects, session cookie, security headers, role
+//! and CSRF refusals, versions, escaping. The browser tests are `tests/tests/console.rs`.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use http::{Request, StatusCode, header};
+use registry_api::{AppState, Principal, Registry, Role, TokenFile};
+use registry_core::ToolDefinition;
+use registry_store_sqlite::SqliteStore;
+use serde_json::json;
+use tower::ServiceExt as _;
+
+const ADMIN: &str = "console-admin-token-0123456789";
+const HOST: &str = "127.0.0.1:8080";
+
+struct Fixture {
+    app: Router,
+    registry: Registry,
+    reader: String,
+    _dir: tempfile::TempDir,
+}
+
+/// A registry with one tool whose description is markup, and an admin and a reader.
+async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let reader = TokenFile::add_token(dir.path(), "rita", Role::Reader).unwrap();
+    let (auth, _) = TokenFile::load_or_init(dir.path(), Some(ADMIN.to_owned())).unwrap();
+    let store = Arc::new(SqliteStore::open(dir.path().join("registry.db")).unwrap());
+    let registry = Registry::new(store);
+    let tool: ToolDefinition = serde_json::from_value(json!({
+        "toolId": "probe@1.0.0",
+        "executionType": "lambda",
+        "name": "probe",
+        "displayName": "Probe",
+        "description": "<img src=x onerror=alert(1)>",
+        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:probe",
+        "supportedAgentFrameworks": ["bedrock"],
+        "functionSchema": [{"name": "probe", "description": "Probes.", "parameters": {}}]
+    }))
+    .unwrap();
+    registry.create(&Principal::new("admin", Role::Admin), tool).await.unwrap();
+    let app = registry_console::app(AppState::new(registry.clone(), Arc::new(auth)));
+    Fixture { app, registry, reader, _dir: dir }
+}
+
+/// Sends a request; status, headers and body text.
+async fn send(app: &Router, request: Request<Body>) -> (StatusCode, http::HeaderMap, String) {
+    let response = app.clone().oneshot(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 1 << 22).await.unwrap();
+    (parts.status, parts.headers, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn get(path: &str, cookie: Option<&str>) -> Request<Body> {
+    let mut r = Request::get(path).header(header::HOST, HOST);
+    if let Some(c) = cookie {
+        r = r.header(header::COOKIE, c);
+    }
+    r.body(Body::empty()).unwrap()
+}
+
+fn post(path: &str, cookie: Option<&str>, form: &str) -> Request<Body> {
+    let mut r = Request::post(path)
+        .header(header::HOST, HOST)
+        .header(header::ORIGIN, format!("http://{HOST}"))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+    if let Some(c) = cookie {
+        r = r.header(header::COOKIE, c);
+    }
+    r.body(Body::from(form.to_owned())).unwrap()
+}
+
+/// Signs in with `token`: the session cookie (`name=value`) and the CSRF token.
+async fn sign_in(app: &Router, token: &str) -> (String, String) {
+    let (status, headers, _) =
+        send(app, post("/console/sign-in", None, &format!("token={token}"))).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let set = headers[header::SET_COOKIE].to_str().unwrap().to_owned();
+    let cookie = set.split(';').next().unwrap().to_owned();
+    let (_, _, page) = send(app, get("/console/tools", Some(&cookie))).await;
+    let csrf = page.split("name=\"csrf\" value=\"").nth(1).unwrap().split('"').next().unwrap();
+    (cookie, csrf.to_owned())
+}
+
+#[tokio::test]
+async fn the_root_and_unsigned_pages_lead_to_the_sign_in_page() {
+    let f = fixture().await;
+    let (status, headers, _) = send(&f.app, get("/", None)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(headers[header::LOCATION], "/console");
+    for path in ["/console", "/console/agents", "/console/tools/probe@1.0.0"] {
+        let (status, headers, _) = send(&f.app, get(path, None)).await;
+        assert_eq!(status, StatusCode::SEE_OTHER, "{path}");
+        assert_eq!(headers[header::LOCATION], "/console/sign-in", "{path}");
+    }
+    // The API is still there, beside the console.
+    let (status, _, _) = send(&f.app, get("/healthz", None)).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn sign_in_sets_a_strict_http_only_cookie_and_refuses_bad_tokens() {
+    let f = fixture().await;
+    let (status, headers, body) =
+        send(&f.app, post("/console/sign-in", None, "token=wrong-token-0123456789")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert!(!headers.contains_key(header::SET_COOKIE));
+    assert!(body.contains("not accepted"));
+
+    let (_, headers, _) =
+        send(&f.app, post("/console/sign-in", None, &format!("token={ADMIN}"))).await;
+    let cookie = headers[header::SET_COOKIE].to_str().unwrap();
+    assert!(cookie.starts_with("ar_console="), "{cookie}");
+    for flag in ["HttpOnly", "SameSite=Strict", "Path=/console"] {
+        assert!(cookie.contains(flag), "{cookie}");
+    }
+    assert!(!cookie.contains(ADMIN), "the token itself is never the cookie");
+
+    // A cross-site sign-in post is refused.
+    let mut request = post("/console/sign-in", None, &format!("token={ADMIN}"));
+    request.headers_mut().insert(header::ORIGIN, "https://evil.example".parse().unwrap());
+    let (status, headers, _) = send(&f.app, request).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(!headers.contains_key(header::SET_COOKIE));
+}
+
+#[tokio::test]
+async fn every_console_response_has_a_strict_content_security_policy() {
+    let f = fixture().await;
+    let (cookie, _) = sign_in(&f.app, ADMIN).await;
+    for path in [
+        "/console/sign-in",
+        "/console/tools",
+        "/console/tools/probe@1.0.0",
+        "/console/static/console.js",
+    ] {
+        let (status, headers, _) = send(&f.app, get(path, Some(&cookie))).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        let csp = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'self'"), "{csp}");
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        assert!(headers["server-timing"].to_str().unwrap().starts_with("app;dur="));
+    }
+    let (_, headers, css) = send(&f.app, get("/console/static/console.css", None)).await;
+    assert_eq!(headers[header::CONTENT_TYPE], "text/css; charset=utf-8");
+    assert!(css.contains("body"));
+}
+
+#[tokio::test]
+async fn stored_markup_is_escaped_and_no_page_has_inline_script() {
+    let f = fixture().await;
+    let (cookie, _) = sign_in(&f.app, ADMIN).await;
+    for path in ["/console/tools", "/console/tools/probe@1.0.0", "/console/tools/probe@1.0.0/edit"]
+    {
+        let (_, _, page) = send(&f.app, get(path, Some(&cookie))).await;
+        assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;"), "{path}");
+        assert!(!page.contains("<img"), "{path}");
+        assert_eq!(page.matches("<script").count(), 1, "only the script file: {path}");
+        assert!(!page.contains(" style=") && !page.contains("<style"), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_reader_write_is_refused_by_the_service_and_changes_nothing() {
+    let f = fixture().await;
+    let (cookie, csrf) = sign_in(&f.app, &f.reader).await;
+    let (_, _, page) = send(&f.app, get("/console/tools/probe@1.0.0", Some(&cookie))).await;
+    assert!(!page.contains("id=\"edit-link\"") && !page.contains("/lifecycle"));
+    let form = format!("csrf={csrf}&version=1&description=forged");
+    let (status, _, body) =
+        send(&f.app, post("/console/tools/probe@1.0.0/edit", Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("the `editor` role is needed"));
+    let form = format!("csrf={csrf}&version=1&status=disabled");
+    let (status, _, _) =
+        send(&f.app, post("/console/tools/probe@1.0.0/lifecycle", Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let tool: ToolDefinition = f.registry.get("probe@1.0.0").await.unwrap();
+    assert_eq!(tool.server.version, Some(1));
+}
+
+#[tokio::test]
+async fn writes_need_the_session_csrf_token_and_the_page_version() {
+    let f = fixture().await;
+    let (cookie, csrf) = sign_in(&f.app, ADMIN).await;
+    let path = "/console/tools/probe@1.0.0/edit";
+    let (status, _, body) =
+        send(&f.app, post(path, Some(&cookie), "csrf=guess&version=1&description=x")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(body.contains("CSRF"));
+
+    let form = format!("csrf={csrf}&version=1&displayName=Probe&description=Looks+things+up.");
+    let (status, headers, _) = send(&f.app, post(path, Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        headers[header::LOCATION],
+        "/console/tools/probe%401.0.0/history?from=1&to=2&saved=2"
+    );
+    // The same form again is a stale page: a conflict, nothing written.
+    let (status, _, body) = send(&f.app, post(path, Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::PRECONDITION_FAILED);
+    assert!(body.contains("your page shows version 1, it is now at version 2"), "{body}");
+    let tool: ToolDefinition = f.registry.get("probe@1.0.0").await.unwrap();
+    assert_eq!((tool.server.version, tool.description.as_str()), (Some(2), "Looks things up."));
+
+    // Signing out ends the session server-side.
+    let (status, _, _) =
+        send(&f.app, post("/console/sign-out", Some(&cookie), &format!("csrf={csrf}"))).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+    let (status, _, _) = send(&f.app, get("/console/tools", Some(&cookie))).await;
+    assert_eq!(status, StatusCode::SEE_OTHER);
+}

@@ -1,0 +1,482 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The web console in a real browser: headless Chromium driven over WebDriver against
+//! a real `agent-registry serve` on loopback (the example loaded).
+//!
+//! Without `chromedriver` these tests skip, except in CI (`CI=true`), where a missing
+//! browser is a failure (`scripts/test.sh` installs Debian's `chromium` and
+//! `chromium-driver`). The browser tests run one at a time (two cores).
+
+use registry_e2e::serve::Serve;
+use registry_e2e::webdriver::{Browser, Driver};
+use serde_json::{Value, json};
+
+/// One browser at a time.
+static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The installed browser; `None` (skip) only outside CI.
+fn browser() -> Option<Browser> {
+    let found = Browser::find();
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but chromedriver is missing: scripts/test.sh installs Debian's chromium \
+             and chromium-driver"
+        );
+        eprintln!("skipped: no chromedriver on PATH (apt-get install chromium chromium-driver)");
+    }
+    found
+}
+
+/// One browser test's browser and server (the browser closes first), holding the
+/// one-browser-at-a-time lock.
+struct Run {
+    d: Driver,
+    s: Serve,
+    _one: tokio::sync::MutexGuard<'static, ()>,
+}
+
+/// A server (with `principals` minted) and a browser signed in as `who` (none: not
+/// signed in); `None` when the test skips.
+async fn run(principals: &[(&str, &str)], who: Option<&str>) -> Option<Run> {
+    let browser = browser()?;
+    let one = BROWSER.lock().await;
+    let s = Serve::start(principals).unwrap();
+    let d = Driver::start(&browser).await.unwrap();
+    if let Some(name) = who {
+        sign_in(&d, &s, name).await;
+    }
+    Some(Run { d, s, _one: one })
+}
+
+/// Posts a form built in the page (as a forging page would) to `action`.
+async fn post_form(d: &Driver, action: &str, fields: &[(&str, &str)]) {
+    let script = "
+        const form = document.createElement('form');
+        form.method = 'post';
+        form.action = arguments[0];
+        for (const [name, value] of arguments[1]) {
+            const input = document.createElement('input');
+            input.type = 'hidden'; input.name = name; input.value = value;
+            form.appendChild(input);
+        }
+        document.body.appendChild(form);
+        form.submit();";
+    d.execute_and_wait(script, json!([action, fields])).await.unwrap();
+}
+
+/// Saves a screenshot of the window in the target directory, and as the README's
+/// `docs/console.png` when `REGISTRY_CONSOLE_SCREENSHOT` is set.
+async fn screenshot(d: &Driver) {
+    let png = d.screenshot().await.unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("console.png");
+    std::fs::write(&out, &png).unwrap();
+    if std::env::var_os("REGISTRY_CONSOLE_SCREENSHOT").is_some() {
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/console.png");
+        std::fs::write(docs, &png).unwrap();
+    }
+}
+
+/// Signs in as `name` through the sign-in form.
+async fn sign_in(d: &Driver, s: &Serve, name: &str) {
+    d.goto(&s.url("/")).await.unwrap();
+    let token = d.find("#token").await.unwrap();
+    d.fill(&token, s.token(name)).await.unwrap();
+    d.click_and_wait(&d.find("form.sign-in button[type=submit]").await.unwrap()).await.unwrap();
+    assert_eq!(d.text_of("#who").await.unwrap().split_whitespace().next(), Some(name));
+}
+
+/// An API call with `token`: status and JSON body.
+async fn api(s: &Serve, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut request =
+        reqwest::Client::new().request(method, s.url(path)).bearer_auth(s.token("admin"));
+    if let Some(body) = body {
+        request = request
+            .header("Content-Type", "application/merge-patch+json")
+            .header("If-Match", "*")
+            .body(body.to_string());
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
+    let Some(Run { d, s, _one }) = run(&[], None).await else { return };
+
+    // `/` sends a browser to the console's sign-in page; a wrong token is refused there.
+    d.goto(&s.url("/")).await.unwrap();
+    let url = d.url().await.unwrap();
+    assert!(url.ends_with("/console/sign-in"), "{url}: {}", d.source().await.unwrap());
+    d.fill(&d.find("#token").await.unwrap(), "not-a-token-0123456789").await.unwrap();
+    d.click_and_wait(&d.find("form.sign-in button[type=submit]").await.unwrap()).await.unwrap();
+    assert!(
+        d.text_of("#sign-in-error").await.unwrap().contains("not accepted"),
+        "{}",
+        d.source().await.unwrap()
+    );
+
+    sign_in(&d, &s, "admin").await;
+    // The session is a cookie scripts cannot read; the token is in no URL or storage.
+    let cookies = d.cookies().await.unwrap();
+    let session = cookies.iter().find(|c| c["name"] == "ar_console").expect("session cookie");
+    assert_eq!(session["httpOnly"], json!(true));
+    assert_eq!(session["sameSite"], json!("Strict"));
+    assert_ne!(session["value"], json!(s.token("admin")));
+    let seen = d
+        .execute(
+            "return [document.cookie, JSON.stringify(localStorage), JSON.stringify(sessionStorage)];",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(seen, json!(["", "{}", "{}"]));
+    assert!(!d.url().await.unwrap().contains(s.token("admin")));
+
+    // The keyboard: the first Tab reaches the skip link; `/` (the console's script,
+    // allowed by the Content-Security-Policy) focuses the first filter.
+    let focused = "return document.activeElement.id || document.activeElement.className;";
+    d.keys("\u{E004}").await.unwrap();
+    assert_eq!(d.execute(focused, json!([])).await.unwrap(), json!("skip"));
+    d.keys("/").await.unwrap();
+    assert_eq!(d.execute(focused, json!([])).await.unwrap(), json!("f-name"));
+
+    // Find the example agent by filter (tag and part of the name), then open it.
+    d.fill(&d.find("#f-tag").await.unwrap(), "team=weather").await.unwrap();
+    d.fill(&d.find("#f-name").await.unwrap(), "weather").await.unwrap();
+    d.click_and_wait(&d.find("form.filters button[type=submit]").await.unwrap()).await.unwrap();
+    let rows = d.find_all_now("#agents tbody tr").await.unwrap();
+    assert_eq!(rows.len(), 1, "{}", d.source().await.unwrap());
+    // Each filter narrows: another team's tag or another name finds nothing.
+    for query in ["tag=team%3Dother", "name=forecast", "status=disabled"] {
+        d.goto(&s.url(&format!("/console/agents?{query}"))).await.unwrap();
+        assert!(d.text_of("#empty").await.unwrap().contains("No agent matches"), "{query}");
+    }
+    d.goto(&s.url("/console/agents?tag=team%3Dweather&name=WEATHER")).await.unwrap();
+    d.click_and_wait(&d.find("#agents a[href='/console/agents/weather-agent']").await.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(d.text_of("h1").await.unwrap(), "Agent weather-agent");
+    let tools = d.text_of("#agent-tools").await.unwrap();
+    for release in ["weather-basic@1.0.0", "weather-forecast@1.0.0", "convert_units@1.0.0"] {
+        assert!(tools.contains(release), "{tools}");
+    }
+    assert!(tools.contains("weather-forecast@^1"), "the range as named: {tools}");
+
+    // Pages: two releases, then the third behind "Next page".
+    d.goto(&s.url("/console/tools?limit=2")).await.unwrap();
+    assert_eq!(d.find_all_now("#tools tbody tr:not(.group)").await.unwrap().len(), 2);
+    d.click_and_wait(&d.find("a[rel=next]").await.unwrap()).await.unwrap();
+    assert_eq!(d.find_all_now("#tools tbody tr:not(.group)").await.unwrap().len(), 1);
+    assert!(d.find_all_now("a[rel=next]").await.unwrap().is_empty());
+
+    // A filter that matches nothing says so; a bad one is explained.
+    d.goto(&s.url("/console/tools?executionType=mcp")).await.unwrap();
+    assert!(d.text_of("#empty").await.unwrap().contains("No tool matches"));
+    d.goto(&s.url("/console/tools?status=sleeping")).await.unwrap();
+    assert!(d.text_of(".error").await.unwrap().contains("/status"));
+
+    // Every form field has a label; a narrow window scrolls tables, not the page.
+    let unlabelled =
+        "return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+        .filter(e => !e.labels || e.labels.length === 0).map(e => e.name);";
+    for path in [
+        "/console/agents",
+        "/console/tools",
+        "/console/agents/weather-agent/resolve",
+        "/console/tools/weather-basic@1.0.0/edit",
+        "/console/tools/weather-basic@1.0.0/history",
+    ] {
+        d.goto(&s.url(path)).await.unwrap();
+        assert_eq!(d.execute(unlabelled, json!([])).await.unwrap(), json!([]), "{path}");
+    }
+    d.resize(420, 900).await.unwrap();
+    for path in
+        ["/console/tools", "/console/agents/weather-agent", "/console/tools/weather-forecast@1.0.0"]
+    {
+        d.goto(&s.url(path)).await.unwrap();
+        let overflow = d
+            .execute("return document.documentElement.scrollWidth - window.innerWidth;", json!([]))
+            .await
+            .unwrap();
+        assert!(
+            overflow.as_i64().unwrap() <= 0,
+            "{path} is wider than a narrow window: {overflow}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn resolve_as_an_external_and_an_internal_user() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+
+    d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
+    d.click_and_wait(&d.find("#resolve-link").await.unwrap()).await.unwrap();
+    d.fill(&d.find("#userId").await.unwrap(), "u-1").await.unwrap();
+    d.fill(&d.find("#userType").await.unwrap(), "external-user").await.unwrap();
+    d.click_and_wait(&d.find("#resolve").await.unwrap()).await.unwrap();
+    assert_eq!(d.find_all_now("#granted tbody tr").await.unwrap().len(), 2);
+    let left = d.text_of("#left-out").await.unwrap();
+    assert!(left.contains("weather-forecast@1.0.0") && left.contains("no rule matched"), "{left}");
+    assert!(d.text_of("#agent-decision").await.unwrap().contains("Everyone else"));
+
+    d.fill(&d.find("#userType").await.unwrap(), "internal-user").await.unwrap();
+    d.click_and_wait(&d.find("#resolve").await.unwrap()).await.unwrap();
+    let granted = d.find_all_now("#granted tbody tr").await.unwrap();
+    assert_eq!(granted.len(), 3);
+    let text = d.text_of("#granted").await.unwrap();
+    assert!(
+        text.contains("allow by rule #0 \u{201c}Internal users and premium customers\u{201d}"),
+        "the deciding rule: {text}"
+    );
+    assert_eq!(d.text_of("#left-out").await.unwrap(), "None.");
+    // The README's screenshot: this result at 1280x800.
+    d.execute("document.getElementById('agent-decision').scrollIntoView();", json!([]))
+        .await
+        .unwrap();
+    screenshot(&d).await;
+
+    // The full trace, folded until asked for.
+    let trace = d.find("#trace pre").await.unwrap();
+    assert_eq!(d.text(&trace).await.unwrap(), "", "hidden until opened");
+    d.click(&d.find("#trace summary").await.unwrap()).await.unwrap();
+    assert!(d.text(&trace).await.unwrap().contains("\"RULE_MATCH\""));
+
+    // Context the server refuses is explained at the field.
+    d.fill(&d.find("#customData").await.unwrap(), "[1]").await.unwrap();
+    d.click_and_wait(&d.find("#resolve").await.unwrap()).await.unwrap();
+    assert!(d.text_of("#error-customData").await.unwrap().contains("must be a JSON object"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn editing_a_tool_description_makes_a_version_and_shows_the_diff() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
+    assert_eq!(d.text_of("#version").await.unwrap(), "1");
+    d.click_and_wait(&d.find("#edit-link").await.unwrap()).await.unwrap();
+    let field = d.find("#field-description").await.unwrap();
+    d.fill(&field, "Current weather for a city, from the console.").await.unwrap();
+    d.click_and_wait(&d.find("#save").await.unwrap()).await.unwrap();
+
+    assert_eq!(d.text_of("#saved").await.unwrap(), "Saved as version 2.");
+    let diff = d.text_of("#diff").await.unwrap();
+    assert!(diff.contains("/description"), "{diff}");
+    assert!(diff.contains("Looks up the current weather for a city."), "old text: {diff}");
+    assert!(diff.contains("Current weather for a city, from the console."), "new text: {diff}");
+    let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
+    assert_eq!(tool["version"], 2);
+    assert_eq!(tool["lastModifiedBy"], "admin");
+
+    // Disable it from its page; the page then offers to enable it again.
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
+    assert_eq!(d.text_of("#version").await.unwrap(), "2");
+    d.click_and_wait(&d.find("#lifecycle-button").await.unwrap()).await.unwrap();
+    assert_eq!(d.text_of("#lifecycle-button").await.unwrap(), "Enable");
+    let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
+    assert_eq!(tool["lifecycle"]["status"], "disabled");
+    assert_eq!(tool["version"], 3);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_validation_error_is_shown_next_to_its_field() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
+    d.fill(&d.find("#field-description").await.unwrap(), "   ").await.unwrap();
+    d.click_and_wait(&d.find("#save").await.unwrap()).await.unwrap();
+
+    let field = d.find("#field-description").await.unwrap();
+    assert_eq!(d.attribute(&field, "aria-invalid").await.unwrap().as_deref(), Some("true"));
+    assert_eq!(
+        d.attribute(&field, "aria-describedby").await.unwrap().as_deref(),
+        Some("error-description")
+    );
+    assert_eq!(d.text_of("#error-description").await.unwrap(), "must not be empty");
+    // The message sits in the description's field, right after it.
+    let next = d
+        .execute(
+            "return document.getElementById('field-description').nextElementSibling.id;",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    assert_eq!(next, json!("error-description"));
+    // The other field is not marked; nothing was written.
+    let other = d.find("#field-displayName").await.unwrap();
+    assert_eq!(d.attribute(&other, "aria-invalid").await.unwrap(), None);
+    let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
+    assert_eq!(tool["version"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stale_page_gets_a_conflict_not_a_lost_update() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
+    assert_eq!(d.text_of("#editing-version").await.unwrap(), "1");
+    // Someone else changes the tool meanwhile (version 2).
+    let (status, _) = api(
+        &s,
+        reqwest::Method::PATCH,
+        "/tools/weather-basic@1.0.0",
+        Some(json!({"description": "Changed by someone else."})),
+    )
+    .await;
+    assert_eq!(status, 200);
+
+    d.fill(&d.find("#field-description").await.unwrap(), "My change.").await.unwrap();
+    d.click_and_wait(&d.find("#save").await.unwrap()).await.unwrap();
+    let conflict = d.text_of("#conflict").await.unwrap();
+    assert!(conflict.contains("your page shows version 1, it is now at version 2"), "{conflict}");
+    // The user's text is kept in the form; the other change is not lost.
+    let field = d.find("#field-description").await.unwrap();
+    assert_eq!(d.property(&field, "value").await.unwrap(), json!("My change."));
+    let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
+    assert_eq!(tool["description"], "Changed by someone else.");
+    assert_eq!(tool["version"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reader_sees_no_edit_controls_and_a_forged_write_is_refused() {
+    let Some(Run { d, s, _one }) = run(&[("rita", "reader")], Some("rita")).await else { return };
+
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
+    assert_eq!(d.text_of("h1").await.unwrap(), "Tool weather-basic@1.0.0");
+    assert!(
+        d.find_all_now("#edit-link, #lifecycle-button, form[action$='/edit']")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
+    assert!(d.find_all_now("#edit-link, #lifecycle-button").await.unwrap().is_empty());
+
+    // A write forged in the reader's own session (with its valid CSRF token): the
+    // server refuses it by role.
+    let csrf = d.find("input[name=csrf]").await.unwrap();
+    let csrf = d.property(&csrf, "value").await.unwrap();
+    let fields =
+        [("csrf", csrf.as_str().unwrap()), ("version", "1"), ("description", "forged by a reader")];
+    post_form(&d, "/console/tools/weather-basic@1.0.0/edit", &fields).await;
+    let refusal = d.text_of(".error").await.unwrap();
+    assert!(refusal.contains("the `editor` role is needed"), "{refusal}");
+    let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
+    assert_eq!(tool["version"], 1);
+    assert_eq!(tool["description"], "Looks up the current weather for a city.");
+
+    // The edit page itself says why instead of showing a form.
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
+    assert!(d.text_of(".error").await.unwrap().contains("needs the `editor` role"));
+    assert!(d.find_all_now("#save").await.unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_without_the_session_csrf_token_is_refused() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+
+    d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
+    let fields = [("version", "1"), ("status", "disabled"), ("csrf", "guess")];
+    post_form(&d, "/console/tools/weather-basic@1.0.0/lifecycle", &fields).await;
+    assert!(d.text_of(".error").await.unwrap().contains("CSRF"));
+    let (_, tool) = api(&s, reqwest::Method::GET, "/tools/weather-basic@1.0.0", None).await;
+    assert_eq!(tool["version"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stored_markup_renders_as_text() {
+    let Some(Run { d, s, _one }) = run(&[], None).await else { return };
+    let payload = "<img src=x onerror=alert(1)>";
+    let tool = json!({
+        "toolId": "xss-probe@1.0.0",
+        "executionType": "lambda",
+        "name": "xss_probe",
+        "displayName": "<script>alert(2)</script>",
+        "description": payload,
+        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:probe",
+        "supportedAgentFrameworks": ["bedrock"],
+        "functionSchema": [{"name": "probe", "description": payload,
+                            "parameters": {"q": {"type": "string", "description": payload}}}]
+    });
+    let response = reqwest::Client::new()
+        .post(s.url("/tools"))
+        .bearer_auth(s.token("admin"))
+        .json(&tool)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201, "{}", response.text().await.unwrap());
+    sign_in(&d, &s, "admin").await;
+
+    for path in [
+        "/console/tools?name=xss",
+        "/console/tools/xss-probe@1.0.0",
+        "/console/tools/xss-probe@1.0.0/edit",
+        "/console/tools/xss-probe@1.0.0/history",
+    ] {
+        d.goto(&s.url(path)).await.unwrap();
+        d.find("main").await.unwrap();
+        assert_eq!(d.alert_text().await.unwrap(), None, "a dialog opened on {path}");
+        assert!(
+            d.find_all_now("img, main script").await.unwrap().is_empty(),
+            "markup ran on {path}"
+        );
+        let text = d.text_of("main").await.unwrap();
+        if !path.ends_with("/edit") && !path.ends_with("/history") {
+            assert!(text.contains("<script>alert(2)</script>"), "{path}: {text}");
+        }
+    }
+    d.goto(&s.url("/console/tools/xss-probe@1.0.0")).await.unwrap();
+    assert_eq!(d.text_of("dd[data-field=description]").await.unwrap(), payload);
+    let edit = "/console/tools/xss-probe@1.0.0/edit";
+    d.goto(&s.url(edit)).await.unwrap();
+    let field = d.find("#field-description").await.unwrap();
+    assert_eq!(d.property(&field, "value").await.unwrap(), json!(payload));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn schemas_per_provider_and_release_compare() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    // The schema for a provider, with what that provider cannot express.
+    d.goto(&s.url("/console/tools/weather-forecast@1.0.0")).await.unwrap();
+    assert!(d.text_of("#compat").await.unwrap().starts_with("Lossless: bedrock"));
+    let format = d.find("#format").await.unwrap();
+    d.click(&format).await.unwrap();
+    d.click(&d.find("#format option[value=openai]").await.unwrap()).await.unwrap();
+    d.click_and_wait(&d.find("form[action*='schema-for'] button").await.unwrap()).await.unwrap();
+    let compat = d.text_of("#compat").await.unwrap();
+    assert!(
+        compat.contains("/functionSchema/0/parameters/days") && compat.contains("nullable"),
+        "{compat}"
+    );
+    assert!(d.text_of("#schema-for pre").await.unwrap().contains("\"strict\": true"));
+
+    let (_, mut tool) = api(&s, reqwest::Method::GET, "/tools/weather-forecast@1.0.0", None).await;
+    for field in ["version", "createdBy", "lastModifiedBy", "createdAt", "updatedAt"] {
+        tool.as_object_mut().unwrap().remove(field);
+    }
+    tool["toolId"] = json!("weather-forecast@1.1.0");
+    tool["functionSchema"][0]["parameters"]["units"] =
+        json!({"type": "string", "description": "metric or imperial", "required": false});
+    let response = reqwest::Client::new()
+        .put(s.url("/tools/weather-forecast@1.1.0"))
+        .bearer_auth(s.token("admin"))
+        .json(&tool)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 201, "{}", response.text().await.unwrap());
+
+    d.goto(&s.url("/console/tools/weather-forecast@1.1.0")).await.unwrap();
+    d.click_and_wait(&d.find("#compare-link").await.unwrap()).await.unwrap();
+    let verdict = d.text_of("#verdict").await.unwrap();
+    assert!(verdict.starts_with("weather-forecast@1.0.0 to weather-forecast@1.1.0"), "{verdict}");
+    assert!(verdict.contains("additive") && verdict.ends_with("is minor."), "{verdict}");
+    let changes = d.text_of("#changes").await.unwrap();
+    assert!(changes.contains("/functionSchema/0/parameters/units"), "{changes}");
+
+    // Backwards, the new parameter is gone: a breaking change, a new major.
+    d.goto(&s.url("/console/tools/weather-forecast/compare?from=1.1.0&to=1.0.0")).await.unwrap();
+    let verdict = d.text_of("#verdict").await.unwrap();
+    assert!(verdict.contains("breaking") && verdict.ends_with("is major."), "{verdict}");
+}
