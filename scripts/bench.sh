@@ -70,6 +70,7 @@ line("context_prepare-from-json", 1000, "prepared context from JSON text (parse 
 line("event-text-to-response-bytes", 3000, "action-group event text -> response bytes (the path `run` uses)")
 line("guard_check-warm", 3000, "guard per warm call (Guard::check: remembered token, cached rules, decision line)")
 line("guard_verify-read-evaluate", 3000, "guard: verify signed context + read it + 3 call rules on typed arguments (nothing remembered)")
+line("guard_one-session-rule", 3000, "guard with one session rule: the same + a rule over session.* + the admitted state (no store round trip)")
 v = median("resolve/20-tools-3-rules/cache")
 if v is not None:
     print(f"full resolution, 20 tools x 3 rules, in process: {v:,.0f} ns")

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use registry_access::{Decision, DecisionPoint, DecisionRecord, Effect, ReasonCode};
 use registry_core::resolve::ToolOutcome;
 use registry_core::{Kind, Secret, ToolDefinition};
 use serde::{Deserialize, Serialize};
@@ -141,7 +142,7 @@ impl Registry {
                 || format!("agent `{}` has no tool `{id}`", request.agent_id),
                 |outcome| format!("tool `{id}` is left out ({outcome:?})"),
             );
-            log(&request, &id, "refused", &why);
+            self.log_token(&request, &id, "refused", &why);
             return Err(ServiceError::Forbidden(format!(
                 "tool `{id}` is not granted to this caller through agent `{}`: {why}",
                 request.agent_id
@@ -154,11 +155,11 @@ impl Registry {
         let mut cached = slot.lock().await;
         let now = Instant::now();
         if let Some(c) = cached.as_ref().filter(|c| c.expires > now + TOKEN_MARGIN) {
-            log(&request, &id, "issued", "cached");
+            self.log_token(&request, &id, "issued", "cached");
             return Ok(issued(c, now));
         }
         let fresh = self.fetch_token(&tool, request.scope).await?;
-        log(&request, &id, "issued", "fetched");
+        self.log_token(&request, &id, "issued", "fetched");
         let out = issued(&fresh, now);
         *cached = Some(fresh);
         Ok(out)
@@ -273,8 +274,33 @@ fn issued(cached: &Cached, now: Instant) -> IssuedToken {
     }
 }
 
-/// One decision line per token request: who, which tool through which agent, the
-/// outcome; never the token or the secret.
+impl Registry {
+    /// One decision per token request, in the decision log (point `token`) and as a
+    /// `registry::decision` trace line: who, which tool through which agent, the outcome;
+    /// never the token or the secret.
+    fn log_token(&self, request: &TokenRequest<'_>, tool_id: &str, outcome: &str, detail: &str) {
+        if self.decisions.is_on() {
+            let effect = if outcome == "issued" { Effect::Allow } else { Effect::Deny };
+            let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            let decision = Decision::new(effect, ReasonCode::RuleMatch);
+            let mut record = DecisionRecord::of(
+                &decision,
+                DecisionPoint::Token,
+                uuid::Uuid::now_v7().to_string(),
+                now,
+            );
+            record.reason = outcome.to_uppercase();
+            record.principal_id = Some(request.principal.name.clone());
+            record.agent_id = Some(request.agent_id.to_owned());
+            record.tool_id = Some(tool_id.to_owned());
+            record.message = Some(detail.to_owned());
+            self.decisions.record(record);
+        }
+        log(request, tool_id, outcome, detail);
+    }
+}
+
+/// The `registry::decision` trace line of a token request.
 fn log(request: &TokenRequest<'_>, tool_id: &str, outcome: &str, detail: &str) {
     tracing::info!(
         target: "registry::decision",
