@@ -21,10 +21,13 @@ use crate::guard::{Checked, refused, stamp};
 /// say: an hour, beyond Bedrock's default idle session time-out.
 const DEFAULT_SESSION_TTL_SECONDS: i64 = 3_600;
 
+/// An agent as last read (`None`: there is none), and when it was read.
+type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
+
 /// The agents' limits as last read, and the counters this container wrote last.
 #[derive(Debug)]
 pub(crate) struct Budgets {
-    agents: Mutex<HashMap<String, (Option<Arc<AgentDefinition>>, i64)>>,
+    agents: Mutex<HashMap<String, CachedAgent>>,
     max_staleness_ms: i64,
     known: Known,
 }
