@@ -138,8 +138,12 @@ fn bench(c: &mut Criterion) {
             };
             let decision =
                 session_rules.evaluate_call_in(&prepared, &call_of, black_box(&state).view(NOW_MS));
-            let next =
-                state.admit(&call.function, arguments.as_map(), session_rules.session_totals(), NOW_MS);
+            let next = state.admit(
+                &call.function,
+                arguments.as_map(),
+                session_rules.session_totals(),
+                NOW_MS,
+            );
             black_box((decision, next))
         })
     });
