@@ -408,7 +408,12 @@ async fn review_required_end_to_end_through_the_cli() {
     assert!(ok && out.contains("(applied)"), "{out}{err}");
     let (_, served) = s.call(reqwest::Method::GET, tool, Some(&editor), None).await;
     assert_eq!(served["version"].as_u64(), Some(version + 1));
-    assert_eq!(served["accessRules"], rule["accessRules"]);
+    // the rules as proposed, each given an id on the way in
+    let mut served_rules = served["accessRules"].clone();
+    for r in served_rules.as_array_mut().unwrap() {
+        assert!(r.as_object_mut().unwrap().remove("id").is_some(), "{r}");
+    }
+    assert_eq!(served_rules, rule["accessRules"]);
 
     let (ok, out, err) =
         s.cli_as(&approver, &["events", "--id", "weather-basic@1.0.0", "-o", "json"]);

@@ -100,7 +100,10 @@ async fn an_editors_rule_change_waits_for_another_approver_then_serves() {
     assert_eq!(proposed.body["baseVersion"], 1);
     assert_eq!(proposed.body["author"], "eve-editor");
     assert_eq!(proposed.body["note"], "let free users in");
-    assert_eq!(proposed.body["definition"]["accessRules"], json!([{"effect": "allow"}]));
+    assert_eq!(
+        proposed.body["definition"]["accessRules"],
+        json!([{"id": "rule-2", "effect": "allow"}])
+    );
     let served = s.get("/tools/weather-premium").await;
     assert_eq!(served.etag(), "\"1\"");
     assert_eq!(served.body["accessRules"][0]["condition"], PREMIUM_ONLY);
@@ -111,7 +114,7 @@ async fn an_editors_rule_change_waits_for_another_approver_then_serves() {
     assert_eq!(shown.status, StatusCode::OK, "{}", shown.text);
     assert_eq!(
         shown.body["diff"],
-        json!([{"op": "replace", "path": "/accessRules", "value": [{"effect": "allow"}]}])
+        json!([{"op": "replace", "path": "/accessRules", "value": [{"id": "rule-2", "effect": "allow"}]}])
     );
     assert_eq!(shown.body["interfaceChanges"]["changes"], json!([]));
     assert_eq!(shown.body["releaseCheck"], json!([]));
@@ -134,7 +137,7 @@ async fn an_editors_rule_change_waits_for_another_approver_then_serves() {
     assert_eq!(approved.body["approvals"][0]["by"], "ann-approver");
     let served = s.get("/tools/weather-premium").await;
     assert_eq!(served.etag(), "\"2\"");
-    assert_eq!(served.body["accessRules"], json!([{"effect": "allow"}]));
+    assert_eq!(served.body["accessRules"], json!([{"id": "rule-2", "effect": "allow"}]));
     assert_eq!(served.body["lastModifiedBy"], "eve-editor");
     assert_eq!(free_user_groups(&s).await, ["weather", "premium_weather"]);
 
