@@ -96,7 +96,7 @@ async fn a_reviewed_change_on_dynamodb_reaches_eventbridge_with_its_events() {
     let (_, served) = api(&admin_api, "GET", "/tools/weather", None, READER).await;
     assert_eq!(
         (served["version"].clone(), served["accessRules"].clone()),
-        (json!(2), json!([{"effect": "allow"}]))
+        (json!(2), json!([{"id": "rule-2", "effect": "allow"}]))
     );
 
     let (status, page) = api(&admin_api, "GET", "/events", None, READER).await;
