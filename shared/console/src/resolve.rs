@@ -50,7 +50,7 @@ pub struct ResolveForm {
 
 impl ResolveForm {
     /// The request context, or the message for the custom-data field.
-    fn context(&self) -> Result<Value, String> {
+    pub(crate) fn context(&self) -> Result<Value, String> {
         let mut ctx = Map::new();
         let mut put = |outer: &str, inner: &str, v: &str| {
             if !v.trim().is_empty() {
