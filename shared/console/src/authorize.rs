@@ -450,3 +450,42 @@ fn decision(h: &mut Html, tool: &Value, a: &Value) {
     page::pre_json(h, a);
     h.raw("</details>");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_are_typed_by_their_parameters() {
+        let tool = json!({"functionSchema": [{"name": "f", "parameters": {
+            "n": {"type": "number", "required": true},
+            "i": {"type": "integer"},
+            "b": {"type": "boolean"},
+            "s": {"type": "string"},
+            "list": {"type": "array", "items": {"type": "string"}},
+            "bad": {"type": "object"}
+        }}]});
+        let params = params_of(&tool, "");
+        assert_eq!(params.len(), 6);
+        let fields: HashMap<String, String> = [
+            ("arg.n", "5e10"),
+            ("arg.i", "lots"),
+            ("arg.s", " km "),
+            ("arg.list", "[\"a\"]"),
+            ("arg.bad", "{"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let (args, errors) = arguments(&params, &fields);
+        assert_eq!(args["n"], json!(5e10));
+        assert_eq!(args["i"], json!("lots"), "left for the server to report at its pointer");
+        assert_eq!(args["b"], json!(false), "an unchecked box is false");
+        assert_eq!(args["s"], json!(" km "));
+        assert_eq!(args["list"], json!(["a"]));
+        assert!(!args.contains_key("bad"));
+        assert!(errors["bad"][0].starts_with("is not JSON"), "{errors:?}");
+        assert!(params_of(&tool, "missing").is_empty());
+    }
+}

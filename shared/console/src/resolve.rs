@@ -224,6 +224,7 @@ async fn result(console: &Console, h: &mut Html, v: &Value) {
         }
         h.raw("</tbody></table></div>");
     }
+    left_out_reasons(h, v);
     if let Some(warnings) = v.get("warnings").and_then(Value::as_array).filter(|w| !w.is_empty()) {
         h.raw("<h2>Warnings</h2><ul id=\"warnings\">");
         for w in warnings {
@@ -242,7 +243,7 @@ fn decision_text(access: Option<&Value>, rules: Option<&Value>) -> String {
     let effect = str_of(a, "effect");
     match str_of(a, "reason") {
         "NO_RULES" => format!("{effect}: no access rules"),
-        "NO_MATCH" => format!("{effect}: no rule matched"),
+        "NO_MATCH" => format!("{effect}: no rule matched{}", would_be_text(a)),
         reason => {
             let index = a.get("ruleIndex").and_then(Value::as_u64);
             let rule = index.and_then(|i| rules.and_then(|r| r.get(usize::try_from(i).ok()?)));
@@ -260,9 +261,49 @@ fn decision_text(access: Option<&Value>, rules: Option<&Value>) -> String {
                     text.push_str(&format!(": {condition}"));
                 }
             }
+            let id = str_of(a, "ruleId");
+            if !id.is_empty() {
+                text.push_str(&format!(" (rule id {id})"));
+            }
+            text.push_str(&would_be_text(a));
             text
         }
     }
+}
+
+/// What the log-only rules would have made of a decision, when that differs ("").
+fn would_be_text(a: &Value) -> String {
+    let Some(w) = a.get("wouldBe") else {
+        return String::new();
+    };
+    let mut text = format!("; log-only rules would make it {}", str_of(w, "effect"));
+    let by = str_of(w, "ruleId");
+    if !by.is_empty() {
+        text.push_str(&format!(" by {by}"));
+    }
+    text
+}
+
+/// The compact reasons the resolution answers with: each left-out tool or
+/// collaborator, its reason code and the denying rule's id.
+fn left_out_reasons(h: &mut Html, v: &Value) {
+    let Some(items) = v.get("leftOut").and_then(Value::as_array).filter(|l| !l.is_empty()) else {
+        return;
+    };
+    h.raw("<h2>Left-out reason codes</h2><ul id=\"left-out-reasons\">");
+    for item in items {
+        h.el("<li>", str_of(item, "kind"), " ").el("<code>", str_of(item, "id"), "</code>: ").el(
+            "<code>",
+            str_of(item, "reason"),
+            "</code>",
+        );
+        let rule = str_of(item, "ruleId");
+        if !rule.is_empty() {
+            h.el(" by rule <code>", rule, "</code>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
 }
 
 fn refusal(h: &mut Html, refused: &ResolveError) {
