@@ -221,6 +221,8 @@ async fn resolve_as_an_external_and_an_internal_user() {
     assert_eq!(d.find_all_now("#granted tbody tr").await.unwrap().len(), 2);
     let left = d.text_of("#left-out").await.unwrap();
     assert!(left.contains("weather-forecast@1.0.0") && left.contains("no rule matched"), "{left}");
+    let reasons = d.text_of("#left-out-reasons").await.unwrap();
+    assert!(reasons.contains("tool weather-forecast@1.0.0: DENIED"), "{reasons}");
     assert!(d.text_of("#agent-decision").await.unwrap().contains("Everyone else"));
 
     d.fill(&d.find("#userType").await.unwrap(), "internal-user").await.unwrap();

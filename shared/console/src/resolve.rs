@@ -115,7 +115,11 @@ pub async fn show(
         let bytes = serde_json::to_vec(ctx).unwrap_or_default();
         match console.api.registry.resolve_json(&id, &bytes).await {
             Ok(resolution) => {
-                let v = serde_json::to_value(&resolution).unwrap_or(Value::Null);
+                let mut v = serde_json::to_value(&resolution).unwrap_or(Value::Null);
+                if let Some(o) = v.as_object_mut() {
+                    let left_out = serde_json::to_value(resolution.trace.left_out());
+                    o.insert("leftOut".to_owned(), left_out.unwrap_or(Value::Null));
+                }
                 result(&console, &mut h, &v).await;
             }
             Err(ResolveFailure::Refused(refused)) => refusal(&mut h, &refused),
