@@ -16,7 +16,7 @@ use crate::Console;
 use crate::html::{Html, url_component};
 use crate::page::{self, badge, csrf_field, json_text, link, str_of};
 use crate::posted::Posted;
-use crate::resolve::ResolveForm;
+use crate::resolve::{ResolveForm, text_field};
 use crate::session::{Session, SignedIn};
 
 /// The function picked (`?function=`).
@@ -333,20 +333,6 @@ fn render(
             .raw("</p>");
     }
     h.raw("<button type=\"submit\" id=\"authorize\">Authorize</button></form>");
-}
-
-fn text_field(h: &mut Html, name: &'static str, label: &'static str, value: &str) {
-    h.raw("<div class=\"field\"><label for=\"")
-        .raw(name)
-        .raw("\">")
-        .raw(label)
-        .raw("</label><input type=\"text\" id=\"")
-        .raw(name)
-        .raw("\" name=\"")
-        .raw(name)
-        .raw("\" value=\"")
-        .text(value)
-        .raw("\"></div>");
 }
 
 /// The decision: effect, outcome, stage, deciding rule, log-only outcomes, the limit,

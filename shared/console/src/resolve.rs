@@ -169,7 +169,8 @@ fn form_html(h: &mut Html, id: &str, form: &ResolveForm, custom_error: Option<&S
     h.raw("</div></div></div><button type=\"submit\" id=\"resolve\">Resolve</button></form>");
 }
 
-fn text_field(h: &mut Html, name: &'static str, label: &'static str, value: &str) {
+/// A labelled text input named `name` holding `value`.
+pub(crate) fn text_field(h: &mut Html, name: &'static str, label: &'static str, value: &str) {
     h.raw("<div class=\"field\"><label for=\"")
         .raw(name)
         .raw("\">")

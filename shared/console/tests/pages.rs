@@ -215,3 +215,30 @@ async fn writes_need_the_session_csrf_token_and_the_page_version() {
     let (status, _, _) = send(&f.app, get("/console/tools", Some(&cookie))).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
 }
+
+#[tokio::test]
+async fn authorize_review_and_events_pages_answer_and_refuse_what_the_service_refuses() {
+    let f = fixture().await;
+    let (cookie, csrf) = sign_in(&f.app, &f.reader).await;
+    for path in ["/console/tools/probe@1.0.0/authorize", "/console/proposals", "/console/events"] {
+        let (status, _, page) = send(&f.app, get(path, Some(&cookie))).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {page}");
+        assert!(!page.contains("<img"), "{path}");
+    }
+    let (_, _, events) = send(&f.app, get("/console/events?actor=admin", Some(&cookie))).await;
+    assert!(events.contains("probe@1.0.0") && events.contains(">create<"), "{events}");
+    // Authorizing needs the session's CSRF token; with it, the decision is shown.
+    let path = "/console/tools/probe@1.0.0/authorize";
+    let (status, _, _) = send(&f.app, post(path, Some(&cookie), "function=probe")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let form = format!("csrf={csrf}&function=probe&userId=u-1");
+    let (status, _, page) = send(&f.app, post(path, Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("id=\"effect\"><span class=\"badge badge-allow\">allow"), "{page}");
+    // A reader sees no review controls and the service refuses a forged approval.
+    let form = format!("csrf={csrf}");
+    let (status, _, body) =
+        send(&f.app, post("/console/proposals/any/approve", Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("role is needed to approve"), "{body}");
+}
