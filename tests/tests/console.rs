@@ -194,9 +194,13 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
         assert_eq!(d.execute(unlabelled, json!([])).await.unwrap(), json!([]), "{path}");
     }
     d.resize(420, 900).await.unwrap();
-    for path in
-        ["/console/tools", "/console/agents/weather-agent", "/console/tools/weather-forecast@1.0.0"]
-    {
+    for path in [
+        "/console/tools",
+        "/console/agents/weather-agent",
+        "/console/tools/weather-forecast@1.0.0",
+        "/console/tools/convert_units@1.0.0/authorize",
+        "/console/events",
+    ] {
         d.goto(&s.url(path)).await.unwrap();
         let overflow = d
             .execute("return document.documentElement.scrollWidth - window.innerWidth;", json!([]))
