@@ -26,6 +26,11 @@ impl Serve {
     /// Mints a token for each `(name, role)`, then starts the server and waits until it
     /// listens.
     pub fn start(principals: &[(&str, &str)]) -> Result<Self, String> {
+        Self::start_with(principals, &[])
+    }
+
+    /// As [`Serve::start`], with `args` added to `serve` (such as `--require-review`).
+    pub fn start_with(principals: &[(&str, &str)], args: &[&str]) -> Result<Self, String> {
         let data = std::env::temp_dir().join(format!(
             "registry-console-e2e-{}-{}",
             std::process::id(),
@@ -49,6 +54,7 @@ impl Serve {
         let mut child = Command::new(&bin)
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&data)
+            .args(args)
             .env("AGENT_REGISTRY_ADMIN_TOKEN", ADMIN_TOKEN)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())

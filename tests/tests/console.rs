@@ -186,14 +186,21 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
         "/console/agents/weather-agent/resolve",
         "/console/tools/weather-basic@1.0.0/edit",
         "/console/tools/weather-basic@1.0.0/history",
+        "/console/tools/convert_units@1.0.0/authorize",
+        "/console/proposals",
+        "/console/events",
     ] {
         d.goto(&s.url(path)).await.unwrap();
         assert_eq!(d.execute(unlabelled, json!([])).await.unwrap(), json!([]), "{path}");
     }
     d.resize(420, 900).await.unwrap();
-    for path in
-        ["/console/tools", "/console/agents/weather-agent", "/console/tools/weather-forecast@1.0.0"]
-    {
+    for path in [
+        "/console/tools",
+        "/console/agents/weather-agent",
+        "/console/tools/weather-forecast@1.0.0",
+        "/console/tools/convert_units@1.0.0/authorize",
+        "/console/events",
+    ] {
         d.goto(&s.url(path)).await.unwrap();
         let overflow = d
             .execute("return document.documentElement.scrollWidth - window.innerWidth;", json!([]))
@@ -218,6 +225,8 @@ async fn resolve_as_an_external_and_an_internal_user() {
     assert_eq!(d.find_all_now("#granted tbody tr").await.unwrap().len(), 2);
     let left = d.text_of("#left-out").await.unwrap();
     assert!(left.contains("weather-forecast@1.0.0") && left.contains("no rule matched"), "{left}");
+    let reasons = d.text_of("#left-out-reasons").await.unwrap();
+    assert!(reasons.contains("tool weather-forecast@1.0.0: DENIED"), "{reasons}");
     assert!(d.text_of("#agent-decision").await.unwrap().contains("Everyone else"));
 
     d.fill(&d.find("#userType").await.unwrap(), "internal-user").await.unwrap();
@@ -479,4 +488,125 @@ async fn schemas_per_provider_and_release_compare() {
     d.goto(&s.url("/console/tools/weather-forecast/compare?from=1.1.0&to=1.0.0")).await.unwrap();
     let verdict = d.text_of("#verdict").await.unwrap();
     assert!(verdict.contains("breaking") && verdict.ends_with("is major."), "{verdict}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn authorize_a_call_with_typed_arguments() {
+    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+
+    // The tool page lists the call rules with their ids and modes.
+    d.goto(&s.url("/console/tools/convert_units@1.0.0")).await.unwrap();
+    let rules = d.text_of("#call-rules").await.unwrap();
+    for text in ["no-huge-values", "metric-only", "log-only", "Quantities beyond a billion"] {
+        assert!(rules.contains(text), "{text}: {rules}");
+    }
+    d.click_and_wait(&d.find("#authorize-link").await.unwrap()).await.unwrap();
+    assert_eq!(d.text_of("h1").await.unwrap(), "Authorize a call of convert_units@1.0.0");
+
+    // 5 km to miles: allowed, but the log-only metric-only rule would deny it.
+    d.fill(&d.find("#arg-value").await.unwrap(), "5").await.unwrap();
+    d.fill(&d.find("#arg-from").await.unwrap(), "km").await.unwrap();
+    d.fill(&d.find("#arg-to").await.unwrap(), "mi").await.unwrap();
+    d.fill(&d.find("#userId").await.unwrap(), "u-1").await.unwrap();
+    d.fill(&d.find("#userType").await.unwrap(), "internal-user").await.unwrap();
+    d.click_and_wait(&d.find("#authorize").await.unwrap()).await.unwrap();
+    let source = d.source().await.unwrap();
+    assert_eq!(d.text_of("#effect").await.unwrap(), "allow", "{source}");
+    assert_eq!(d.text_of("#outcome").await.unwrap(), "would-deny");
+    assert_eq!(d.text_of("#stage").await.unwrap(), "call");
+    let would_be = d.text_of("#would-be").await.unwrap();
+    assert!(would_be.starts_with("deny by metric-only"), "{would_be}");
+    assert!(d.text_of("#log-only").await.unwrap().contains("metric-only"));
+    let results = d.text_of("#call-results").await.unwrap();
+    assert!(results.contains("no-huge-values") && results.contains("log-only"), "{results}");
+
+    // The form keeps what was sent; a value beyond a billion is denied by no-huge-values.
+    let value = d.find("#arg-value").await.unwrap();
+    assert_eq!(d.property(&value, "value").await.unwrap(), json!("5"));
+    d.fill(&value, "5e10").await.unwrap();
+    d.click_and_wait(&d.find("#authorize").await.unwrap()).await.unwrap();
+    assert_eq!(d.text_of("#effect").await.unwrap(), "deny");
+    let rule = d.text_of("#deciding-rule").await.unwrap();
+    assert!(rule.starts_with("no-huge-values") && rule.contains("beyond a billion"), "{rule}");
+
+    // Not a number: the server's error is shown at the field, and nothing is decided.
+    d.fill(&d.find("#arg-value").await.unwrap(), "lots").await.unwrap();
+    d.click_and_wait(&d.find("#authorize").await.unwrap()).await.unwrap();
+    let field = d.find("#arg-value").await.unwrap();
+    assert_eq!(d.attribute(&field, "aria-invalid").await.unwrap().as_deref(), Some("true"));
+    let error = d.text_of("#error-arg-value").await.unwrap();
+    assert!(error.starts_with("value ") && error.len() > "value ".len(), "{error}");
+    assert!(d.find_all_now("#decision").await.unwrap().is_empty());
+    assert!(d.find_all_now("#arg-from[aria-invalid]").await.unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_user_approves_a_proposal() {
+    let Some(browser) = browser() else { return };
+    let _one = BROWSER.lock().await;
+    let principals = [("erin", "editor"), ("alex", "approver")];
+    let s = Serve::start_with(&principals, &["--require-review"]).unwrap();
+    let d = Driver::start(&browser).await.unwrap();
+
+    // An editor changes the agent's instruction (governed): a proposal, not a version.
+    sign_in(&d, &s, "erin").await;
+    d.goto(&s.url("/console/agents/weather-agent/edit")).await.unwrap();
+    d.fill(
+        &d.find("#field-basePrompt").await.unwrap(),
+        "You are a careful weather assistant: say which city you looked up.",
+    )
+    .await
+    .unwrap();
+    d.click_and_wait(&d.find("#save").await.unwrap()).await.unwrap();
+    let proposal = d.url().await.unwrap();
+    assert!(proposal.contains("/console/proposals/"), "{proposal}: {}", d.source().await.unwrap());
+    assert_eq!(d.text_of("#state").await.unwrap(), "open");
+    assert_eq!(d.text_of("#author").await.unwrap(), "erin");
+    assert!(d.text_of("#diff").await.unwrap().contains("/basePrompt"));
+    // Its author sees no Approve button, and a forged approval is refused by the service.
+    assert!(d.find_all_now("#approve").await.unwrap().is_empty());
+    assert!(d.text_of("#no-review").await.unwrap().contains("another approver"));
+    let csrf = d
+        .execute("return document.querySelector('input[name=csrf]').value;", json!([]))
+        .await
+        .unwrap();
+    let path = proposal.trim_start_matches(&s.base).to_owned();
+    post_form(&d, &format!("{path}/approve"), &[("csrf", csrf.as_str().unwrap())]).await;
+    let refused = d.text_of("#review-error").await.unwrap();
+    assert!(refused.contains("role is needed to approve"), "{refused}");
+    assert_eq!(d.text_of("#state").await.unwrap(), "open");
+    d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
+    assert_eq!(d.text_of("#version").await.unwrap(), "1");
+    d.click_and_wait(&d.find("form.who button").await.unwrap()).await.unwrap();
+
+    // The proposal is in the queue; an approver approves it and it applies.
+    sign_in(&d, &s, "alex").await;
+    d.click_and_wait(&d.find("nav a[href='/console/proposals']").await.unwrap()).await.unwrap();
+    let queue = d.text_of("#proposals").await.unwrap();
+    assert!(queue.contains("weather-agent") && queue.contains("erin"), "{queue}");
+    d.goto(&proposal).await.unwrap();
+    d.click_and_wait(&d.find("#approve").await.unwrap()).await.unwrap();
+    let applied = d.text_of("#applied").await.unwrap();
+    assert!(applied.contains("is now at version 2"), "{applied}");
+    assert_eq!(d.text_of("#state").await.unwrap(), "applied");
+    d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
+    assert_eq!(d.text_of("#version").await.unwrap(), "2");
+
+    // The audit events name who did what.
+    d.click_and_wait(&d.find("nav a[href='/console/events']").await.unwrap()).await.unwrap();
+    d.fill(&d.find("#id").await.unwrap(), "weather-agent").await.unwrap();
+    d.click_and_wait(&d.find("#filter").await.unwrap()).await.unwrap();
+    let rows = d
+        .execute(
+            "return [...document.querySelectorAll('#events tbody tr')]
+                .map(r => r.querySelector('.action').textContent + ' ' + r.querySelector('.actor').textContent);",
+            json!([]),
+        )
+        .await
+        .unwrap();
+    let rows: Vec<&str> = rows.as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    for expected in ["proposal.opened erin", "proposal.approved alex", "proposal.applied alex"] {
+        assert!(rows.contains(&expected), "{expected}: {rows:?}");
+    }
+    drop(d);
 }

@@ -56,6 +56,21 @@ pub fn rules(h: &mut Html, v: &Value, heading: &'static str) {
         h.raw("<p class=\"muted\">No access rules: everyone who can reach it may use it.</p>");
         return;
     };
+    rule_table(h, rules, "rules");
+}
+
+/// The call rules of tool `v` (checked on each call's arguments) as a table.
+pub fn call_rules(h: &mut Html, v: &Value) {
+    h.raw("<h2>Call rules</h2>");
+    let Some(rules) = v.get("callRules").and_then(Value::as_array).filter(|r| !r.is_empty()) else {
+        h.raw("<p class=\"muted\">No call rules: every call a principal may make is allowed.</p>");
+        return;
+    };
+    rule_table(h, rules, "call-rules");
+}
+
+/// Rules as a table with the id `table_id`.
+fn rule_table(h: &mut Html, rules: &[Value], table_id: &'static str) {
     let mut columns: Vec<String> =
         ["id", "effect", "mode", "order", "condition", "description"].map(String::from).to_vec();
     for rule in rules {
@@ -66,7 +81,9 @@ pub fn rules(h: &mut Html, v: &Value, heading: &'static str) {
         }
     }
     columns.retain(|c| rules.iter().any(|r| r.get(c).is_some()));
-    h.raw("<div class=\"scroll\"><table class=\"rules\"><thead><tr><th scope=\"col\">#</th>");
+    h.raw("<div class=\"scroll\"><table class=\"rules\" id=\"")
+        .raw(table_id)
+        .raw("\"><thead><tr><th scope=\"col\">#</th>");
     for c in &columns {
         h.raw("<th scope=\"col\">").text(c).raw("</th>");
     }

@@ -82,6 +82,11 @@ pub async fn submit<R: Kind>(
         .patch::<R>(&session.principal, &id, &Value::Object(patch), Precondition::Version(version))
         .await;
     match written {
+        Ok(w) if w.outcome == Outcome::Proposed => {
+            let proposal = w.proposal.map(|p| p.id).unwrap_or_default();
+            Redirect::to(&format!("/console/proposals/{}", url_component(&proposal)))
+                .into_response()
+        }
         Ok(w) => {
             let new = w.definition.version();
             let saved = if w.outcome == Outcome::Unchanged { version } else { new };

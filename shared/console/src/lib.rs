@@ -2,16 +2,19 @@
 
 pub mod agent;
 pub mod assets;
+pub mod authorize;
 pub mod compare;
 pub mod detail;
 pub mod diff;
 pub mod edit;
+pub mod events;
 pub mod history;
 pub mod html;
 pub mod kind;
 pub mod lists;
 pub mod page;
 pub mod posted;
+pub mod proposals;
 pub mod resolve;
 pub mod session;
 pub mod sign_in;
@@ -76,6 +79,12 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/console/agents/{id}/lifecycle", post(edit::lifecycle::<AgentDefinition>))
         .route("/console/tools/{id}/lifecycle", post(edit::lifecycle::<ToolDefinition>))
+        .route("/console/tools/{id}/authorize", get(authorize::form).post(authorize::submit))
+        .route("/console/proposals", get(proposals::list))
+        .route("/console/proposals/{id}", get(proposals::show))
+        .route("/console/proposals/{id}/approve", post(proposals::approve))
+        .route("/console/proposals/{id}/reject", post(proposals::reject))
+        .route("/console/events", get(events::list))
         .with_state(console)
         .layer(DefaultBodyLimit::max(MAX_FORM_BYTES))
         .layer(map_response(assets::secure))

@@ -22,7 +22,9 @@ pub fn page(title: &str, session: Option<&Session>, body: Html) -> Html {
         .raw("<a class=\"brand\" href=\"/console\">agent-registry</a>");
     if let Some(s) = session {
         h.raw("<nav aria-label=\"Main\"><a href=\"/console/agents\">Agents</a>")
-            .raw("<a href=\"/console/tools\">Tools</a></nav>")
+            .raw("<a href=\"/console/tools\">Tools</a>")
+            .raw("<a href=\"/console/proposals\">Proposals</a>")
+            .raw("<a href=\"/console/events\">Events</a></nav>")
             .raw("<form class=\"who\" method=\"post\" action=\"/console/sign-out\">")
             .raw("<span id=\"who\">")
             .text(&s.principal.name)

@@ -50,7 +50,7 @@ pub struct ResolveForm {
 
 impl ResolveForm {
     /// The request context, or the message for the custom-data field.
-    fn context(&self) -> Result<Value, String> {
+    pub(crate) fn context(&self) -> Result<Value, String> {
         let mut ctx = Map::new();
         let mut put = |outer: &str, inner: &str, v: &str| {
             if !v.trim().is_empty() {
@@ -115,7 +115,11 @@ pub async fn show(
         let bytes = serde_json::to_vec(ctx).unwrap_or_default();
         match console.api.registry.resolve_json(&id, &bytes).await {
             Ok(resolution) => {
-                let v = serde_json::to_value(&resolution).unwrap_or(Value::Null);
+                let mut v = serde_json::to_value(&resolution).unwrap_or(Value::Null);
+                if let Some(o) = v.as_object_mut() {
+                    let left_out = serde_json::to_value(resolution.trace.left_out());
+                    o.insert("leftOut".to_owned(), left_out.unwrap_or(Value::Null));
+                }
                 result(&console, &mut h, &v).await;
             }
             Err(ResolveFailure::Refused(refused)) => refusal(&mut h, &refused),
@@ -165,7 +169,8 @@ fn form_html(h: &mut Html, id: &str, form: &ResolveForm, custom_error: Option<&S
     h.raw("</div></div></div><button type=\"submit\" id=\"resolve\">Resolve</button></form>");
 }
 
-fn text_field(h: &mut Html, name: &'static str, label: &'static str, value: &str) {
+/// A labelled text input named `name` holding `value`.
+pub(crate) fn text_field(h: &mut Html, name: &'static str, label: &'static str, value: &str) {
     h.raw("<div class=\"field\"><label for=\"")
         .raw(name)
         .raw("\">")
@@ -224,6 +229,7 @@ async fn result(console: &Console, h: &mut Html, v: &Value) {
         }
         h.raw("</tbody></table></div>");
     }
+    left_out_reasons(h, v);
     if let Some(warnings) = v.get("warnings").and_then(Value::as_array).filter(|w| !w.is_empty()) {
         h.raw("<h2>Warnings</h2><ul id=\"warnings\">");
         for w in warnings {
@@ -242,7 +248,7 @@ fn decision_text(access: Option<&Value>, rules: Option<&Value>) -> String {
     let effect = str_of(a, "effect");
     match str_of(a, "reason") {
         "NO_RULES" => format!("{effect}: no access rules"),
-        "NO_MATCH" => format!("{effect}: no rule matched"),
+        "NO_MATCH" => format!("{effect}: no rule matched{}", would_be_text(a)),
         reason => {
             let index = a.get("ruleIndex").and_then(Value::as_u64);
             let rule = index.and_then(|i| rules.and_then(|r| r.get(usize::try_from(i).ok()?)));
@@ -260,9 +266,49 @@ fn decision_text(access: Option<&Value>, rules: Option<&Value>) -> String {
                     text.push_str(&format!(": {condition}"));
                 }
             }
+            let id = str_of(a, "ruleId");
+            if !id.is_empty() {
+                text.push_str(&format!(" (rule id {id})"));
+            }
+            text.push_str(&would_be_text(a));
             text
         }
     }
+}
+
+/// What the log-only rules would have made of a decision, when that differs ("").
+fn would_be_text(a: &Value) -> String {
+    let Some(w) = a.get("wouldBe") else {
+        return String::new();
+    };
+    let mut text = format!("; log-only rules would make it {}", str_of(w, "effect"));
+    let by = str_of(w, "ruleId");
+    if !by.is_empty() {
+        text.push_str(&format!(" by {by}"));
+    }
+    text
+}
+
+/// The compact reasons the resolution answers with: each left-out tool or
+/// collaborator, its reason code and the denying rule's id.
+fn left_out_reasons(h: &mut Html, v: &Value) {
+    let Some(items) = v.get("leftOut").and_then(Value::as_array).filter(|l| !l.is_empty()) else {
+        return;
+    };
+    h.raw("<h2>Left-out reason codes</h2><ul id=\"left-out-reasons\">");
+    for item in items {
+        h.el("<li>", str_of(item, "kind"), " ").el("<code>", str_of(item, "id"), "</code>: ").el(
+            "<code>",
+            str_of(item, "reason"),
+            "</code>",
+        );
+        let rule = str_of(item, "ruleId");
+        if !rule.is_empty() {
+            h.el(" by rule <code>", rule, "</code>");
+        }
+        h.raw("</li>");
+    }
+    h.raw("</ul>");
 }
 
 fn refusal(h: &mut Html, refused: &ResolveError) {

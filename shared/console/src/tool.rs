@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::Console;
-use crate::detail::{actions, props, release_rows, releases, rules, source};
+use crate::detail::{actions, call_rules, props, release_rows, releases, rules, source};
 use crate::html::{Html, url_component};
 use crate::page::{self, json_text, str_of};
 use crate::session::SignedIn;
@@ -66,6 +66,10 @@ pub async fn show(
         );
     }
     rules(&mut h, &v, "Access rules");
+    call_rules(&mut h, &v);
+    h.raw("<p><a id=\"authorize-link\" href=\"/console/tools/")
+        .text(&url_component(&tool.tool_id))
+        .raw("/authorize\">Authorize a call</a> (fill in arguments and a caller, see the decision)</p>");
     source(&mut h, &v);
     page::ok(&format!("Tool {}", tool.tool_id), &session, h)
 }

@@ -215,3 +215,63 @@ async fn writes_need_the_session_csrf_token_and_the_page_version() {
     let (status, _, _) = send(&f.app, get("/console/tools", Some(&cookie))).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
 }
+
+#[tokio::test]
+async fn authorize_review_and_events_pages_answer_and_refuse_what_the_service_refuses() {
+    let f = fixture().await;
+    let (cookie, csrf) = sign_in(&f.app, &f.reader).await;
+    for path in ["/console/tools/probe@1.0.0/authorize", "/console/proposals", "/console/events"] {
+        let (status, _, page) = send(&f.app, get(path, Some(&cookie))).await;
+        assert_eq!(status, StatusCode::OK, "{path}: {page}");
+        assert!(!page.contains("<img"), "{path}");
+    }
+    let (_, _, events) = send(&f.app, get("/console/events?actor=admin", Some(&cookie))).await;
+    assert!(events.contains("probe@1.0.0") && events.contains(">create<"), "{events}");
+    // Authorizing needs the session's CSRF token; with it, the decision is shown.
+    let path = "/console/tools/probe@1.0.0/authorize";
+    let (status, _, _) = send(&f.app, post(path, Some(&cookie), "function=probe")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let form = format!("csrf={csrf}&function=probe&userId=u-1");
+    let (status, _, page) = send(&f.app, post(path, Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("id=\"effect\"><span class=\"badge badge-allow\">allow"), "{page}");
+    // A reader sees no review controls and the service refuses a forged approval.
+    let form = format!("csrf={csrf}");
+    let (status, _, body) =
+        send(&f.app, post("/console/proposals/any/approve", Some(&cookie), &form)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert!(body.contains("role is needed to approve"), "{body}");
+}
+
+#[tokio::test]
+async fn events_page_newer_then_older_along_the_pages_seen() {
+    let f = fixture().await;
+    let admin = Principal::new("admin", Role::Admin);
+    for i in 0..55 {
+        let patch = json!({"description": format!("Version {i}.")});
+        f.registry
+            .patch::<ToolDefinition>(
+                &admin,
+                "probe@1.0.0",
+                &patch,
+                registry_api::service::Precondition::Current,
+            )
+            .await
+            .unwrap();
+    }
+    let (cookie, _) = sign_in(&f.app, ADMIN).await;
+    let rows = |page: &str| page.matches("<td class=\"actor\">").count();
+    let (_, _, first) = send(&f.app, get("/console/events", Some(&cookie))).await;
+    assert_eq!(rows(&first), 50);
+    assert!(!first.contains("id=\"older\""));
+    let newer = first.split("id=\"newer\" href=\"").nth(1).unwrap().split('"').next().unwrap();
+    let newer = newer.replace("&amp;", "&");
+    assert!(newer.ends_with("&after=50&back=0"), "{newer}");
+    let (_, _, second) = send(&f.app, get(&newer, Some(&cookie))).await;
+    assert_eq!(rows(&second), 6, "56 events: the create and 55 patches");
+    assert!(!second.contains("id=\"newer\""));
+    let older = second.split("id=\"older\" href=\"").nth(1).unwrap().split('"').next().unwrap();
+    let (_, _, back) = send(&f.app, get(&older.replace("&amp;", "&"), Some(&cookie))).await;
+    assert_eq!(rows(&back), 50);
+    assert!(back.contains("<td>1</td>"), "the first page again");
+}
