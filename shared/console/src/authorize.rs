@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use registry_api::Problem;
 use registry_api::service::{AuthorizeRequest, CallInput};
-use registry_core::{RequestContext, ToolDefinition};
+use registry_core::RequestContext;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -61,11 +61,10 @@ pub async fn form(
     Path(id): Path<String>,
     Query(pick): Query<Pick>,
 ) -> Response {
-    let tool = match console.api.registry.get::<ToolDefinition>(&id).await {
-        Ok(tool) => tool,
-        Err(e) => return page::problem(&session, &Problem::from(e)),
+    let (_, v) = match crate::tool::read(&console, &session, &id).await {
+        Ok(read) => read,
+        Err(page) => return page,
     };
-    let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
     let mut h = Html::new();
     render(&mut h, &session, &id, &v, &pick.function, &HashMap::new(), &HashMap::new());
     page::ok(&format!("Authorize a call of {id}"), &session, h)
@@ -78,11 +77,10 @@ pub async fn submit(
     form: Posted,
 ) -> Response {
     let session = &form.session;
-    let tool = match console.api.registry.get::<ToolDefinition>(&id).await {
-        Ok(tool) => tool,
-        Err(e) => return page::problem(session, &Problem::from(e)),
+    let (_, v) = match crate::tool::read(&console, session, &id).await {
+        Ok(read) => read,
+        Err(page) => return page,
     };
-    let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
     let function = form.field("function").to_owned();
     let params = params_of(&v, &function);
     let (arguments, mut errors) = arguments(&params, &form.fields);

@@ -12,7 +12,7 @@ use crate::Console;
 use crate::detail::{actions, call_rules, props, release_rows, releases, rules, source};
 use crate::html::{Html, url_component};
 use crate::page::{self, json_text, str_of};
-use crate::session::SignedIn;
+use crate::session::{Session, SignedIn};
 
 /// The tool page's query: a provider format to compile the schema to.
 #[derive(Debug, Default, Deserialize)]
@@ -22,6 +22,21 @@ pub struct ToolForm {
     pub format: String,
 }
 
+/// The live tool `id` and its JSON as the pages show it, or the problem page.
+pub(crate) async fn read(
+    console: &Console,
+    session: &Session,
+    id: &str,
+) -> Result<(ToolDefinition, Value), Response> {
+    match console.api.registry.get::<ToolDefinition>(id).await {
+        Ok(tool) => {
+            let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
+            Ok((tool, v))
+        }
+        Err(e) => Err(page::problem(session, &Problem::from(e))),
+    }
+}
+
 /// `GET /console/tools/{id}`.
 pub async fn show(
     State(console): State<Console>,
@@ -29,11 +44,10 @@ pub async fn show(
     Path(id): Path<String>,
     Query(form): Query<ToolForm>,
 ) -> Response {
-    let tool = match console.api.registry.get::<ToolDefinition>(&id).await {
-        Ok(tool) => tool,
-        Err(e) => return page::problem(&session, &Problem::from(e)),
+    let (tool, v) = match read(&console, &session, &id).await {
+        Ok(read) => read,
+        Err(page) => return page,
     };
-    let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
     let mut h = Html::new();
     actions(&mut h, &session, "tools", &tool.tool_id, &v);
     props(

@@ -8,10 +8,37 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use registry_core::session::{LimitHit, RateWindow, SessionState};
-use registry_core::{AgentLimits, Decision, RateLimit};
+use registry_core::{AgentDefinition, AgentLimits, Decision, RateKey, RateLimit, ToolDefinition};
 use serde_json::{Map, Value};
 
 use crate::{Counter, Store, StoreError};
+
+/// How long a session's counts are kept after its last call when the agent does not
+/// say (Bedrock's default idle session time-out is 600 seconds; an hour covers it).
+pub const DEFAULT_SESSION_TTL_SECONDS: i64 = 3_600;
+
+/// How long the counts of a session of `agent` are kept after its last call: the
+/// agent's idle session time-out, at least [`DEFAULT_SESSION_TTL_SECONDS`].
+pub fn session_ttl_seconds(agent: Option<&AgentDefinition>) -> i64 {
+    agent
+        .and_then(|a| a.bedrock.idle_session_ttl_in_seconds)
+        .map_or(DEFAULT_SESSION_TTL_SECONDS, |s| i64::from(s).max(DEFAULT_SESSION_TTL_SECONDS))
+}
+
+/// The rate limit of `tool` with the key of the window a call by `user_id` of
+/// `account_id` counts in (`-` for a missing one); `None` when the tool has no rate.
+pub fn rate_of<'a>(
+    tool: &'a ToolDefinition,
+    user_id: Option<&str>,
+    account_id: Option<&str>,
+) -> Option<(String, &'a RateLimit)> {
+    let rate = tool.rate_limit.as_ref()?;
+    let who = match rate.key {
+        RateKey::Principal => user_id,
+        RateKey::Account => account_id,
+    };
+    Some((crate::rate_key(&tool.tool_id, rate.key.as_str(), who.unwrap_or("-")), rate))
+}
 
 /// Attempts at an admission before it gives up on a contended counter.
 pub const ADMIT_ATTEMPTS: usize = 8;

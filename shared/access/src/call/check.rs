@@ -56,12 +56,7 @@ fn session_reads<'e>(
                 None => totals.push(key),
             },
             ("callsOf", Some(key)) if !schema.has_function(&key) => {
-                let known: Vec<&str> = schema.function_names().collect();
-                out.push(format!(
-                    "{}: '{key}' is not a function of this tool; its functions are {}",
-                    at(info, call.args[1].id),
-                    known.join(", ")
-                ));
+                out.push(format!("{}: {}", at(info, call.args[1].id), unknown_function(&key, schema)));
             }
             ("total", None) => out.push(format!(
                 "{}: index `session.total` with a string literal '<function>.<argument>': the registry keeps only the totals rules name",
@@ -94,11 +89,7 @@ fn total_problem(key: &str, schema: &CallSchema) -> Option<String> {
         return Some(format!("'{key}' is not '<function>.<argument>'"));
     };
     if !schema.has_function(function) {
-        let known: Vec<&str> = schema.function_names().collect();
-        return Some(format!(
-            "'{function}' in '{key}' is not a function of this tool; its functions are {}",
-            known.join(", ")
-        ));
+        return Some(format!("in '{key}': {}", unknown_function(function, schema)));
     }
     match schema.parameter(function, argument) {
         Some(ArgType::Integer | ArgType::Number) => None,
@@ -259,15 +250,17 @@ fn function_names<'e>(
     for literal in literals {
         let Some(name) = string_literal(literal) else { continue };
         if !schema.has_function(&name) {
-            let known: Vec<&str> = schema.function_names().collect();
-            let hint = suggest(&name, known.iter().copied())
-                .map(|s| format!("did you mean '{s}'? "))
-                .unwrap_or_default();
-            out.push(format!(
-                "{}: '{name}' is not a function of this tool; {hint}its functions are {}",
-                at(info, literal.id),
-                known.join(", ")
-            ));
+            out.push(format!("{}: {}", at(info, literal.id), unknown_function(&name, schema)));
         }
     }
+}
+
+/// Why `name` is refused as a function of the tool: the functions it has, and the
+/// closest one when one is close.
+fn unknown_function(name: &str, schema: &CallSchema) -> String {
+    let known: Vec<&str> = schema.function_names().collect();
+    let hint = suggest(name, known.iter().copied())
+        .map(|s| format!("did you mean '{s}'? "))
+        .unwrap_or_default();
+    format!("'{name}' is not a function of this tool; {hint}its functions are {}", known.join(", "))
 }

@@ -7,8 +7,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
-use registry_core::{AgentDefinition, RateKey};
-use registry_store::budget::{Admission, Known, Verdict as Admitted, admit};
+use registry_core::AgentDefinition;
+use registry_store::budget::{
+    Admission, Known, Verdict as Admitted, admit, rate_of, session_ttl_seconds,
+};
 
 use crate::arguments::Arguments;
 use crate::event::ActionGroupEvent;
@@ -16,10 +18,6 @@ use crate::guard::loaded::{Loaded, Stage};
 use crate::guard::source::RuleSource;
 use crate::guard::verdict::{self, Refusal, Verdict};
 use crate::guard::{Checked, refused, stamp};
-
-/// How long a session's counts are kept after its last call when the agent does not
-/// say: an hour, beyond Bedrock's default idle session time-out.
-const DEFAULT_SESSION_TTL_SECONDS: i64 = 3_600;
 
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
@@ -91,18 +89,7 @@ impl Budgets {
             }
         };
         let limits = agent.as_ref().and_then(|a| a.limits.as_ref());
-        let rate = loaded.tool.rate_limit.as_ref().map(|rate| {
-            let who = match rate.key {
-                RateKey::Principal => prepared.user_id(),
-                RateKey::Account => prepared.account_id(),
-            };
-            let key = registry_store::rate_key(
-                &loaded.tool.tool_id,
-                rate.key.as_str(),
-                who.unwrap_or("-"),
-            );
-            (key, rate)
-        });
+        let rate = rate_of(&loaded.tool, prepared.user_id(), prepared.account_id());
         if limits.is_none() && rate.is_none() && !loaded.set.reads_session() {
             return None;
         }
@@ -118,12 +105,7 @@ impl Budgets {
             function: event.name(),
             arguments: arguments.as_map(),
             totals: loaded.set.session_totals(),
-            session_ttl_seconds: agent
-                .as_ref()
-                .and_then(|a| a.bedrock.idle_session_ttl_in_seconds)
-                .map_or(DEFAULT_SESSION_TTL_SECONDS, |s| {
-                    i64::from(s).max(DEFAULT_SESSION_TTL_SECONDS)
-                }),
+            session_ttl_seconds: session_ttl_seconds(agent.as_deref()),
         };
         let decide = |view: registry_access::SessionView<'_>| {
             loaded.set.evaluate_call_in(prepared, &call, view)

@@ -13,9 +13,9 @@ use registry_access::{
 use registry_core::model::LifecycleStatus;
 use registry_core::resolve::RuleCache;
 use registry_core::session::SessionState;
-use registry_core::{AgentDefinition, Kind, RateKey, RequestContext, ToolDefinition, Violation};
+use registry_core::{AgentDefinition, Kind, RequestContext, ToolDefinition, Violation};
 use registry_store::StoreError;
-use registry_store::budget::{Admission, Verdict, admit};
+use registry_store::budget::{Admission, Verdict, admit, rate_of, session_ttl_seconds};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -160,10 +160,6 @@ struct Budget {
     rate: Option<(String, registry_core::RateLimit)>,
 }
 
-/// How long a session's counts are kept after its last call when the agent does not
-/// say (Bedrock's default idle session time-out is 600 seconds; an hour covers it).
-const DEFAULT_SESSION_TTL_SECONDS: i64 = 3_600;
-
 impl Budget {
     /// The admission of `request`'s call, keeping the running totals in `totals`.
     fn admission<'a>(
@@ -179,11 +175,7 @@ impl Budget {
             function: &request.call.function,
             arguments: &request.call.arguments,
             totals,
-            session_ttl_seconds: agent
-                .and_then(|a| a.bedrock.idle_session_ttl_in_seconds)
-                .map_or(DEFAULT_SESSION_TTL_SECONDS, |s| {
-                    i64::from(s).max(DEFAULT_SESSION_TTL_SECONDS)
-                }),
+            session_ttl_seconds: session_ttl_seconds(agent),
         }
     }
 }
@@ -379,18 +371,12 @@ impl Registry {
             }
             _ => None,
         };
-        let rate = tool.rate_limit.clone().map(|rate| {
-            let who = match rate.key {
-                RateKey::Principal => request.context.user.user_id.clone(),
-                RateKey::Account => request.context.account.account_id.clone(),
-            };
-            let key = registry_store::rate_key(
-                &tool.tool_id,
-                rate.key.as_str(),
-                who.as_deref().unwrap_or("-"),
-            );
-            (key, rate)
-        });
+        let rate = rate_of(
+            tool,
+            request.context.user.user_id.as_deref(),
+            request.context.account.account_id.as_deref(),
+        )
+        .map(|(key, rate)| (key, rate.clone()));
         if session.is_none() && rate.is_none() {
             return Ok(None);
         }
