@@ -87,6 +87,54 @@ pub struct DecisionRecord {
     pub context: Option<Value>,
 }
 
+/// A decision line in CloudWatch embedded metric format: the record's fields, the
+/// dimensions' values and the count, and the `_aws` metadata that declares them.
+#[derive(Serialize)]
+struct EmfLine<'a> {
+    #[serde(flatten)]
+    record: &'a DecisionRecord,
+    #[serde(rename = "ToolId")]
+    tool_dimension: &'a str,
+    #[serde(rename = "RuleId")]
+    rule_dimension: &'a str,
+    #[serde(rename = "Outcome")]
+    outcome_dimension: &'static str,
+    #[serde(rename = "Decisions")]
+    decisions: u32,
+    #[serde(rename = "_aws")]
+    aws: EmfMetadata,
+}
+
+/// EMF's `_aws` object.
+#[derive(Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct EmfMetadata {
+    timestamp: i64,
+    #[serde(rename = "CloudWatchMetrics")]
+    cloud_watch_metrics: [EmfDirective; 1],
+}
+
+/// The one metric directive: `Decisions` counted by tool, rule and outcome, and by
+/// outcome alone, in [`METRICS_NAMESPACE`].
+struct EmfDirective;
+
+impl Serialize for EmfDirective {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        #[derive(Serialize)]
+        #[serde(rename_all = "PascalCase")]
+        struct Metric {
+            name: &'static str,
+            unit: &'static str,
+        }
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("Namespace", METRICS_NAMESPACE)?;
+        map.serialize_entry("Dimensions", &[&["ToolId", "RuleId", "Outcome"][..], &["Outcome"]])?;
+        map.serialize_entry("Metrics", &[Metric { name: "Decisions", unit: "Count" }])?;
+        map.end()
+    }
+}
+
 impl DecisionRecord {
     /// A record of `decision` made at `point`; the caller fills in who and what.
     pub fn of(decision: &Decision, point: DecisionPoint, id: String, time: String) -> Self {
@@ -148,34 +196,51 @@ impl DecisionRecord {
     /// a `Decisions` count with the dimensions `ToolId`, `RuleId` and `Outcome` (and
     /// `Outcome` alone), at `timestamp_ms`.
     pub fn to_emf_line(&self, timestamp_ms: i64) -> String {
-        let mut value = match serde_json::to_value(self) {
-            Ok(Value::Object(map)) => map,
-            _ => return String::new(),
+        let rule = self.limit.as_deref().or(self.rule_id.as_deref());
+        let line = EmfLine {
+            record: self,
+            tool_dimension: self.tool_id.as_deref().unwrap_or("-"),
+            rule_dimension: rule.or(self.would_be_rule_id.as_deref()).unwrap_or("-"),
+            outcome_dimension: self.outcome.as_str(),
+            decisions: 1,
+            aws: EmfMetadata { timestamp: timestamp_ms, cloud_watch_metrics: [EmfDirective] },
         };
-        let dimension = |v: Option<&str>| Value::String(v.unwrap_or("-").to_owned());
-        value.insert("ToolId".into(), dimension(self.tool_id.as_deref()));
-        value.insert(
-            "RuleId".into(),
-            dimension(
-                self.limit
-                    .as_deref()
-                    .or(self.rule_id.as_deref())
-                    .or(self.would_be_rule_id.as_deref()),
-            ),
-        );
-        value.insert("Outcome".into(), Value::String(self.outcome.as_str().to_owned()));
-        value.insert("Decisions".into(), Value::from(1));
-        value.insert(
-            "_aws".into(),
-            serde_json::json!({
-                "Timestamp": timestamp_ms,
+        serde_json::to_string(&line).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_emf_line_is_the_record_plus_the_metric_directive() {
+        let decision = Decision::new(Effect::Deny, ReasonCode::RuleMatch);
+        let mut record =
+            DecisionRecord::of(&decision, DecisionPoint::Guard, "d-1".into(), "t".into());
+        record.tool_id = Some("refund".into());
+        record.rule_id = Some("cap-refunds".into());
+        let line: Value = serde_json::from_str(&record.to_emf_line(1_700_000_000_000)).unwrap();
+        let mut expected = serde_json::to_value(&record).unwrap();
+        let extra = json!({
+            "ToolId": "refund", "RuleId": "cap-refunds", "Outcome": "deny", "Decisions": 1,
+            "_aws": {
+                "Timestamp": 1_700_000_000_000_i64,
                 "CloudWatchMetrics": [{
-                    "Namespace": METRICS_NAMESPACE,
+                    "Namespace": "AgentRegistry/Decisions",
                     "Dimensions": [["ToolId", "RuleId", "Outcome"], ["Outcome"]],
                     "Metrics": [{"Name": "Decisions", "Unit": "Count"}]
                 }]
-            }),
-        );
-        serde_json::to_string(&value).unwrap_or_default()
+            }
+        });
+        expected.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        assert_eq!(line, expected);
+
+        record.tool_id = None;
+        record.rule_id = None;
+        record.limit = Some("maxToolCalls".into());
+        let line: Value = serde_json::from_str(&record.to_emf_line(0)).unwrap();
+        assert_eq!((&line["ToolId"], &line["RuleId"]), (&json!("-"), &json!("maxToolCalls")));
     }
 }

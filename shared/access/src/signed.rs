@@ -7,11 +7,15 @@
 //! and `mac` the base64url HMAC-SHA256 of everything before it.
 
 use crate::context::RequestContext;
+use crate::context::prepared::PreparedContext;
+use crate::diagnostics::ContextJsonError;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use sha2::Sha256;
+use std::borrow::Cow;
 
 /// The session attribute that carries the signed context.
 pub const SESSION_ATTRIBUTE: &str = "registryPrincipal";
@@ -26,6 +30,8 @@ pub const MAX_SIGNED_BYTES: usize = 8 * 1024;
 pub struct SigningKey {
     id: String,
     secret: Vec<u8>,
+    /// HMAC keyed with `secret`, cloned for each MAC (the key schedule done once).
+    keyed: Hmac<Sha256>,
 }
 
 impl std::fmt::Debug for SigningKey {
@@ -52,6 +58,9 @@ pub enum SignedContextError {
     /// The key is unusable (empty secret, bad id).
     #[error("invalid signing key: {0}")]
     InvalidKey(&'static str),
+    /// The context breaks the request-context limits (the number of problems).
+    #[error("the signed context is over the context limits ({0} problems)")]
+    OverLimits(usize),
     /// The context is too large to sign.
     #[error("the signed context would be {0} bytes, at most {MAX_SIGNED_BYTES}")]
     TooLarge(usize),
@@ -65,6 +74,67 @@ pub struct Principal {
     pub agent_id: String,
     /// The request context the resolution decided on.
     pub context: RequestContext,
+}
+
+/// A verified signed context, kept as its payload (the JSON `{"agentId", "context"}`)
+/// so that it is read in place, without building a [`Principal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedPayload {
+    json: Vec<u8>,
+    expires_at: i64,
+}
+
+/// The payload's two fields, borrowed from its text.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PayloadFields<'a> {
+    #[serde(borrow)]
+    agent_id: Cow<'a, str>,
+    #[serde(borrow)]
+    context: &'a RawValue,
+}
+
+impl VerifiedPayload {
+    /// When the signed context expires (Unix seconds).
+    pub fn expires_at(&self) -> i64 {
+        self.expires_at
+    }
+
+    /// The agent id and the request context prepared for evaluation, read from the
+    /// payload's text (the same context as [`VerifiedPayload::principal`] gives).
+    pub fn read(&self) -> Result<(Cow<'_, str>, PreparedContext<'_>), SignedContextError> {
+        if let Some((agent_id, context)) = signed_layout(&self.json)
+            && let Ok(context) = PreparedContext::from_json(context)
+        {
+            return Ok((Cow::Borrowed(agent_id), context));
+        }
+        let fields: PayloadFields<'_> =
+            serde_json::from_slice(&self.json).map_err(|_| SignedContextError::Malformed)?;
+        match PreparedContext::from_json(fields.context.get().as_bytes()) {
+            Ok(context) => Ok((fields.agent_id, context)),
+            Err(ContextJsonError::Json(_)) => Err(SignedContextError::Malformed),
+            Err(ContextJsonError::Limits(errors)) => {
+                Err(SignedContextError::OverLimits(errors.len()))
+            }
+        }
+    }
+
+    /// What the payload says, parsed.
+    pub fn principal(&self) -> Result<Principal, SignedContextError> {
+        serde_json::from_slice(&self.json).map_err(|_| SignedContextError::Malformed)
+    }
+}
+
+/// The agent id and the context's text of a payload laid out as the signer writes it
+/// (`{"agentId":"<id without escapes>","context":<context>}`), sliced without a parse;
+/// `None` for any other layout. What the context's reader then takes, the payload's
+/// parse gives too.
+fn signed_layout(json: &[u8]) -> Option<(&str, &[u8])> {
+    let rest = json.strip_prefix(br#"{"agentId":""#)?;
+    let end = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    let agent_id = std::str::from_utf8(&rest[..end]).ok()?;
+    let context = rest[end..].strip_prefix(br#"","context":"#)?.strip_suffix(b"}")?;
+    Some((agent_id, context))
 }
 
 fn is_key_id(id: &str) -> bool {
@@ -82,7 +152,9 @@ impl SigningKey {
         if secret.len() < 32 {
             return Err(SignedContextError::InvalidKey("the secret must be at least 32 bytes"));
         }
-        Ok(Self { id, secret })
+        let keyed = Hmac::<Sha256>::new_from_slice(&secret)
+            .map_err(|_| SignedContextError::InvalidKey("unusable secret"))?;
+        Ok(Self { id, secret, keyed })
     }
 
     /// The key id.
@@ -90,12 +162,11 @@ impl SigningKey {
         &self.id
     }
 
-    /// The MAC of `signed` (HMAC takes keys of any length; the error is never seen).
-    fn mac(&self, signed: &[u8]) -> Result<Hmac<Sha256>, SignedContextError> {
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.secret)
-            .map_err(|_| SignedContextError::InvalidKey("unusable secret"))?;
+    /// The MAC of `signed`.
+    fn mac(&self, signed: &[u8]) -> Hmac<Sha256> {
+        let mut mac = self.keyed.clone();
         mac.update(signed);
-        Ok(mac)
+        mac
     }
 
     /// Signs `principal`, valid until `expires_at` (Unix seconds).
@@ -130,7 +201,7 @@ impl SigningKey {
     fn sign_payload(&self, payload: &[u8], expires_at: i64) -> Result<String, SignedContextError> {
         let mut out = format!("v1.{}.{expires_at}.", self.id);
         URL_SAFE_NO_PAD.encode_string(payload, &mut out);
-        let tag = self.mac(out.as_bytes())?.finalize().into_bytes();
+        let tag = self.mac(out.as_bytes()).finalize().into_bytes();
         out.push('.');
         URL_SAFE_NO_PAD.encode_string(tag, &mut out);
         if out.len() > MAX_SIGNED_BYTES {
@@ -195,6 +266,15 @@ impl KeyRing {
     /// Verifies `token` at `now` (Unix seconds): signature first, then expiry; only
     /// then is the payload read.
     pub fn verify(&self, token: &str, now: i64) -> Result<Principal, SignedContextError> {
+        self.verify_payload(token, now)?.principal()
+    }
+
+    /// Verifies `token` as [`KeyRing::verify`] does and gives its payload unread.
+    pub fn verify_payload(
+        &self,
+        token: &str,
+        now: i64,
+    ) -> Result<VerifiedPayload, SignedContextError> {
         let (signed, mac) = token.rsplit_once('.').ok_or(SignedContextError::Malformed)?;
         let mut parts = signed.splitn(4, '.');
         let (Some("v1"), Some(key_id), Some(expires), Some(payload)) =
@@ -208,14 +288,55 @@ impl KeyRing {
             .find(|k| k.id == key_id)
             .ok_or_else(|| SignedContextError::UnknownKey(key_id.chars().take(64).collect()))?;
         let tag = URL_SAFE_NO_PAD.decode(mac).map_err(|_| SignedContextError::Malformed)?;
-        key.mac(signed.as_bytes())?
+        key.mac(signed.as_bytes())
             .verify_slice(&tag)
             .map_err(|_| SignedContextError::BadSignature)?;
         let expires_at: i64 = expires.parse().map_err(|_| SignedContextError::Malformed)?;
         if now >= expires_at {
             return Err(SignedContextError::Expired(expires_at));
         }
-        let payload = URL_SAFE_NO_PAD.decode(payload).map_err(|_| SignedContextError::Malformed)?;
-        serde_json::from_slice(&payload).map_err(|_| SignedContextError::Malformed)
+        let json = URL_SAFE_NO_PAD.decode(payload).map_err(|_| SignedContextError::Malformed)?;
+        Ok(VerifiedPayload { json, expires_at })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What `read` gives, as comparable text: the agent id and the context's fields.
+    fn read(json: &str) -> Result<String, SignedContextError> {
+        let payload = VerifiedPayload { json: json.as_bytes().to_vec(), expires_at: 0 };
+        let (agent_id, context) = payload.read()?;
+        Ok(format!("{agent_id} {:?} {:?}", context.user_id(), context.account_id()))
+    }
+
+    /// The same from the parsed principal, the plain path.
+    fn parsed(json: &str) -> Result<String, SignedContextError> {
+        let payload = VerifiedPayload { json: json.as_bytes().to_vec(), expires_at: 0 };
+        let principal = payload.principal()?;
+        let context = PreparedContext::new(&principal.context)
+            .map_err(|e| SignedContextError::OverLimits(e.len()))?;
+        Ok(format!("{} {:?} {:?}", principal.agent_id, context.user_id(), context.account_id()))
+    }
+
+    #[test]
+    fn reading_a_payload_in_place_gives_what_parsing_it_gives() {
+        let ctx = r#"{"user":{"userId":"u1"},"account":{"accountId":"a\u00e9"}}"#;
+        for json in [
+            format!(r#"{{"agentId":"support","context":{ctx}}}"#),
+            format!(r#"{{"agentId":"sup\"port","context":{ctx}}}"#),
+            format!(r#"{{"agentId":"sup\u0041port","context":{ctx}}}"#),
+            format!(r#"{{ "agentId": "support", "context": {ctx} }}"#),
+            format!(r#"{{"context":{ctx},"agentId":"support"}}"#),
+            format!(r#"{{"agentId":"support","context":{ctx},"later":1}}"#),
+            r#"{"agentId":"support","context":{}}"#.to_owned(),
+            r#"{"agentId":"support","context":{"user":{"userId":"u1"}}"#.to_owned(),
+            r#"{"agentId":"support","context":{"user":7}}"#.to_owned(),
+            r#"{"agentId":"support"}"#.to_owned(),
+        ] {
+            assert_eq!(read(&json), parsed(&json), "{json}");
+        }
+        assert!(read(r#"{"agentId":"a","context":{"user":7}}"#).is_err());
     }
 }

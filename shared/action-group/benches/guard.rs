@@ -3,8 +3,9 @@
 //! whose session carries a signed principal context:
 //!
 //! - `guard/verify-read-evaluate`: what the goal counts, with nothing remembered:
-//!   verify the signed context (HMAC-SHA256, expiry, payload parsed), prepare it with
-//!   `request.agentId`/`toolId`, decode the arguments against the tool's schema, and
+//!   verify the signed context (HMAC-SHA256, expiry), read its payload into a prepared
+//!   context with `request.agentId`/`toolId`, decode and check the arguments against
+//!   the function's schema (prepared once per container, with the rules), and
 //!   evaluate the three call rules.
 //! - `guard/check-warm`: `Guard::check` on a warm container: the token seen before (its
 //!   expiry still checked), rules cached, the decision line built (EMF) and handed to a
@@ -26,9 +27,10 @@ use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict};
 use bedrock_action_group::{ActionGroupEvent, Arguments, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
-use registry_access::{PreparedContext, RequestContext, RuleSet, ToolCall};
+use registry_access::{RequestContext, RuleSet, ToolCall};
 use registry_core::ToolDefinition;
 use registry_core::session::SessionState;
+use registry_types::ArgumentSchema;
 use serde_json::json;
 
 const KEYS: &str = "bench:YmVuY2gta2V5LTAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2Nzg5";
@@ -88,17 +90,18 @@ fn bench(c: &mut Criterion) {
         RuleSet::compile_call(tool.call_rules.as_deref().unwrap(), Arc::new(tool.call_schema()))
             .unwrap();
     let function = &tool.function_schema.as_ref().unwrap()[0];
+    // prepared once per container, with the rules (`Loaded`)
+    let schema = ArgumentSchema::new(function, tool.types.as_ref()).unwrap();
     let ActionGroupEvent::Function(call) = &event else { unreachable!() };
     let token = &call.session_attributes[SESSION_ATTRIBUTE];
 
     c.bench_function("guard/verify-read-evaluate", |b| {
         b.iter(|| {
-            let principal = keys.verify(black_box(token), NOW_MS / 1000).unwrap();
-            let mut prepared = PreparedContext::new(&principal.context).unwrap();
-            prepared.set_agent_id(Some(&principal.agent_id));
+            let payload = keys.verify_payload(black_box(token), NOW_MS / 1000).unwrap();
+            let (agent_id, mut prepared) = payload.read().unwrap();
+            prepared.set_agent_id(Some(&agent_id));
             prepared.set_tool_id(Some("convert_units@1.0.0"));
-            let arguments =
-                Arguments::from_event_with_schema(call, function, tool.types.as_ref()).unwrap();
+            let arguments = Arguments::from_parameters_checked(&call.parameters, &schema).unwrap();
             let decision = rules.evaluate_call(
                 &prepared,
                 &ToolCall {
@@ -125,12 +128,11 @@ fn bench(c: &mut Criterion) {
     }
     c.bench_function("guard/one-session-rule", |b| {
         b.iter(|| {
-            let principal = keys.verify(black_box(token), NOW_MS / 1000).unwrap();
-            let mut prepared = PreparedContext::new(&principal.context).unwrap();
-            prepared.set_agent_id(Some(&principal.agent_id));
+            let payload = keys.verify_payload(black_box(token), NOW_MS / 1000).unwrap();
+            let (agent_id, mut prepared) = payload.read().unwrap();
+            prepared.set_agent_id(Some(&agent_id));
             prepared.set_tool_id(Some("convert_units@1.0.0"));
-            let arguments =
-                Arguments::from_event_with_schema(call, function, tool.types.as_ref()).unwrap();
+            let arguments = Arguments::from_parameters_checked(&call.parameters, &schema).unwrap();
             let call_of = ToolCall {
                 function: &call.function,
                 http_method: None,

@@ -214,13 +214,8 @@ impl Authorizer for RuleSetAuthorizer {
             format!("the request context is over the limits ({} problems)", e.len())
         })?;
         prepared.set_tool_id(Some(tool_id));
-        let tool = &self.loaded.tool;
-        let function = tool.function_schema.iter().flatten().find(|f| f.name == call.name());
-        let arguments = match function {
-            Some(function) => call.arguments_with_schema(function, tool.types.as_ref()),
-            None => call.arguments(),
-        }
-        .map_err(|e| e.reprompt_text())?;
+        let arguments =
+            self.loaded.arguments(call.name(), &call.parameters).map_err(|e| e.reprompt_text())?;
         let http_method = match &call.operation {
             Operation::Api { http_method, .. } => Some(http_method.as_str()),
             Operation::Function(_) => None,

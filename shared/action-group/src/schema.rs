@@ -2,11 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use registry_types::{
-    FunctionDefinition, TypeDefinition, bedrock_parameter_encodings, validate_arguments,
-};
+use registry_types::{ArgumentSchema, FunctionDefinition, TypeDefinition};
 
-use crate::{ArgumentError, Arguments, FunctionEvent, InvalidArguments};
+use crate::{ArgumentError, Arguments, FunctionEvent, InvalidArguments, Parameter};
 
 impl Arguments {
     /// Converts the event's parameters strictly, decodes the rich parameters that the
@@ -18,11 +16,24 @@ impl Arguments {
         function: &FunctionDefinition,
         types: Option<&BTreeMap<String, TypeDefinition>>,
     ) -> Result<Self, InvalidArguments> {
-        let mut args = Self::from_parameters(&event.parameters)?;
-        let encodings = bedrock_parameter_encodings(function, types);
-        args.decode_json(encodings.iter().filter(|(_, e)| e.is_json()).map(|(n, _)| n.as_str()))?;
-        let errors =
-            validate_arguments(function, types, &serde_json::Value::Object(args.0.clone()));
+        let schema = ArgumentSchema::new(function, types)
+            .map_err(|e| InvalidArguments::one(ArgumentError::at(e.path, e.message)))?;
+        Self::from_parameters_checked(&event.parameters, &schema)
+    }
+
+    /// [`Arguments::from_event_with_schema`] on Bedrock's `parameters`, against a
+    /// function's schema prepared once (for code that checks many calls of it).
+    pub fn from_parameters_checked(
+        parameters: &[Parameter],
+        schema: &ArgumentSchema,
+    ) -> Result<Self, InvalidArguments> {
+        let mut args = Self::from_parameters(parameters)?;
+        args.decode_json(schema.encodings().filter(|(_, e)| e.is_json()).map(|(name, _)| name))?;
+        let value = serde_json::Value::Object(std::mem::take(&mut args.0));
+        let errors = schema.check(&value);
+        if let serde_json::Value::Object(map) = value {
+            args.0 = map;
+        }
         if errors.is_empty() {
             Ok(args)
         } else {
@@ -43,8 +54,8 @@ impl crate::ControlCall {
         function: &FunctionDefinition,
         types: Option<&BTreeMap<String, TypeDefinition>>,
     ) -> Result<Arguments, InvalidArguments> {
-        let event =
-            FunctionEvent { parameters: self.parameters.clone(), ..FunctionEvent::default() };
-        Arguments::from_event_with_schema(&event, function, types)
+        let schema = ArgumentSchema::new(function, types)
+            .map_err(|e| InvalidArguments::one(ArgumentError::at(e.path, e.message)))?;
+        Arguments::from_parameters_checked(&self.parameters, &schema)
     }
 }

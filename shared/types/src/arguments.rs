@@ -1,7 +1,7 @@
 //! Validation of a tool call's arguments (decoded JSON) against a function's types, and
 //! decoding of Bedrock's string parameters into such arguments.
 
-use crate::bedrock::{BedrockEncoding, bedrock_parameter_encodings};
+use crate::bedrock::{BedrockEncoding, encoding};
 use crate::bedrock_value::decode_bedrock_value;
 use crate::model::{Body, Field, Object, Shape, Types, lower_function, lower_types};
 use crate::pointer::join;
@@ -11,6 +11,87 @@ use crate::{FunctionDefinition, SchemaError, TypeDefinition};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
+/// One function's parameters, checked and lowered once, to check any number of calls
+/// against (what [`validate_arguments`] and [`decode_bedrock_arguments`] do per call).
+#[derive(Debug, Clone)]
+pub struct ArgumentSchema {
+    types: Types,
+    parameters: Object,
+}
+
+impl ArgumentSchema {
+    /// `function`'s parameters with the tool's `types`; `Err` when the schema itself is
+    /// invalid (then no call can be checked against it).
+    pub fn new(
+        function: &FunctionDefinition,
+        types: Option<&BTreeMap<String, TypeDefinition>>,
+    ) -> Result<Self, SchemaError> {
+        let schema_errors = type_errors(function, types);
+        if let Some(first) = schema_errors.first() {
+            return Err(SchemaError::new(
+                "",
+                format!(
+                    "the tool's schema is invalid ({} problems, first: {first}); arguments cannot be checked",
+                    schema_errors.len()
+                ),
+            ));
+        }
+        Ok(Self { types: lower_types(types), parameters: lower_function(0, function).parameters })
+    }
+
+    /// Every violation in `args` (an object of parameter name to value), with paths
+    /// relative to it (e.g. `/cartItems/0/quantity`). Empty means valid.
+    pub fn check(&self, args: &Value) -> Vec<SchemaError> {
+        let mut checker = Checker { types: &self.types, errors: Vec::new() };
+        checker.object(&self.parameters, args, At::Root);
+        checker.errors
+    }
+
+    /// How parameter `name` travels through Bedrock, when the function has it.
+    pub fn encoding(&self, name: &str) -> Option<BedrockEncoding> {
+        let property = self.parameters.properties.iter().find(|p| p.name == name)?;
+        Some(encoding(&property.field))
+    }
+
+    /// How each parameter travels through Bedrock, in name order.
+    pub fn encodings(&self) -> impl Iterator<Item = (&str, BedrockEncoding)> {
+        self.parameters.properties.iter().map(|p| (p.name.as_str(), encoding(&p.field)))
+    }
+
+    /// Turns Bedrock's `(name, value)` string parameters into a checked arguments object
+    /// (see [`decode_bedrock_arguments`]).
+    pub fn decode<'a>(
+        &self,
+        parameters: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Value, Vec<SchemaError>> {
+        let mut args = Map::new();
+        let mut errors = Vec::new();
+        for (name, text) in parameters {
+            let Some(encoding) = self.encoding(name) else {
+                errors.push(SchemaError::new(join("", name), "unknown parameter"));
+                continue;
+            };
+            match decode(encoding, text) {
+                Ok(value) => {
+                    if args.insert(name.to_string(), value).is_some() {
+                        errors.push(SchemaError::new(
+                            join("", name),
+                            "parameter given more than once",
+                        ));
+                    }
+                }
+                Err(message) => errors.push(SchemaError::new(join("", name), message)),
+            }
+        }
+        let args = Value::Object(args);
+        let mut violations = self.check(&args);
+        // A parameter that failed to decode is absent: drop the "required" noise for it.
+        violations.retain(|v| !errors.iter().any(|e| e.path == v.path));
+        errors.append(&mut violations);
+        if errors.is_empty() { Ok(args) } else { Err(errors) }
+    }
+}
+
 /// Checks a call's arguments (an object of parameter name to value) against `function`
 /// and the tool's `types`; returns every violation, with paths relative to the arguments
 /// object (e.g. `/cartItems/0/quantity`). Empty means valid.
@@ -19,56 +100,22 @@ pub fn validate_arguments(
     types: Option<&BTreeMap<String, TypeDefinition>>,
     args: &Value,
 ) -> Vec<SchemaError> {
-    let schema_errors = type_errors(function, types);
-    if let Some(first) = schema_errors.first() {
-        return vec![SchemaError::new(
-            "",
-            format!(
-                "the tool's schema is invalid ({} problems, first: {first}); arguments cannot be checked",
-                schema_errors.len()
-            ),
-        )];
+    match ArgumentSchema::new(function, types) {
+        Ok(schema) => schema.check(args),
+        Err(invalid) => vec![invalid],
     }
-    let lowered_types = lower_types(types);
-    let lowered = lower_function(0, function);
-    let mut checker = Checker { types: &lowered_types, errors: Vec::new() };
-    checker.object(&lowered.parameters, args, "");
-    checker.errors
 }
 
 /// Turns Bedrock's `(name, value)` string parameters into an arguments object for
 /// `function`: native parameters are converted strictly, JSON-encoded ones (see
-/// [`bedrock_parameter_encodings`]) are decoded; the result is then checked with
+/// [`crate::bedrock_parameter_encodings`]) are decoded; the result is then checked with
 /// [`validate_arguments`]. `Err` lists every problem (paths relative to the arguments).
 pub fn decode_bedrock_arguments<'a>(
     function: &FunctionDefinition,
     types: Option<&BTreeMap<String, TypeDefinition>>,
     parameters: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Result<Value, Vec<SchemaError>> {
-    let encodings = bedrock_parameter_encodings(function, types);
-    let mut args = Map::new();
-    let mut errors = Vec::new();
-    for (name, text) in parameters {
-        let path = join("", name);
-        let Some(encoding) = encodings.get(name) else {
-            errors.push(SchemaError::new(path, "unknown parameter"));
-            continue;
-        };
-        match decode(*encoding, text) {
-            Ok(value) => {
-                if args.insert(name.to_string(), value).is_some() {
-                    errors.push(SchemaError::new(path, "parameter given more than once"));
-                }
-            }
-            Err(message) => errors.push(SchemaError::new(path, message)),
-        }
-    }
-    let args = Value::Object(args);
-    let mut violations = validate_arguments(function, types, &args);
-    // A parameter that failed to decode is absent: drop the "required" noise for it.
-    violations.retain(|v| !errors.iter().any(|e| e.path == v.path));
-    errors.append(&mut violations);
-    if errors.is_empty() { Ok(args) } else { Err(errors) }
+    ArgumentSchema::new(function, types).map_err(|invalid| vec![invalid])?.decode(parameters)
 }
 
 /// One parameter by its Bedrock encoding, through [`decode_bedrock_value`]: native
@@ -86,39 +133,58 @@ fn decode(encoding: BedrockEncoding, text: &str) -> Result<Value, String> {
     }
 }
 
+/// Where a checked value sits, as a chain of references; written out as a JSON
+/// Pointer only for a violation.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn pointer(&self) -> String {
+        match self {
+            At::Root => String::new(),
+            At::Key(parent, key) => join(&parent.pointer(), key),
+            At::Index(parent, index) => join(&parent.pointer(), &index.to_string()),
+        }
+    }
+}
+
 struct Checker<'a> {
     types: &'a Types,
     errors: Vec<SchemaError>,
 }
 
 impl Checker<'_> {
-    fn push(&mut self, path: &str, message: impl Into<String>) {
-        self.errors.push(SchemaError::new(path, message));
+    fn push(&mut self, at: At<'_>, message: impl Into<String>) {
+        self.errors.push(SchemaError::new(at.pointer(), message));
     }
 
-    fn object(&mut self, object: &Object, value: &Value, path: &str) {
+    fn object(&mut self, object: &Object, value: &Value, path: At<'_>) {
         let Value::Object(map) = value else {
             self.push(path, format!("expected an object, found {}", kind(value)));
             return;
         };
         for property in &object.properties {
-            let property_path = join(path, &property.name);
+            let property_path = At::Key(&path, &property.name);
             match map.get(&property.name) {
-                Some(item) => self.field(&property.field, item, &property_path),
-                None if property.required => self.push(&property_path, "required"),
+                Some(item) => self.field(&property.field, item, property_path),
+                None if property.required => self.push(property_path, "required"),
                 None => {}
             }
         }
         if !object.additional {
             for key in map.keys() {
                 if !object.properties.iter().any(|p| &p.name == key) {
-                    self.push(&join(path, key), "unknown property: not in the schema");
+                    self.push(At::Key(&path, key), "unknown property: not in the schema");
                 }
             }
         }
     }
 
-    fn field(&mut self, field: &Field, value: &Value, path: &str) {
+    fn field(&mut self, field: &Field, value: &Value, path: At<'_>) {
         match &field.shape {
             Shape::Scalar(Scalar::File) => self.file(value, path),
             Shape::Scalar(scalar) => {
@@ -137,7 +203,7 @@ impl Checker<'_> {
             Shape::Array(items) => match value {
                 Value::Array(elements) => {
                     for (index, element) in elements.iter().enumerate() {
-                        self.field(items, element, &join(path, &index.to_string()));
+                        self.field(items, element, At::Index(&path, index));
                     }
                 }
                 _ => self.push(path, format!("expected an array, found {}", kind(value))),
@@ -156,7 +222,7 @@ impl Checker<'_> {
         }
     }
 
-    fn named(&mut self, name: &str, value: &Value, path: &str) {
+    fn named(&mut self, name: &str, value: &Value, path: At<'_>) {
         let Some(named) = self.types.get(name) else {
             self.push(path, format!("type `{name}` is not defined"));
             return;
@@ -166,7 +232,7 @@ impl Checker<'_> {
             Body::Array(items) => match value {
                 Value::Array(elements) => {
                     for (index, element) in elements.iter().enumerate() {
-                        self.field(items, element, &join(path, &index.to_string()));
+                        self.field(items, element, At::Index(&path, index));
                     }
                 }
                 _ => self.push(path, format!("expected an array, found {}", kind(value))),
@@ -177,7 +243,7 @@ impl Checker<'_> {
         }
     }
 
-    fn union(&mut self, variants: &[String], discriminator: &str, value: &Value, path: &str) {
+    fn union(&mut self, variants: &[String], discriminator: &str, value: &Value, path: At<'_>) {
         let Value::Object(map) = value else {
             self.push(path, format!("expected an object, found {}", kind(value)));
             return;
@@ -192,19 +258,19 @@ impl Checker<'_> {
                 Some((variant.as_str(), property.field.const_value.as_ref()?))
             })
             .collect();
-        let allowed = tags.iter().map(|(_, v)| v.to_string()).collect::<Vec<_>>().join(", ");
-        let tag_path = join(path, discriminator);
+        let allowed = || tags.iter().map(|(_, v)| v.to_string()).collect::<Vec<_>>().join(", ");
+        let tag_path = At::Key(&path, discriminator);
         let Some(tag) = map.get(discriminator) else {
-            self.push(&tag_path, format!("required: the discriminator, one of {allowed}"));
+            self.push(tag_path, format!("required: the discriminator, one of {}", allowed()));
             return;
         };
         match tags.iter().find(|(_, v)| same_value(v, tag)) {
             Some((variant, _)) => self.named(variant, value, path),
-            None => self.push(&tag_path, format!("must be one of {allowed}")),
+            None => self.push(tag_path, format!("must be one of {}", allowed())),
         }
     }
 
-    fn file(&mut self, value: &Value, path: &str) {
+    fn file(&mut self, value: &Value, path: At<'_>) {
         let Value::Object(map) = value else {
             self.push(path, format!("expected a file reference object, found {}", kind(value)));
             return;
@@ -212,25 +278,24 @@ impl Checker<'_> {
         for key in ["id", "mediaType", "url"] {
             match map.get(key) {
                 Some(Value::String(_)) => {}
-                Some(other) => {
-                    self.push(&join(path, key), format!("expected a string, found {}", kind(other)))
-                }
-                None => self.push(&join(path, key), "required"),
+                Some(other) => self
+                    .push(At::Key(&path, key), format!("expected a string, found {}", kind(other))),
+                None => self.push(At::Key(&path, key), "required"),
             }
         }
         if let Some(filename) = map.get("filename").filter(|v| !v.is_string()) {
             self.push(
-                &join(path, "filename"),
+                At::Key(&path, "filename"),
                 format!("expected a string, found {}", kind(filename)),
             );
         }
         if let Some(size) = map.get("size").filter(|v| !v.is_number()) {
-            self.push(&join(path, "size"), format!("expected a number, found {}", kind(size)));
+            self.push(At::Key(&path, "size"), format!("expected a number, found {}", kind(size)));
         }
         for key in map.keys() {
             if !["id", "mediaType", "url", "filename", "size"].contains(&key.as_str()) {
                 self.push(
-                    &join(path, key),
+                    At::Key(&path, key),
                     "unknown property: a file reference has id, mediaType, url, filename, size",
                 );
             }

@@ -117,7 +117,7 @@ pub(crate) fn compile_functions(
 }
 
 /// The encoding for a lowered field: plain scalars and arrays of them are native.
-fn encoding(field: &Field) -> BedrockEncoding {
+pub(crate) fn encoding(field: &Field) -> BedrockEncoding {
     match &field.shape {
         Shape::Scalar(Scalar::String) => BedrockEncoding::String,
         Shape::Scalar(Scalar::Number) => BedrockEncoding::Number,

@@ -19,7 +19,7 @@ mod type_expr;
 mod unquoted_list;
 mod validate;
 
-pub use arguments::{decode_bedrock_arguments, validate_arguments};
+pub use arguments::{ArgumentSchema, decode_bedrock_arguments, validate_arguments};
 pub use bedrock::{
     BedrockEncoding, BedrockFunction, BedrockParameter, BedrockType, MAX_PARAMETER_DESCRIPTION,
     bedrock_functions, bedrock_parameter_encodings,

@@ -22,52 +22,72 @@ pub struct ToolCall<'a> {
     pub arguments: &'a Map<String, serde_json::Value>,
 }
 
-/// `call` as the interpreter reads it.
+/// `call` as the interpreter reads it: each argument typed when a condition reads it.
 pub(crate) struct CallValues<'a> {
-    function: Value<'a>,
-    http_method: Option<Value<'a>>,
-    /// A [`Value::Map`].
-    arguments: Value<'a>,
+    call: ToolCall<'a>,
+    schema: &'a CallSchema,
 }
 
 impl<'a> CallValues<'a> {
     /// The values of `call`, each argument typed by what `schema` declares for it
     /// (`number` as double also when written without a fraction, `integer` as int);
     /// arguments the schema does not declare keep their JSON types.
-    pub(crate) fn new(call: &ToolCall<'a>, schema: &CallSchema) -> Self {
-        let arguments = call
-            .arguments
-            .iter()
-            .map(|(name, value)| {
-                let typed = match (schema.parameter(call.function, name), value) {
-                    (Some(ArgType::Number), serde_json::Value::Number(n)) => {
-                        n.as_f64().map(Value::Double)
-                    }
-                    (Some(ArgType::Integer), serde_json::Value::Number(n)) => {
-                        n.as_i64().map(Value::Int)
-                    }
-                    _ => None,
-                };
-                (Cow::Borrowed(name.as_str()), typed.unwrap_or_else(|| Value::from_json(value)))
-            })
-            .collect();
-        Self {
-            function: Value::str(call.function),
-            http_method: call.http_method.map(Value::str),
-            arguments: Value::Map(arguments),
-        }
+    pub(crate) fn new(call: &ToolCall<'a>, schema: &'a CallSchema) -> Self {
+        Self { call: *call, schema }
+    }
+
+    /// The argument `name`, typed.
+    fn argument(&self, name: &str) -> Option<Value<'a>> {
+        let value = self.call.arguments.get(name)?;
+        Some(self.typed(name, value))
+    }
+
+    fn typed(&self, name: &str, value: &'a serde_json::Value) -> Value<'a> {
+        let typed = match (self.schema.parameter(self.call.function, name), value) {
+            (Some(ArgType::Number), serde_json::Value::Number(n)) => n.as_f64().map(Value::Double),
+            (Some(ArgType::Integer), serde_json::Value::Number(n)) => n.as_i64().map(Value::Int),
+            _ => None,
+        };
+        typed.unwrap_or_else(|| Value::from_json(value))
+    }
+
+    /// `call.arguments` as one map.
+    fn arguments(&self) -> Value<'a> {
+        let entries = self.call.arguments.iter();
+        Value::Map(entries.map(|(k, v)| (Cow::Borrowed(k.as_str()), self.typed(k, v))).collect())
     }
 
     /// `call` as one map.
     fn whole(&self) -> Value<'a> {
         let mut entries = vec![
-            (Cow::Borrowed("function"), self.function.clone()),
-            (Cow::Borrowed("arguments"), self.arguments.clone()),
+            (Cow::Borrowed("function"), Value::str(self.call.function)),
+            (Cow::Borrowed("arguments"), self.arguments()),
         ];
-        if let Some(method) = &self.http_method {
-            entries.push((Cow::Borrowed("httpMethod"), method.clone()));
+        if let Some(method) = self.call.http_method {
+            entries.push((Cow::Borrowed("httpMethod"), Value::str(method)));
         }
         Value::Map(entries)
+    }
+
+    /// `call.<path>`: `function`, `httpMethod`, `arguments` or `arguments.<name>...`.
+    fn at(&self, path: &str) -> Option<Value<'a>> {
+        match path {
+            "" => Some(self.whole()),
+            ".function" => Some(Value::str(self.call.function)),
+            ".httpMethod" => self.call.http_method.map(Value::str),
+            ".arguments" => Some(self.arguments()),
+            path => {
+                let path = path.strip_prefix(".arguments.")?;
+                let Some((name, rest)) = path.split_once('.') else {
+                    return self.argument(path);
+                };
+                let mut value = self.call.arguments.get(name)?;
+                for field in rest.split('.') {
+                    value = value.get(field)?;
+                }
+                Some(Value::from_json(value))
+            }
+        }
     }
 }
 
@@ -91,20 +111,6 @@ impl VariableResolver for WithCall<'_> {
         let Some(rest) = variable.strip_prefix("call") else {
             return self.ctx.resolve(variable);
         };
-        let value = match rest {
-            "" => return Some(CowVal::Owned(self.call.whole().to_cel())),
-            ".function" => &self.call.function,
-            ".httpMethod" => self.call.http_method.as_ref()?,
-            ".arguments" => &self.call.arguments,
-            path => {
-                let path = path.strip_prefix(".arguments.")?;
-                let mut value = &self.call.arguments;
-                for field in path.split('.') {
-                    value = value.get(field)?;
-                }
-                value
-            }
-        };
-        Some(CowVal::Owned(value.to_cel()))
+        Some(CowVal::Owned(self.call.at(rest)?.to_cel()))
     }
 }

@@ -2,10 +2,14 @@
 //! decide for a call: lifecycle, access rules, call rules, in the order
 //! `POST /tools/{id}/authorize` checks them.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use registry_access::{Decision, PreparedContext, RuleSet, ToolCall};
 use registry_core::{LifecycleStatus, ToolDefinition};
+use registry_types::{ArgumentSchema, SchemaError};
+
+use crate::{ArgumentError, Arguments, InvalidArguments, Parameter};
 
 /// A tool's definition and its compiled rules, as read at `read_at_ms`.
 #[derive(Debug)]
@@ -14,7 +18,10 @@ pub(crate) struct Loaded {
     pub access: RuleSet,
     /// The call rules, compiled against the tool's schema.
     pub set: RuleSet,
-    /// The definition they came from (schema for argument decoding, descriptions).
+    /// Each function's parameters, ready to check calls against, by function name
+    /// (`Err` when the tool's schema is invalid).
+    pub schemas: BTreeMap<String, Result<ArgumentSchema, SchemaError>>,
+    /// The definition they came from (lifecycle, rule descriptions).
     pub tool: ToolDefinition,
     /// When the read that gave them started.
     pub read_at_ms: i64,
@@ -38,7 +45,30 @@ impl Loaded {
             Arc::new(tool.call_schema()),
         )
         .map_err(|e| problem("call", e))?;
-        Ok(Self { access, set, tool, read_at_ms })
+        let schemas = tool
+            .function_schema
+            .iter()
+            .flatten()
+            .map(|f| (f.name.clone(), ArgumentSchema::new(f, tool.types.as_ref())))
+            .collect();
+        Ok(Self { access, set, schemas, tool, read_at_ms })
+    }
+
+    /// A call's arguments: decoded and checked against the tool's schema for `function`
+    /// when it has one, else converted as Bedrock types them.
+    pub fn arguments(
+        &self,
+        function: &str,
+        parameters: &[Parameter],
+    ) -> Result<Arguments, InvalidArguments> {
+        match self.schemas.get(function) {
+            Some(Ok(schema)) => Arguments::from_parameters_checked(parameters, schema),
+            Some(Err(invalid)) => Err(InvalidArguments::one(ArgumentError::at(
+                invalid.path.clone(),
+                invalid.message.clone(),
+            ))),
+            None => Arguments::from_parameters(parameters),
+        }
     }
 
     /// Whether the registry has switched the tool off (`disabled` or `retired`).

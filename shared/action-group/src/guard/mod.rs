@@ -24,13 +24,11 @@ use std::time::Instant;
 
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
 use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
-use registry_core::ToolDefinition;
 
 use crate::arguments::Arguments;
 use crate::error::ToolError;
 use crate::event::ActionGroupEvent;
 use crate::handle::respond;
-use crate::invalid::InvalidArguments;
 
 pub use clock::{Clock, SystemClock};
 pub use config::{
@@ -152,16 +150,22 @@ impl<S: RuleSource> Guard<S> {
             let message = format!("no `{SESSION_ATTRIBUTE}` session attribute");
             return refused(event, Refusal::NoSignedContext, message, now_ms);
         };
-        let principal = match self.verified.verify(&config.keys, token, now_ms.div_euclid(1000)) {
-            Ok(principal) => principal,
+        let payload = match self.verified.verify(&config.keys, token, now_ms.div_euclid(1000)) {
+            Ok(payload) => payload,
             Err(e @ SignedContextError::Expired(_)) => {
                 return refused(event, Refusal::ExpiredSignedContext, e.to_string(), now_ms);
             }
             Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
         };
+        let (agent_id, mut prepared) = match payload.read() {
+            Ok(read) => read,
+            Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
+        };
+        prepared.set_agent_id(Some(&agent_id));
+        prepared.set_tool_id(Some(&config.tool_id));
         let with_principal = |mut checked: Checked| {
-            checked.record.agent_id = Some(principal.agent_id.clone());
-            checked.record.principal_id = principal.context.user.user_id.clone();
+            checked.record.agent_id = Some(agent_id.clone().into_owned());
+            checked.record.principal_id = prepared.user_id().map(str::to_owned);
             checked
         };
         let loaded = match self.rules.get(source, &config.tool_id, now_ms).await {
@@ -175,7 +179,11 @@ impl<S: RuleSource> Guard<S> {
             checked.record.tool_version = version;
             with_principal(checked)
         };
-        let arguments = match arguments(event, &loaded.tool) {
+        let checked = match event {
+            ActionGroupEvent::Function(call) => loaded.arguments(&call.function, &call.parameters),
+            ActionGroupEvent::Api(_) => Arguments::from_event(event),
+        };
+        let arguments = match checked {
             Ok(arguments) => arguments,
             Err(invalid) => {
                 let message = format!("{} invalid arguments", invalid.errors.len());
@@ -185,21 +193,9 @@ impl<S: RuleSource> Guard<S> {
                 return with_tool(checked);
             }
         };
-        let mut prepared = match PreparedContext::new(&principal.context) {
-            Ok(prepared) => prepared,
-            Err(errors) => {
-                let message = format!(
-                    "the signed context is over the context limits ({} problems)",
-                    errors.len()
-                );
-                return with_tool(refused(event, Refusal::InvalidSignedContext, message, now_ms));
-            }
-        };
-        prepared.set_agent_id(Some(&principal.agent_id));
-        prepared.set_tool_id(Some(&config.tool_id));
         let counted = self
             .budgets
-            .admit(event, source, &loaded, &prepared, &arguments, &principal.agent_id, now_ms)
+            .admit(event, source, &loaded, &prepared, &arguments, &agent_id, now_ms)
             .await;
         with_tool(match counted {
             Some(checked) => checked,
@@ -255,19 +251,6 @@ fn evaluate(
         Some(why) => Verdict::Deny(Box::new(verdict::denied(event, &why))),
     };
     Checked { record, verdict }
-}
-
-/// The event's arguments, typed as call rules read them: decoded and validated against
-/// the function of the tool's schema when it has one by the event's name.
-fn arguments(
-    event: &ActionGroupEvent,
-    tool: &ToolDefinition,
-) -> Result<Arguments, InvalidArguments> {
-    let ActionGroupEvent::Function(call) = event else { return Arguments::from_event(event) };
-    match tool.function_schema.iter().flatten().find(|f| f.name == call.function) {
-        Some(function) => Arguments::from_event_with_schema(call, function, tool.types.as_ref()),
-        None => Arguments::from_event(event),
-    }
 }
 
 /// A refusal before any rule decided: its decision line and its `FAILURE` response.
