@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use registry_api::service::{DecisionFormat, DecisionLog};
+use registry_api::service::{DecisionFormat, DecisionLog, Delivery};
 use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, serve_with};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
@@ -32,7 +32,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .context("cannot read or create the principal context keys")?;
     let decisions = match args.decision_log {
         DecisionLogTarget::Stdout => {
-            DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values)
+            DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values, Delivery::Buffered)
         }
         DecisionLogTarget::Off => DecisionLog::off(),
     };

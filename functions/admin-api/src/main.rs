@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use admin_api::{GatewayAuth, app};
 use registry_api::principal_keys::DEFAULT_TTL_SECONDS;
-use registry_api::service::{DecisionFormat, DecisionLog};
+use registry_api::service::{DecisionFormat, DecisionLog, Delivery};
 use registry_api::{Registry, ReviewPolicy};
 use registry_store_dynamodb::DynamoStore;
 
@@ -43,7 +43,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     .await;
     let mut registry = Registry::new(Arc::new(store))
         .with_aws(registry_aws::Aws::new(endpoints))
-        .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false))
+        .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false, Delivery::Direct))
         .with_vault(Arc::new(vault))
         .with_review(review);
     if let Some(keys) = keys {

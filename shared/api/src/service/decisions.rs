@@ -1,11 +1,18 @@
-//! Where decision records go (SPEC section 16): one JSON line each, written by one
-//! background thread so that the request path only hands a line over.
+//! Where decision records go (SPEC section 16): one JSON line each. The lines of one
+//! request are serialized together and handed over at once; how they reach standard
+//! output depends on the process: a long-running server appends them to a buffer that
+//! a background thread writes every few milliseconds (the request path makes no
+//! system call and wakes no thread), a Lambda writes them before it answers (the
+//! process may be frozen right after).
 
 use std::io::Write;
-use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::Duration;
 
 use registry_access::DecisionRecord;
+
+/// How often the background writer of [`Delivery::Buffered`] writes.
+pub const FLUSH_INTERVAL: Duration = Duration::from_millis(10);
 
 /// How decision lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +24,16 @@ pub enum DecisionFormat {
     Emf,
 }
 
+/// When decision lines reach standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Buffered and written by a background thread every [`FLUSH_INTERVAL`], and when
+    /// the log is dropped (`serve`).
+    Buffered,
+    /// Written before the call that records them returns (Lambda).
+    Direct,
+}
+
 /// The decision log: off, or JSON lines on standard output.
 #[derive(Clone, Default)]
 pub struct DecisionLog {
@@ -24,10 +41,11 @@ pub struct DecisionLog {
 }
 
 struct Sink {
-    lines: Sender<String>,
     format: DecisionFormat,
     /// Whether records keep argument values and context fields.
     with_values: bool,
+    /// Lines waiting for the background writer, when buffered.
+    pending: Option<Arc<Mutex<Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for DecisionLog {
@@ -42,20 +60,26 @@ impl DecisionLog {
         Self { sink: None }
     }
 
-    /// Decision lines on standard output, in `format`; with `with_values`, records keep
-    /// argument values and context fields (off by default: they may be personal data).
-    pub fn stdout(format: DecisionFormat, with_values: bool) -> Self {
-        let (tx, rx) = channel::<String>();
-        let spawned = std::thread::Builder::new()
-            .name("decision-log".into())
-            .spawn(move || write_lines(&rx, std::io::stdout()));
-        match spawned {
-            Ok(_) => Self { sink: Some(Arc::new(Sink { lines: tx, format, with_values })) },
-            Err(e) => {
+    /// Decision lines on standard output, in `format`, delivered as `delivery` says;
+    /// with `with_values`, records keep argument values and context fields (off by
+    /// default: they may be personal data).
+    pub fn stdout(format: DecisionFormat, with_values: bool, delivery: Delivery) -> Self {
+        let pending = match delivery {
+            Delivery::Direct => None,
+            Delivery::Buffered => Some(Arc::new(Mutex::new(Vec::new()))),
+        };
+        let sink = Arc::new(Sink { format, with_values, pending });
+        if let Some(pending) = &sink.pending {
+            let (pending, alive) = (Arc::clone(pending), Arc::downgrade(&sink));
+            let spawned = std::thread::Builder::new()
+                .name("decision-log".into())
+                .spawn(move || write_periodically(&pending, &alive));
+            if let Err(e) = spawned {
                 tracing::error!(error = %e, "decision log thread not started; decisions are not logged");
-                Self::off()
+                return Self::off();
             }
         }
+        Self { sink: Some(sink) }
     }
 
     /// Whether records are written at all.
@@ -69,34 +93,68 @@ impl DecisionLog {
     }
 
     /// Writes `record` (its values dropped unless the log keeps them).
-    pub fn record(&self, mut record: DecisionRecord) {
+    pub fn record(&self, record: DecisionRecord) {
+        self.record_all([record]);
+    }
+
+    /// Writes `records`, one line each, handed over together.
+    pub fn record_all(&self, records: impl IntoIterator<Item = DecisionRecord>) {
         let Some(sink) = &self.sink else { return };
-        if !sink.with_values {
-            record.arguments = None;
-            record.context = None;
+        let timestamp_ms = chrono::Utc::now().timestamp_millis();
+        let mut lines = Vec::new();
+        for mut record in records {
+            if !sink.with_values {
+                record.arguments = None;
+                record.context = None;
+            }
+            let line = match sink.format {
+                DecisionFormat::Json => record.to_line(),
+                DecisionFormat::Emf => record.to_emf_line(timestamp_ms),
+            };
+            lines.extend_from_slice(line.as_bytes());
+            lines.push(b'\n');
         }
-        let line = match sink.format {
-            DecisionFormat::Json => record.to_line(),
-            DecisionFormat::Emf => record.to_emf_line(chrono::Utc::now().timestamp_millis()),
-        };
-        // the writer only stops when the process does
-        let _ = sink.lines.send(line);
+        match &sink.pending {
+            Some(pending) => {
+                pending.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(&lines)
+            }
+            None => write_out(&lines),
+        }
     }
 }
 
-/// Writes every line received, flushing whenever none is waiting.
-fn write_lines(rx: &Receiver<String>, out: impl Write) {
-    let mut out = std::io::BufWriter::new(out);
-    while let Ok(line) = rx.recv() {
-        let mut next = Some(line);
-        while let Some(line) = next {
-            if writeln!(out, "{line}").is_err() {
-                return;
-            }
-            next = rx.try_recv().ok();
-        }
-        if out.flush().is_err() {
-            return;
+impl Drop for Sink {
+    /// Writes what the background writer has not (the process may end next).
+    fn drop(&mut self) {
+        if let Some(pending) = &self.pending {
+            write_pending(pending, &mut Vec::new());
         }
     }
+}
+
+/// Writes the pending lines every [`FLUSH_INTERVAL`] until the log is dropped.
+fn write_periodically(pending: &Mutex<Vec<u8>>, alive: &Weak<Sink>) {
+    let mut batch = Vec::new();
+    while alive.strong_count() > 0 {
+        std::thread::sleep(FLUSH_INTERVAL);
+        write_pending(pending, &mut batch);
+    }
+}
+
+/// Takes the pending lines (into `batch`, emptied) and writes them, holding standard
+/// output throughout so that batches never overtake one another.
+fn write_pending(pending: &Mutex<Vec<u8>>, batch: &mut Vec<u8>) {
+    let mut out = std::io::stdout().lock();
+    std::mem::swap(batch, &mut *pending.lock().unwrap_or_else(PoisonError::into_inner));
+    if !batch.is_empty() {
+        let _ = out.write_all(batch).and_then(|()| out.flush());
+        batch.clear();
+    }
+}
+
+/// Writes `lines` to standard output (a decision log that cannot be written is not
+/// worth failing a request for).
+fn write_out(lines: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(lines).and_then(|()| out.flush());
 }

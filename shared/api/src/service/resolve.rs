@@ -154,36 +154,12 @@ impl Registry {
     }
 
     /// One decision record per access decision of `trace` (the agent, each tool, each
-    /// collaborator, recursively).
+    /// collaborator, recursively), handed to the log together.
     fn log_trace(&self, trace: &AgentTrace, principal: Option<&str>, micros: f64) {
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let record = |decision: &registry_core::Decision| {
-            let mut r = DecisionRecord::of(
-                decision,
-                DecisionPoint::Resolve,
-                uuid::Uuid::now_v7().to_string(),
-                now.clone(),
-            );
-            r.principal_id = principal.map(str::to_owned);
-            r.agent_id = Some(trace.agent_id.clone());
-            r.agent_version = trace.version;
-            r.eval_micros = micros;
-            r
-        };
-        if let Some(decision) = &trace.access {
-            self.decisions.record(record(decision));
-        }
-        for tool in &trace.tools {
-            if let Some(decision) = &tool.access {
-                let mut r = record(decision);
-                r.tool_id = Some(tool.tool_id.clone());
-                r.tool_version = tool.version;
-                self.decisions.record(r);
-            }
-        }
-        for collaborator in &trace.collaborators {
-            self.log_trace(collaborator, principal, micros);
-        }
+        let mut records = Vec::new();
+        trace_records(trace, principal, micros, &now, &mut records);
+        self.decisions.record_all(records);
     }
 
     /// Everything resolving `agent_id` may need: the agent, its tools (override
@@ -280,6 +256,44 @@ impl Registry {
             .await
             .map_err(|e| ServiceError::from_store(kind, "", e))?;
         Ok(live_of(kind, found).collect())
+    }
+}
+
+/// The decision records of `trace` at `now`, appended to `out` (see
+/// [`Registry::log_trace`]).
+fn trace_records(
+    trace: &AgentTrace,
+    principal: Option<&str>,
+    micros: f64,
+    now: &str,
+    out: &mut Vec<DecisionRecord>,
+) {
+    let record = |decision: &registry_core::Decision| {
+        let mut r = DecisionRecord::of(
+            decision,
+            DecisionPoint::Resolve,
+            uuid::Uuid::now_v7().to_string(),
+            now.to_owned(),
+        );
+        r.principal_id = principal.map(str::to_owned);
+        r.agent_id = Some(trace.agent_id.clone());
+        r.agent_version = trace.version;
+        r.eval_micros = micros;
+        r
+    };
+    if let Some(decision) = &trace.access {
+        out.push(record(decision));
+    }
+    for tool in &trace.tools {
+        if let Some(decision) = &tool.access {
+            let mut r = record(decision);
+            r.tool_id = Some(tool.tool_id.clone());
+            r.tool_version = tool.version;
+            out.push(r);
+        }
+    }
+    for collaborator in &trace.collaborators {
+        trace_records(collaborator, principal, micros, now, out);
     }
 }
 
