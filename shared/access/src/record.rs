@@ -138,7 +138,7 @@ impl Serialize for EmfDirective {
 impl DecisionRecord {
     /// A record of `decision` made at `point`; the caller fills in who and what.
     pub fn of(decision: &Decision, point: DecisionPoint, id: String, time: String) -> Self {
-        Self {
+        let mut record = Self {
             decision_id: id,
             time,
             point,
@@ -150,25 +150,39 @@ impl DecisionRecord {
             function: None,
             effect: decision.effect,
             outcome: decision.outcome(),
-            reason: decision.reason.as_str().to_owned(),
-            rule_id: decision.rule_id.as_deref().map(str::to_owned),
-            would_be_rule_id: decision
-                .would_be
-                .as_ref()
-                .and_then(|w| w.rule_id.as_deref().map(str::to_owned)),
-            log_only_matched: decision
-                .log_only
-                .iter()
-                .filter(|o| o.result == crate::RuleResult::Matched)
-                .filter_map(|o| o.rule_id.as_deref().map(str::to_owned))
-                .collect(),
+            reason: String::new(),
+            rule_id: None,
+            would_be_rule_id: None,
+            log_only_matched: Vec::new(),
             limit: None,
             session_id: None,
             eval_micros: 0.0,
             message: None,
             arguments: None,
             context: None,
-        }
+        };
+        record.set_decision(decision);
+        record
+    }
+
+    /// Sets what `decision` says (effect, outcome, reason, rule ids), keeping who and
+    /// what it is about.
+    pub fn set_decision(&mut self, decision: &Decision) {
+        self.effect = decision.effect;
+        self.outcome = decision.outcome();
+        self.reason.clear();
+        self.reason.push_str(decision.reason.as_str());
+        self.rule_id = decision.rule_id.as_deref().map(str::to_owned);
+        self.would_be_rule_id =
+            decision.would_be.as_ref().and_then(|w| w.rule_id.as_deref().map(str::to_owned));
+        self.log_only_matched.clear();
+        self.log_only_matched.extend(
+            decision
+                .log_only
+                .iter()
+                .filter(|o| o.result == crate::RuleResult::Matched)
+                .filter_map(|o| o.rule_id.as_deref().map(str::to_owned)),
+        );
     }
 
     /// A refusal made before any rule ran (no valid signed context, no rules loadable).
@@ -187,25 +201,38 @@ impl DecisionRecord {
         }
     }
 
-    /// The record as one JSON line (no newline).
-    pub fn to_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    /// Appends the record to `out` as one JSON line, newline included.
+    pub fn write_line(&self, out: &mut Vec<u8>) {
+        if serde_json::to_writer(&mut *out, self).is_ok() {
+            out.push(b'\n');
+        }
     }
 
     /// The record as one CloudWatch embedded-metric-format line: the same fields, plus
     /// a `Decisions` count with the dimensions `ToolId`, `RuleId` and `Outcome` (and
     /// `Outcome` alone), at `timestamp_ms`.
     pub fn to_emf_line(&self, timestamp_ms: i64) -> String {
+        serde_json::to_string(&self.emf(timestamp_ms)).unwrap_or_default()
+    }
+
+    /// Appends the record to `out` as one EMF line ([`DecisionRecord::to_emf_line`]),
+    /// newline included.
+    pub fn write_emf_line(&self, timestamp_ms: i64, out: &mut Vec<u8>) {
+        if serde_json::to_writer(&mut *out, &self.emf(timestamp_ms)).is_ok() {
+            out.push(b'\n');
+        }
+    }
+
+    fn emf(&self, timestamp_ms: i64) -> EmfLine<'_> {
         let rule = self.limit.as_deref().or(self.rule_id.as_deref());
-        let line = EmfLine {
+        EmfLine {
             record: self,
             tool_dimension: self.tool_id.as_deref().unwrap_or("-"),
             rule_dimension: rule.or(self.would_be_rule_id.as_deref()).unwrap_or("-"),
             outcome_dimension: self.outcome.as_str(),
             decisions: 1,
             aws: EmfMetadata { timestamp: timestamp_ms, cloud_watch_metrics: [EmfDirective] },
-        };
-        serde_json::to_string(&line).unwrap_or_default()
+        }
     }
 }
 

@@ -12,7 +12,6 @@ use registry_store::budget::{
     Admission, Known, Verdict as Admitted, admit, rate_of, session_ttl_seconds,
 };
 
-use crate::arguments::Arguments;
 use crate::event::ActionGroupEvent;
 use crate::guard::loaded::{Loaded, Stage};
 use crate::guard::source::RuleSource;
@@ -59,8 +58,9 @@ impl Budgets {
         Ok(agent)
     }
 
-    /// Admits the call when something counts it; `None` when nothing does (the rules
-    /// alone decide, as without budgets).
+    /// Admits `call`, which lifecycle and access rules let through, when something
+    /// counts it; `None` when nothing does (the call rules alone decide, as without
+    /// budgets).
     #[allow(clippy::too_many_arguments)]
     pub async fn admit<S: RuleSource>(
         &self,
@@ -68,19 +68,10 @@ impl Budgets {
         source: &S,
         loaded: &Loaded,
         prepared: &PreparedContext<'_>,
-        arguments: &Arguments,
+        call: &ToolCall<'_>,
         agent_id: &str,
         now_ms: i64,
     ) -> Option<Checked> {
-        let http_method = match event {
-            ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
-            ActionGroupEvent::Function(_) => None,
-        };
-        let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
-        // lifecycle and access rules first, as without budgets
-        if !matches!(loaded.decide(prepared, &call), Stage::Call(_)) {
-            return None;
-        }
         let agent = match self.agent(source, agent_id, now_ms).await {
             Ok(agent) => agent,
             Err(e) => {
@@ -103,12 +94,12 @@ impl Budgets {
             limits,
             rate: rate.as_ref().map(|(key, rate)| (key.as_str(), *rate)),
             function: event.name(),
-            arguments: arguments.as_map(),
+            arguments: call.arguments,
             totals: loaded.set.session_totals(),
             session_ttl_seconds: session_ttl_seconds(agent.as_deref()),
         };
         let decide = |view: registry_access::SessionView<'_>| {
-            loaded.set.evaluate_call_in(prepared, &call, view)
+            loaded.set.evaluate_call_in(prepared, call, view)
         };
         let on_session = |d: &registry_access::Decision| loaded.set.decided_on_session(d);
         let (id, time) = stamp(now_ms);

@@ -93,14 +93,18 @@ pub(crate) enum Stage {
 impl Loaded {
     /// Decides `call` for the prepared principal: lifecycle, access rules, call rules.
     pub fn decide(&self, prepared: &PreparedContext<'_>, call: &ToolCall<'_>) -> Stage {
+        self.before_call(prepared)
+            .unwrap_or_else(|| Stage::Call(self.set.evaluate_call(prepared, call)))
+    }
+
+    /// What refuses the principal before any call rule (lifecycle, access rules);
+    /// `None` when the call rules decide.
+    pub fn before_call(&self, prepared: &PreparedContext<'_>) -> Option<Stage> {
         if self.switched_off() {
-            return Stage::SwitchedOff;
+            return Some(Stage::SwitchedOff);
         }
         let access = self.access.evaluate(prepared);
-        if !access.is_allowed() {
-            return Stage::Access(access);
-        }
-        Stage::Call(self.set.evaluate_call(prepared, call))
+        (!access.is_allowed()).then_some(Stage::Access(access))
     }
 
     /// Why `stage` refuses, as the model may read it; `None` when it allows.

@@ -23,7 +23,7 @@ mod verdict;
 use std::time::Instant;
 
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
-use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
+use registry_access::{DecisionPoint, DecisionRecord, ToolCall};
 
 use crate::arguments::Arguments;
 use crate::error::ToolError;
@@ -193,13 +193,23 @@ impl<S: RuleSource> Guard<S> {
                 return with_tool(checked);
             }
         };
-        let counted = self
-            .budgets
-            .admit(event, source, &loaded, &prepared, &arguments, &agent_id, now_ms)
-            .await;
+        let http_method = match event {
+            ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
+            ActionGroupEvent::Function(_) => None,
+        };
+        let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
+        // lifecycle and access rules first; then the call, counted when something counts it
+        if let Some(stage) = loaded.before_call(&prepared) {
+            return with_tool(conclude(event, &loaded, &stage, now_ms));
+        }
+        let counted =
+            self.budgets.admit(event, source, &loaded, &prepared, &call, &agent_id, now_ms).await;
         with_tool(match counted {
             Some(checked) => checked,
-            None => evaluate(event, &loaded, &prepared, &arguments, now_ms),
+            None => {
+                let stage = Stage::Call(loaded.set.evaluate_call(&prepared, &call));
+                conclude(event, &loaded, &stage, now_ms)
+            }
         })
     }
 }
@@ -222,22 +232,9 @@ impl Guard<DynamoSource> {
     }
 }
 
-/// Decides as `POST /tools/{id}/authorize` does (lifecycle, access rules, call rules)
-/// and turns the decision into a verdict.
-fn evaluate(
-    event: &ActionGroupEvent,
-    loaded: &Loaded,
-    prepared: &PreparedContext<'_>,
-    arguments: &Arguments,
-    now_ms: i64,
-) -> Checked {
-    let http_method = match event {
-        ActionGroupEvent::Api(e) => Some(e.http_method.as_str()),
-        ActionGroupEvent::Function(_) => None,
-    };
-    let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
-    let stage = loaded.decide(prepared, &call);
-    let decision = match &stage {
+/// What `stage` decided, as a verdict and its decision line.
+fn conclude(event: &ActionGroupEvent, loaded: &Loaded, stage: &Stage, now_ms: i64) -> Checked {
+    let decision = match stage {
         Stage::SwitchedOff => {
             let message = "the tool's lifecycle status is disabled or retired".to_owned();
             return refused(event, Refusal::ToolSwitchedOff, message, now_ms);
@@ -246,7 +243,7 @@ fn evaluate(
     };
     let (id, time) = stamp(now_ms);
     let record = DecisionRecord::of(decision, DecisionPoint::Guard, id, time);
-    let verdict = match loaded.denial(&stage) {
+    let verdict = match loaded.denial(stage) {
         None => Verdict::Allow,
         Some(why) => Verdict::Deny(Box::new(verdict::denied(event, &why))),
     };

@@ -10,10 +10,11 @@ use registry_access::signed::{KeyRing, MAX_SIGNED_BYTES, SignedContextError, Ver
 /// Most tokens remembered; past it the memory starts over.
 const MAX_REMEMBERED: usize = 64;
 
-/// Tokens verified so far, with their payloads.
+/// Tokens verified so far with their payloads, by MAC (the token's last part: short
+/// to hash; the whole token is compared on a hit).
 #[derive(Debug, Default)]
 pub(crate) struct Verified {
-    seen: Mutex<HashMap<String, Arc<VerifiedPayload>>>,
+    seen: Mutex<HashMap<String, (String, Arc<VerifiedPayload>)>>,
 }
 
 impl Verified {
@@ -27,7 +28,14 @@ impl Verified {
         if token.len() > MAX_SIGNED_BYTES {
             return Err(SignedContextError::Malformed);
         }
-        let hit = self.seen.lock().unwrap_or_else(PoisonError::into_inner).get(token).cloned();
+        let mac = token.rsplit_once('.').map_or(token, |(_, mac)| mac);
+        let hit = self
+            .seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(mac)
+            .filter(|(seen, _)| seen == token)
+            .map(|(_, payload)| Arc::clone(payload));
         if let Some(payload) = hit {
             return if now_s >= payload.expires_at() {
                 Err(SignedContextError::Expired(payload.expires_at()))
@@ -40,7 +48,7 @@ impl Verified {
         if seen.len() >= MAX_REMEMBERED {
             seen.clear();
         }
-        seen.insert(token.to_owned(), payload.clone());
+        seen.insert(mac.to_owned(), (token.to_owned(), payload.clone()));
         Ok(payload)
     }
 }

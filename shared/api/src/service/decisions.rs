@@ -93,32 +93,51 @@ impl DecisionLog {
     }
 
     /// Writes `record` (its values dropped unless the log keeps them).
-    pub fn record(&self, record: DecisionRecord) {
-        self.record_all([record]);
+    pub fn record(&self, mut record: DecisionRecord) {
+        if let Some(mut lines) = self.lines() {
+            lines.push(&mut record);
+        }
     }
 
-    /// Writes `records`, one line each, handed over together.
-    pub fn record_all(&self, records: impl IntoIterator<Item = DecisionRecord>) {
-        let Some(sink) = &self.sink else { return };
+    /// A batch of lines handed over together when dropped; `None` when the log is off.
+    pub fn lines(&self) -> Option<Lines<'_>> {
+        let sink = self.sink.as_deref()?;
         let timestamp_ms = chrono::Utc::now().timestamp_millis();
-        let mut lines = Vec::new();
-        for mut record in records {
-            if !sink.with_values {
-                record.arguments = None;
-                record.context = None;
-            }
-            let line = match sink.format {
-                DecisionFormat::Json => record.to_line(),
-                DecisionFormat::Emf => record.to_emf_line(timestamp_ms),
-            };
-            lines.extend_from_slice(line.as_bytes());
-            lines.push(b'\n');
+        Some(Lines { sink, out: Vec::with_capacity(4096), timestamp_ms })
+    }
+}
+
+/// Decision lines of one request, handed to the log together when dropped.
+pub struct Lines<'a> {
+    sink: &'a Sink,
+    out: Vec<u8>,
+    timestamp_ms: i64,
+}
+
+impl Lines<'_> {
+    /// Adds `record` as one line (its values dropped unless the log keeps them).
+    pub fn push(&mut self, record: &mut DecisionRecord) {
+        if !self.sink.with_values {
+            record.arguments = None;
+            record.context = None;
         }
-        match &sink.pending {
+        match self.sink.format {
+            DecisionFormat::Json => record.write_line(&mut self.out),
+            DecisionFormat::Emf => record.write_emf_line(self.timestamp_ms, &mut self.out),
+        }
+    }
+}
+
+impl Drop for Lines<'_> {
+    fn drop(&mut self) {
+        if self.out.is_empty() {
+            return;
+        }
+        match &self.sink.pending {
             Some(pending) => {
-                pending.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(&lines)
+                pending.lock().unwrap_or_else(PoisonError::into_inner).extend_from_slice(&self.out)
             }
-            None => write_out(&lines),
+            None => write_out(&self.out),
         }
     }
 }

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use registry_store::Store;
 
 pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
-pub use decisions::{DecisionFormat, DecisionLog, Delivery};
+pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
 #[cfg(feature = "aws")]

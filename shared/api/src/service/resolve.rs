@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use registry_access::signed::SESSION_ATTRIBUTE;
-use registry_access::{ContextJsonError, DecisionPoint, DecisionRecord, PreparedContext};
+use registry_access::{
+    ContextJsonError, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode,
+};
 use registry_core::resolve::{
     AgentTrace, Definitions, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, Warning,
     WarningCode, collaborators_to_fetch, tool_names_to_fetch, tools_to_fetch,
@@ -18,7 +20,7 @@ use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefin
 
 use registry_store::Referenced;
 
-use crate::service::{Registry, ServiceError, references};
+use crate::service::{Lines, Registry, ServiceError, references};
 
 /// Why a resolution did not produce a configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -153,13 +155,16 @@ impl Registry {
         }
     }
 
-    /// One decision record per access decision of `trace` (the agent, each tool, each
+    /// One decision line per access decision of `trace` (the agent, each tool, each
     /// collaborator, recursively), handed to the log together.
     fn log_trace(&self, trace: &AgentTrace, principal: Option<&str>, micros: f64) {
+        let Some(mut lines) = self.decisions.lines() else { return };
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let mut records = Vec::new();
-        trace_records(trace, principal, micros, &now, &mut records);
-        self.decisions.record_all(records);
+        let undecided = registry_core::Decision::new(Effect::Deny, ReasonCode::NoMatch);
+        let mut record = DecisionRecord::of(&undecided, DecisionPoint::Resolve, String::new(), now);
+        record.principal_id = principal.map(str::to_owned);
+        record.eval_micros = micros;
+        trace_lines(trace, &mut record, &mut lines);
     }
 
     /// Everything resolving `agent_id` may need: the agent, its tools (override
@@ -259,41 +264,34 @@ impl Registry {
     }
 }
 
-/// The decision records of `trace` at `now`, appended to `out` (see
-/// [`Registry::log_trace`]).
-fn trace_records(
-    trace: &AgentTrace,
-    principal: Option<&str>,
-    micros: f64,
-    now: &str,
-    out: &mut Vec<DecisionRecord>,
-) {
-    let record = |decision: &registry_core::Decision| {
-        let mut r = DecisionRecord::of(
-            decision,
-            DecisionPoint::Resolve,
-            uuid::Uuid::now_v7().to_string(),
-            now.to_owned(),
-        );
-        r.principal_id = principal.map(str::to_owned);
-        r.agent_id = Some(trace.agent_id.clone());
-        r.agent_version = trace.version;
-        r.eval_micros = micros;
-        r
+/// The lines of `trace`'s decisions, each `record` with the decision and what it is
+/// about set (one record reused: its strings keep their buffers).
+fn trace_lines(trace: &AgentTrace, record: &mut DecisionRecord, lines: &mut Lines<'_>) {
+    let mut push = |record: &mut DecisionRecord, decision: &registry_core::Decision| {
+        record.set_decision(decision);
+        record.decision_id.clear();
+        let id = uuid::Uuid::now_v7();
+        record.decision_id.push_str(id.hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()));
+        lines.push(record);
     };
+    record.agent_id = Some(trace.agent_id.clone());
+    record.agent_version = trace.version;
+    record.tool_id = None;
+    record.tool_version = None;
     if let Some(decision) = &trace.access {
-        out.push(record(decision));
+        push(record, decision);
     }
     for tool in &trace.tools {
         if let Some(decision) = &tool.access {
-            let mut r = record(decision);
-            r.tool_id = Some(tool.tool_id.clone());
-            r.tool_version = tool.version;
-            out.push(r);
+            let tool_id = record.tool_id.get_or_insert_default();
+            tool_id.clear();
+            tool_id.push_str(&tool.tool_id);
+            record.tool_version = tool.version;
+            push(record, decision);
         }
     }
     for collaborator in &trace.collaborators {
-        trace_records(collaborator, principal, micros, now, out);
+        trace_lines(collaborator, record, lines);
     }
 }
 
