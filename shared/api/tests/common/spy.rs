@@ -21,6 +21,10 @@ pub struct Spy {
     pub calls: AtomicUsize,
     /// Calls of `put` and `delete`.
     pub writes: AtomicUsize,
+    /// Calls of `get_counters`.
+    pub counter_reads: AtomicUsize,
+    /// Calls of `put_counters`.
+    pub counter_writes: AtomicUsize,
     /// Whether every `put` and `delete` finds another version than expected.
     losing: bool,
 }
@@ -32,6 +36,8 @@ impl Spy {
             inner: SqliteStore::open(dir.join("registry.db")).unwrap(),
             calls: AtomicUsize::new(0),
             writes: AtomicUsize::new(0),
+            counter_reads: AtomicUsize::new(0),
+            counter_writes: AtomicUsize::new(0),
             losing,
         })
     }
@@ -127,6 +133,7 @@ impl Store for Spy {
         keys: &[String],
         now: i64,
     ) -> Result<Vec<Option<registry_store::Counter>>, StoreError> {
+        self.counter_reads.fetch_add(1, Ordering::SeqCst);
         self.inner.get_counters(keys, now).await
     }
     async fn put_counters(
@@ -134,6 +141,7 @@ impl Store for Spy {
         writes: &[registry_store::Counter],
         now: i64,
     ) -> Result<(), StoreError> {
+        self.counter_writes.fetch_add(1, Ordering::SeqCst);
         self.inner.put_counters(writes, now).await
     }
 }
