@@ -4,7 +4,7 @@
 use crate::bedrock::{BedrockEncoding, encoding};
 use crate::bedrock_value::decode_bedrock_value;
 use crate::model::{Body, Field, Object, Shape, Types, lower_function, lower_types};
-use crate::pointer::join;
+use crate::pointer::{PointerPath, join};
 use crate::type_expr::Scalar;
 use crate::validate::{is_integer, scalar_accepts, type_errors};
 use crate::{FunctionDefinition, SchemaError, TypeDefinition};
@@ -43,7 +43,7 @@ impl ArgumentSchema {
     /// relative to it (e.g. `/cartItems/0/quantity`). Empty means valid.
     pub fn check(&self, args: &Value) -> Vec<SchemaError> {
         let mut checker = Checker { types: &self.types, errors: Vec::new() };
-        checker.object(&self.parameters, args, At::Root);
+        checker.object(&self.parameters, args, PointerPath::Root);
         checker.errors
     }
 
@@ -133,42 +133,23 @@ fn decode(encoding: BedrockEncoding, text: &str) -> Result<Value, String> {
     }
 }
 
-/// Where a checked value sits, as a chain of references; written out as a JSON
-/// Pointer only for a violation.
-#[derive(Clone, Copy)]
-enum At<'a> {
-    Root,
-    Key(&'a At<'a>, &'a str),
-    Index(&'a At<'a>, usize),
-}
-
-impl At<'_> {
-    fn pointer(&self) -> String {
-        match self {
-            At::Root => String::new(),
-            At::Key(parent, key) => join(&parent.pointer(), key),
-            At::Index(parent, index) => join(&parent.pointer(), &index.to_string()),
-        }
-    }
-}
-
 struct Checker<'a> {
     types: &'a Types,
     errors: Vec<SchemaError>,
 }
 
 impl Checker<'_> {
-    fn push(&mut self, at: At<'_>, message: impl Into<String>) {
+    fn push(&mut self, at: PointerPath<'_>, message: impl Into<String>) {
         self.errors.push(SchemaError::new(at.pointer(), message));
     }
 
-    fn object(&mut self, object: &Object, value: &Value, path: At<'_>) {
+    fn object(&mut self, object: &Object, value: &Value, path: PointerPath<'_>) {
         let Value::Object(map) = value else {
             self.push(path, format!("expected an object, found {}", kind(value)));
             return;
         };
         for property in &object.properties {
-            let property_path = At::Key(&path, &property.name);
+            let property_path = PointerPath::Key(&path, &property.name);
             match map.get(&property.name) {
                 Some(item) => self.field(&property.field, item, property_path),
                 None if property.required => self.push(property_path, "required"),
@@ -178,13 +159,13 @@ impl Checker<'_> {
         if !object.additional {
             for key in map.keys() {
                 if !object.properties.iter().any(|p| &p.name == key) {
-                    self.push(At::Key(&path, key), "unknown property: not in the schema");
+                    self.push(PointerPath::Key(&path, key), "unknown property: not in the schema");
                 }
             }
         }
     }
 
-    fn field(&mut self, field: &Field, value: &Value, path: At<'_>) {
+    fn field(&mut self, field: &Field, value: &Value, path: PointerPath<'_>) {
         match &field.shape {
             Shape::Scalar(Scalar::File) => self.file(value, path),
             Shape::Scalar(scalar) => {
@@ -203,7 +184,7 @@ impl Checker<'_> {
             Shape::Array(items) => match value {
                 Value::Array(elements) => {
                     for (index, element) in elements.iter().enumerate() {
-                        self.field(items, element, At::Index(&path, index));
+                        self.field(items, element, PointerPath::Index(&path, index));
                     }
                 }
                 _ => self.push(path, format!("expected an array, found {}", kind(value))),
@@ -222,7 +203,7 @@ impl Checker<'_> {
         }
     }
 
-    fn named(&mut self, name: &str, value: &Value, path: At<'_>) {
+    fn named(&mut self, name: &str, value: &Value, path: PointerPath<'_>) {
         let Some(named) = self.types.get(name) else {
             self.push(path, format!("type `{name}` is not defined"));
             return;
@@ -232,7 +213,7 @@ impl Checker<'_> {
             Body::Array(items) => match value {
                 Value::Array(elements) => {
                     for (index, element) in elements.iter().enumerate() {
-                        self.field(items, element, At::Index(&path, index));
+                        self.field(items, element, PointerPath::Index(&path, index));
                     }
                 }
                 _ => self.push(path, format!("expected an array, found {}", kind(value))),
@@ -243,7 +224,13 @@ impl Checker<'_> {
         }
     }
 
-    fn union(&mut self, variants: &[String], discriminator: &str, value: &Value, path: At<'_>) {
+    fn union(
+        &mut self,
+        variants: &[String],
+        discriminator: &str,
+        value: &Value,
+        path: PointerPath<'_>,
+    ) {
         let Value::Object(map) = value else {
             self.push(path, format!("expected an object, found {}", kind(value)));
             return;
@@ -259,7 +246,7 @@ impl Checker<'_> {
             })
             .collect();
         let allowed = || tags.iter().map(|(_, v)| v.to_string()).collect::<Vec<_>>().join(", ");
-        let tag_path = At::Key(&path, discriminator);
+        let tag_path = PointerPath::Key(&path, discriminator);
         let Some(tag) = map.get(discriminator) else {
             self.push(tag_path, format!("required: the discriminator, one of {}", allowed()));
             return;
@@ -270,7 +257,7 @@ impl Checker<'_> {
         }
     }
 
-    fn file(&mut self, value: &Value, path: At<'_>) {
+    fn file(&mut self, value: &Value, path: PointerPath<'_>) {
         let Value::Object(map) = value else {
             self.push(path, format!("expected a file reference object, found {}", kind(value)));
             return;
@@ -278,24 +265,29 @@ impl Checker<'_> {
         for key in ["id", "mediaType", "url"] {
             match map.get(key) {
                 Some(Value::String(_)) => {}
-                Some(other) => self
-                    .push(At::Key(&path, key), format!("expected a string, found {}", kind(other))),
-                None => self.push(At::Key(&path, key), "required"),
+                Some(other) => self.push(
+                    PointerPath::Key(&path, key),
+                    format!("expected a string, found {}", kind(other)),
+                ),
+                None => self.push(PointerPath::Key(&path, key), "required"),
             }
         }
         if let Some(filename) = map.get("filename").filter(|v| !v.is_string()) {
             self.push(
-                At::Key(&path, "filename"),
+                PointerPath::Key(&path, "filename"),
                 format!("expected a string, found {}", kind(filename)),
             );
         }
         if let Some(size) = map.get("size").filter(|v| !v.is_number()) {
-            self.push(At::Key(&path, "size"), format!("expected a number, found {}", kind(size)));
+            self.push(
+                PointerPath::Key(&path, "size"),
+                format!("expected a number, found {}", kind(size)),
+            );
         }
         for key in map.keys() {
             if !["id", "mediaType", "url", "filename", "size"].contains(&key.as_str()) {
                 self.push(
-                    At::Key(&path, key),
+                    PointerPath::Key(&path, key),
                     "unknown property: a file reference has id, mediaType, url, filename, size",
                 );
             }

@@ -29,6 +29,7 @@ pub use compare::{ChangeKind, Interface, SchemaChange, compare, severity};
 pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
 pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};
 pub use json_schema::DRAFT_2020_12;
+pub use pointer::PointerPath;
 pub use type_def::{Form, TypeDefinition, TypeKind};
 pub use validate::{
     MAX_DEPTH, MAX_FUNCTION_DESCRIPTION, MAX_FUNCTIONS, MAX_PARAMETERS, SchemaError,

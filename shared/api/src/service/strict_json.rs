@@ -5,7 +5,8 @@
 //! which builds the same `Value` in one pass and names the first repeated key by its
 //! JSON Pointer.
 
-use registry_core::{Violation, pointer};
+use registry_core::Violation;
+use registry_types::PointerPath;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::cell::RefCell;
@@ -33,7 +34,7 @@ impl fmt::Display for JsonError {
 pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     let duplicate = RefCell::new(None);
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let parsed = StrictValue { at: &Step::Root, duplicate: &duplicate }
+    let parsed = StrictValue { at: &PointerPath::Root, duplicate: &duplicate }
         .deserialize(&mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
     match (parsed, duplicate.into_inner()) {
@@ -43,28 +44,9 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     }
 }
 
-/// Where a value sits, as a chain of steps from the root on the parser's stack: the JSON
-/// Pointer is only written out for a duplicate key, not for every value.
-enum Step<'p> {
-    Root,
-    Key(&'p Step<'p>, &'p str),
-    Index(&'p Step<'p>, usize),
-}
-
-impl Step<'_> {
-    /// The JSON Pointer of this step.
-    fn pointer(&self) -> String {
-        match self {
-            Self::Root => String::new(),
-            Self::Key(parent, key) => pointer(&parent.pointer(), key),
-            Self::Index(parent, index) => pointer(&parent.pointer(), index),
-        }
-    }
-}
-
 /// A seed that builds a `Value` at `at`, recording the first duplicate key it meets.
 struct StrictValue<'a, 'p> {
-    at: &'p Step<'p>,
+    at: &'p PointerPath<'p>,
     duplicate: &'a RefCell<Option<Violation>>,
 }
 
@@ -106,7 +88,7 @@ impl<'de> Visitor<'de> for StrictValue<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
         loop {
-            let at = Step::Index(self.at, out.len());
+            let at = PointerPath::Index(self.at, out.len());
             match seq.next_element_seed(StrictValue { at: &at, duplicate: self.duplicate })? {
                 Some(item) => out.push(item),
                 None => break,
@@ -117,7 +99,7 @@ impl<'de> Visitor<'de> for StrictValue<'_, '_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let at = Step::Key(self.at, &key);
+            let at = PointerPath::Key(self.at, &key);
             if out.contains_key(&key) {
                 let message = format!("duplicate key `{key}`: each key may appear once");
                 *self.duplicate.borrow_mut() = Some(Violation { path: at.pointer(), message });
