@@ -124,7 +124,7 @@ impl<S: RuleSource> Guard<S> {
         record.tool_id = record.tool_id.take().or_else(|| self.tool_id().map(str::to_owned));
         record.function = Some(event.name().to_owned());
         record.session_id = Some(event.session_id().to_owned()).filter(|s| !s.is_empty());
-        record.eval_micros = started.elapsed().as_secs_f64() * 1e6;
+        record.eval_micros = registry_access::record::micros_since(started);
         (self.log)(&record.to_emf_line(now_ms));
         checked.verdict
     }

@@ -341,7 +341,7 @@ impl Registry {
                     }
                 }
             };
-        let micros = started.elapsed().as_secs_f64() * 1e6;
+        let micros = registry_access::record::micros_since(started);
         self.log_authorization(&authorization, request, micros);
         Ok(authorization)
     }

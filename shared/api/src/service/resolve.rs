@@ -112,7 +112,7 @@ impl Registry {
         principal: Option<String>,
         started: Instant,
     ) -> Result<Resolution, ResolveFailure> {
-        let micros = started.elapsed().as_secs_f64() * 1e6;
+        let micros = registry_access::record::micros_since(started);
         match resolved {
             Ok(mut resolution) => {
                 self.sign(&mut resolution, context_json);
