@@ -6,6 +6,7 @@ pub mod lambda;
 pub mod response_url;
 pub mod runtime_api;
 pub mod serve;
+pub mod sqs;
 pub mod webdriver;
 
 pub use lambda::{Lambda, Table};

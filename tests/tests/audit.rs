@@ -7,7 +7,7 @@
 mod common;
 
 use common::{ADMIN, READER, ROLE_MAP, api};
-use registry_e2e::{Lambda, Table};
+use registry_e2e::{Lambda, Table, sqs};
 use serde_json::{Value, json};
 
 /// A session of the example map's deployer role: an editor.
@@ -45,13 +45,6 @@ async fn aws_json(endpoint: &str, target: &str, service: &str, body: Value) -> V
         .await
         .unwrap();
     reply.json().await.unwrap_or(Value::Null)
-}
-
-/// A query-protocol SQS call to the local server; the XML answer.
-async fn sqs(endpoint: &str, form: &[(&str, &str)]) -> String {
-    let auth = "AWS4-HMAC-SHA256 Credential=test/20261125/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=e2e";
-    let reply = reqwest::Client::new().post(endpoint).header("authorization", auth).form(form);
-    reply.send().await.unwrap().text().await.unwrap()
 }
 
 /// The stream record DynamoDB writes for the event item of `event`.
@@ -120,9 +113,7 @@ async fn a_reviewed_change_on_dynamodb_reaches_eventbridge_with_its_events() {
     let endpoint = table.endpoint.clone();
     let bus = format!("{}-bus", table.name);
     aws_json(&endpoint, "AWSEvents.CreateEventBus", "events", json!({"Name": bus})).await;
-    let created = sqs(&endpoint, &[("Action", "CreateQueue"), ("QueueName", &bus)]).await;
-    let queue =
-        created.split("<QueueUrl>").nth(1).and_then(|s| s.split('<').next()).unwrap().to_owned();
+    let queue = sqs::create_queue(&endpoint, &bus).await;
     let pattern = json!({"source": ["agent-registry"]}).to_string();
     aws_json(
         &endpoint,
@@ -147,23 +138,7 @@ async fn a_reviewed_change_on_dynamodb_reaches_eventbridge_with_its_events() {
     let answer = forwarder.call(&batch).await;
     assert_eq!(answer, json!({"batchItemFailures": []}), "log:\n{}", forwarder.log());
 
-    let received = sqs(
-        &endpoint,
-        &[("Action", "ReceiveMessage"), ("QueueUrl", &queue), ("MaxNumberOfMessages", "10")],
-    )
-    .await;
-    let delivered: Vec<Value> = received
-        .split("<Body>")
-        .skip(1)
-        .filter_map(|b| b.split("</Body>").next())
-        .map(|b| {
-            b.replace("&quot;", "\"")
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&amp;", "&")
-        })
-        .map(|b| serde_json::from_str(&b).unwrap())
-        .collect();
+    let delivered = sqs::receive(&endpoint, &queue).await;
     let types: Vec<&str> = delivered.iter().map(|e| e["detail-type"].as_str().unwrap()).collect();
     assert_eq!(types, ["create", "proposal.opened", "proposal.approved", "proposal.applied"]);
     assert_eq!(delivered[3]["detail"], events[3], "the detail is the event as GET /events has it");

@@ -11,6 +11,7 @@ use aws_lambda_events::event::dynamodb::Event as StreamBatch;
 use aws_sdk_eventbridge::config::{Credentials, Region};
 use event_forwarder::{BusEntry, EventBridge, Publisher, Sent, forward};
 use registry_core::Kind;
+use registry_e2e::sqs;
 use registry_store::{Action, EventDraft};
 use serde_json::{Value, json};
 
@@ -105,24 +106,9 @@ fn checked<P>(inner: Option<P>, refuse: &[&str]) -> Checked<P> {
     }
 }
 
-/// Raw query-protocol call to the local server's SQS (it does not check signatures).
-async fn sqs(endpoint: &str, form: &[(&str, &str)]) -> String {
-    let auth = "AWS4-HMAC-SHA256 Credential=test/20260101/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=x";
-    let reply = reqwest::Client::new()
-        .post(endpoint)
-        .header("authorization", auth)
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    reply.text().await.unwrap()
-}
-
 /// A bus with a rule sending everything from the registry to a fresh queue; its URL.
 async fn bus_to_queue(endpoint: &str, publisher: &EventBridge, name: &str) -> String {
-    let created = sqs(endpoint, &[("Action", "CreateQueue"), ("QueueName", name)]).await;
-    let queue =
-        created.split("<QueueUrl>").nth(1).and_then(|s| s.split('<').next()).unwrap().to_owned();
+    let queue = sqs::create_queue(endpoint, name).await;
     let client = publisher.client();
     client.create_event_bus().name(name).send().await.unwrap();
     let pattern = json!({"source": [SOURCE]}).to_string();
@@ -140,23 +126,7 @@ async fn bus_to_queue(endpoint: &str, publisher: &EventBridge, name: &str) -> St
 async fn drain(endpoint: &str, queue: &str) -> Vec<Value> {
     let mut out = Vec::new();
     loop {
-        let text = sqs(
-            endpoint,
-            &[("Action", "ReceiveMessage"), ("QueueUrl", queue), ("MaxNumberOfMessages", "10")],
-        )
-        .await;
-        let bodies: Vec<Value> = text
-            .split("<Body>")
-            .skip(1)
-            .filter_map(|b| b.split("</Body>").next())
-            .map(|b| {
-                b.replace("&quot;", "\"")
-                    .replace("&lt;", "<")
-                    .replace("&gt;", ">")
-                    .replace("&amp;", "&")
-            })
-            .map(|b| serde_json::from_str(&b).unwrap())
-            .collect();
+        let bodies = sqs::receive(endpoint, queue).await;
         if bodies.is_empty() {
             return out;
         }
