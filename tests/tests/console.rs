@@ -86,16 +86,20 @@ async fn sign_in(d: &Driver, s: &Serve, name: &str) {
     assert_eq!(d.text_of("#who").await.unwrap().split_whitespace().next(), Some(name));
 }
 
-/// An API call with `token`: status and JSON body.
+/// An API call as the admin: status and JSON body. A `PATCH` body is a merge patch of
+/// whatever version is current; any other body is JSON.
 async fn api(s: &Serve, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    let patch = method == reqwest::Method::PATCH;
     let mut request =
         reqwest::Client::new().request(method, s.url(path)).bearer_auth(s.token("admin"));
-    if let Some(body) = body {
-        request = request
+    request = match body {
+        Some(body) if patch => request
             .header("Content-Type", "application/merge-patch+json")
             .header("If-Match", "*")
-            .body(body.to_string());
-    }
+            .body(body.to_string()),
+        Some(body) => request.json(&body),
+        None => request,
+    };
     let response = request.send().await.unwrap();
     (response.status().as_u16(), response.json().await.unwrap_or(Value::Null))
 }
@@ -407,14 +411,8 @@ async fn stored_markup_renders_as_text() {
         "functionSchema": [{"name": "probe", "description": payload,
                             "parameters": {"q": {"type": "string", "description": payload}}}]
     });
-    let response = reqwest::Client::new()
-        .post(s.url("/tools"))
-        .bearer_auth(s.token("admin"))
-        .json(&tool)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 201, "{}", response.text().await.unwrap());
+    let (status, created) = api(&s, reqwest::Method::POST, "/tools", Some(tool)).await;
+    assert_eq!(status, 201, "{created}");
     sign_in(&d, &s, "admin").await;
 
     for path in [
@@ -467,14 +465,9 @@ async fn schemas_per_provider_and_release_compare() {
     tool["toolId"] = json!("weather-forecast@1.1.0");
     tool["functionSchema"][0]["parameters"]["units"] =
         json!({"type": "string", "description": "metric or imperial", "required": false});
-    let response = reqwest::Client::new()
-        .put(s.url("/tools/weather-forecast@1.1.0"))
-        .bearer_auth(s.token("admin"))
-        .json(&tool)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 201, "{}", response.text().await.unwrap());
+    let (status, released) =
+        api(&s, reqwest::Method::PUT, "/tools/weather-forecast@1.1.0", Some(tool)).await;
+    assert_eq!(status, 201, "{released}");
 
     d.goto(&s.url("/console/tools/weather-forecast@1.1.0")).await.unwrap();
     d.click_and_wait(&d.find("#compare-link").await.unwrap()).await.unwrap();
