@@ -24,10 +24,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict};
-use bedrock_action_group::{ActionGroupEvent, Arguments, parse_event};
+use bedrock_action_group::{ActionGroupEvent, Arguments, FunctionEvent, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
-use registry_access::{RequestContext, RuleSet, ToolCall};
+use registry_access::{PreparedContext, RequestContext, RuleSet, ToolCall};
 use registry_core::ToolDefinition;
 use registry_core::session::SessionState;
 use registry_types::ArgumentSchema;
@@ -73,6 +73,26 @@ fn event(keys: &KeyRing) -> ActionGroupEvent {
     .unwrap()
 }
 
+/// The guard's steps before the rules, as it takes them for every call with nothing
+/// remembered: verify `token`, read it into a prepared context with `request.agentId` and
+/// `toolId`, decode and check the arguments; then `decide` on them.
+fn with_call<R>(
+    keys: &KeyRing,
+    token: &str,
+    call: &FunctionEvent,
+    schema: &ArgumentSchema,
+    decide: impl FnOnce(&PreparedContext<'_>, &ToolCall<'_>) -> R,
+) -> R {
+    let payload = keys.verify_payload(token, NOW_MS / 1000).unwrap();
+    let (agent_id, mut prepared) = payload.read().unwrap();
+    prepared.set_agent_id(Some(&agent_id));
+    prepared.set_tool_id(Some("convert_units@1.0.0"));
+    let arguments = Arguments::from_parameters_checked(&call.parameters, schema).unwrap();
+    let tool_call =
+        ToolCall { function: &call.function, http_method: None, arguments: arguments.as_map() };
+    decide(&prepared, &tool_call)
+}
+
 /// Polls a future that never waits (cached rules: the source is not read) to its end.
 fn ready<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
@@ -97,19 +117,9 @@ fn bench(c: &mut Criterion) {
 
     c.bench_function("guard/verify-read-evaluate", |b| {
         b.iter(|| {
-            let payload = keys.verify_payload(black_box(token), NOW_MS / 1000).unwrap();
-            let (agent_id, mut prepared) = payload.read().unwrap();
-            prepared.set_agent_id(Some(&agent_id));
-            prepared.set_tool_id(Some("convert_units@1.0.0"));
-            let arguments = Arguments::from_parameters_checked(&call.parameters, &schema).unwrap();
-            let decision = rules.evaluate_call(
-                &prepared,
-                &ToolCall {
-                    function: &call.function,
-                    http_method: None,
-                    arguments: arguments.as_map(),
-                },
-            );
+            let decision = with_call(&keys, black_box(token), call, &schema, |prepared, call| {
+                rules.evaluate_call(prepared, call)
+            });
             black_box(decision)
         })
     });
@@ -128,24 +138,16 @@ fn bench(c: &mut Criterion) {
     }
     c.bench_function("guard/one-session-rule", |b| {
         b.iter(|| {
-            let payload = keys.verify_payload(black_box(token), NOW_MS / 1000).unwrap();
-            let (agent_id, mut prepared) = payload.read().unwrap();
-            prepared.set_agent_id(Some(&agent_id));
-            prepared.set_tool_id(Some("convert_units@1.0.0"));
-            let arguments = Arguments::from_parameters_checked(&call.parameters, &schema).unwrap();
-            let call_of = ToolCall {
-                function: &call.function,
-                http_method: None,
-                arguments: arguments.as_map(),
-            };
-            let decision =
-                session_rules.evaluate_call_in(&prepared, &call_of, black_box(&state).view(NOW_MS));
-            let next = state.admit(
-                &call.function,
-                arguments.as_map(),
-                session_rules.session_totals(),
-                NOW_MS,
-            );
+            let (decision, next) =
+                with_call(&keys, black_box(token), call, &schema, |prepared, call| {
+                    let decision = session_rules.evaluate_call_in(
+                        prepared,
+                        call,
+                        black_box(&state).view(NOW_MS),
+                    );
+                    let totals = session_rules.session_totals();
+                    (decision, state.admit(call.function, call.arguments, totals, NOW_MS))
+                });
             black_box((decision, next))
         })
     });
