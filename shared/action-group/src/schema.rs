@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use registry_types::{ArgumentSchema, FunctionDefinition, TypeDefinition};
+use registry_types::{ArgumentSchema, FunctionDefinition, SchemaError, TypeDefinition};
 
 use crate::{ArgumentError, Arguments, FunctionEvent, InvalidArguments, Parameter};
 
@@ -16,9 +16,18 @@ impl Arguments {
         function: &FunctionDefinition,
         types: Option<&BTreeMap<String, TypeDefinition>>,
     ) -> Result<Self, InvalidArguments> {
+        Self::with_schema(&event.parameters, function, types)
+    }
+
+    /// [`Arguments::from_parameters_checked`] against `function`'s schema, prepared here.
+    fn with_schema(
+        parameters: &[Parameter],
+        function: &FunctionDefinition,
+        types: Option<&BTreeMap<String, TypeDefinition>>,
+    ) -> Result<Self, InvalidArguments> {
         let schema = ArgumentSchema::new(function, types)
-            .map_err(|e| InvalidArguments::one(ArgumentError::at(e.path, e.message)))?;
-        Self::from_parameters_checked(&event.parameters, &schema)
+            .map_err(|e| InvalidArguments::one(ArgumentError::from(e)))?;
+        Self::from_parameters_checked(parameters, &schema)
     }
 
     /// [`Arguments::from_event_with_schema`] on Bedrock's `parameters`, against a
@@ -37,11 +46,7 @@ impl Arguments {
         if errors.is_empty() {
             Ok(args)
         } else {
-            Err(errors
-                .into_iter()
-                .map(|e| ArgumentError::at(e.path, e.message))
-                .collect::<Vec<_>>()
-                .into())
+            Err(errors.into_iter().map(ArgumentError::from).collect::<Vec<_>>().into())
         }
     }
 }
@@ -54,8 +59,13 @@ impl crate::ControlCall {
         function: &FunctionDefinition,
         types: Option<&BTreeMap<String, TypeDefinition>>,
     ) -> Result<Arguments, InvalidArguments> {
-        let schema = ArgumentSchema::new(function, types)
-            .map_err(|e| InvalidArguments::one(ArgumentError::at(e.path, e.message)))?;
-        Arguments::from_parameters_checked(&self.parameters, &schema)
+        Arguments::with_schema(&self.parameters, function, types)
+    }
+}
+
+impl From<SchemaError> for ArgumentError {
+    /// A violation found by the registry's argument checker, at its pointer.
+    fn from(e: SchemaError) -> Self {
+        Self::at(e.path, e.message)
     }
 }

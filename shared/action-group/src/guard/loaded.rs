@@ -9,7 +9,7 @@ use registry_access::{Decision, PreparedContext, RuleSet, ToolCall};
 use registry_core::{LifecycleStatus, ToolDefinition};
 use registry_types::{ArgumentSchema, SchemaError};
 
-use crate::{ArgumentError, Arguments, InvalidArguments, Parameter};
+use crate::{Arguments, InvalidArguments, Parameter};
 
 /// A tool's definition and its compiled rules, as read at `read_at_ms`.
 #[derive(Debug)]
@@ -63,10 +63,7 @@ impl Loaded {
     ) -> Result<Arguments, InvalidArguments> {
         match self.schemas.get(function) {
             Some(Ok(schema)) => Arguments::from_parameters_checked(parameters, schema),
-            Some(Err(invalid)) => Err(InvalidArguments::one(ArgumentError::at(
-                invalid.path.clone(),
-                invalid.message.clone(),
-            ))),
+            Some(Err(invalid)) => Err(InvalidArguments::one(invalid.clone().into())),
             None => Arguments::from_parameters(parameters),
         }
     }
