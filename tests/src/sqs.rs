@@ -7,13 +7,15 @@ use serde_json::Value;
 pub async fn call(endpoint: &str, form: &[(&str, &str)]) -> String {
     let auth = "AWS4-HMAC-SHA256 Credential=test/20261125/us-east-1/sqs/aws4_request, SignedHeaders=host, Signature=e2e";
     let reply = reqwest::Client::new().post(endpoint).header("authorization", auth).form(form);
-    reply.send().await.unwrap().text().await.unwrap()
+    let reply = reply.send().await.unwrap_or_else(|e| panic!("SQS at {endpoint}: {e}"));
+    reply.text().await.unwrap_or_else(|e| panic!("SQS answer: {e}"))
 }
 
 /// Creates the queue `name`; its URL.
 pub async fn create_queue(endpoint: &str, name: &str) -> String {
     let created = call(endpoint, &[("Action", "CreateQueue"), ("QueueName", name)]).await;
-    created.split("<QueueUrl>").nth(1).and_then(|s| s.split('<').next()).unwrap().to_owned()
+    let url = created.split("<QueueUrl>").nth(1).and_then(|s| s.split('<').next());
+    url.unwrap_or_else(|| panic!("no queue URL in {created}")).to_owned()
 }
 
 /// The bodies of one `ReceiveMessage` (at most 10 messages), parsed as JSON.
@@ -30,6 +32,6 @@ pub async fn receive(endpoint: &str, queue: &str) -> Vec<Value> {
                 .replace("&gt;", ">")
                 .replace("&amp;", "&")
         })
-        .map(|b| serde_json::from_str(&b).unwrap())
+        .map(|b| serde_json::from_str(&b).unwrap_or_else(|e| panic!("message {b}: {e}")))
         .collect()
 }
