@@ -140,12 +140,17 @@ async fn bad_budgets_are_refused_with_pointers_and_nothing_is_stored() {
     assert_eq!(status, 400, "{problem}");
     let paths: Vec<&str> =
         problem["errors"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
-    for path in ["/limits/maxToolCalls", "/limits/maxWallClockSeconds", "/limits/maxCostUsd"] {
+    for path in [
+        "/limits/maxToolCalls",
+        "/limits/maxWallClockSeconds",
+        "/limits/maxCostUsd",
+        "/limits/maxCallsPerFunction/lookup",
+    ] {
         assert!(paths.contains(&path), "{path} missing: {problem}");
     }
     let (status, _) = s.call(Method::GET, "/agents/support", Some(&s.token), None).await;
     assert_eq!(status, 404, "nothing stored");
-    // an unknown function is named once the rest is valid
+    // an unknown function alone
     let limits = json!({"maxCallsPerFunction": {"lookup": 2}});
     let (status, problem) =
         s.call(Method::PUT, "/agents/support", Some(&s.token), Some(agent(limits))).await;

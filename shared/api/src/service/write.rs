@@ -245,6 +245,8 @@ impl Registry {
         if !violations.is_empty() {
             if let DefinitionRef::Agent(agent) = definition.view() {
                 violations.extend(references::check(self.store().as_ref(), agent).await?);
+                violations
+                    .extend(references::check_limit_functions(self.store().as_ref(), agent).await?);
             }
             return Err(ServiceError::Invalid(violations));
         }
