@@ -415,3 +415,114 @@ async fn two_approvals_need_two_approvers() {
     assert_eq!(served.etag(), "\"2\"");
     assert!(served.body.get("accessRules").is_none(), "{}", served.text);
 }
+
+/// The `proposal.applied` event of proposal `id` on tool `tool`: its actor.
+async fn applied_by(s: &Server, tool: &str, id: &str) -> Vec<String> {
+    let reply = s.get(&format!("/events?id={tool}&limit=1000")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let items = reply.body["items"].as_array().unwrap_or_else(|| panic!("{}", reply.text));
+    items
+        .iter()
+        .filter(|e| e["proposal"] == id && e["action"] == "proposal.applied")
+        .map(|e| e["actor"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// An approval saved but not yet applied (its apply failed, or another approver's call
+/// came between): whoever finishes applying it, the proposal is applied in the name of
+/// the approver whose approval completed it, never of the caller who did not approve.
+#[tokio::test]
+async fn an_approved_proposal_applies_in_the_name_of_its_approver() {
+    use registry_store::{Action, Approval, EventDraft, ProposalState};
+    let s = reviewed().await;
+    s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
+    let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
+    let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
+    let store = s.registry.store();
+    let open = store.proposal(&id).await.unwrap().unwrap();
+    let mut approved = open.clone();
+    approved.approvals.push(Approval { by: "ann-approver".into(), at: chrono::Utc::now() });
+    approved.state = ProposalState::Approved;
+    let event = EventDraft {
+        actor: "ann-approver".into(),
+        action: Action::ProposalApproved,
+        kind: registry_core::Kind::Tool,
+        id: "t".into(),
+        proposal: Some(id.clone()),
+        version_before: Some(1),
+        version_after: None,
+        changed: Vec::new(),
+    };
+    store.save_proposal(approved, Some(open.revision), event).await.unwrap();
+
+    // The admin never approved it; its call only finishes what ann approved.
+    let finished = post(&s, &format!("/proposals/{id}/approve"), &s.admin).await;
+    assert_eq!(finished.body["state"], "applied", "{}", finished.text);
+    assert_eq!(finished.body["closed"]["by"], "ann-approver", "{}", finished.text);
+    assert_eq!(applied_by(&s, "t", &id).await, ["ann-approver"]);
+    assert_eq!(s.get("/tools/t").await.etag(), "\"2\"");
+}
+
+/// Two approvers race on proposals needing one approval, over and over: every applied
+/// proposal names as its applier (closing and `proposal.applied` event) the one
+/// approver whose approval it holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_approvers_apply_in_the_name_of_the_approval_that_completed_it() {
+    let s = reviewed().await;
+    s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
+    let rules = [json!(null), premium_tool("t")["accessRules"].clone()];
+    for round in 0..30u64 {
+        let body = json!({"accessRules": rules[(round % 2) as usize]});
+        let proposed = patch(&s, "/tools/t", &s.editor, round + 1, &body).await;
+        assert_eq!(proposed.status, StatusCode::ACCEPTED, "{}", proposed.text);
+        let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
+        let path = format!("/proposals/{id}/approve");
+        let (a, b) = tokio::join!(post(&s, &path, &s.approver), post(&s, &path, &s.admin));
+        for reply in [&a, &b] {
+            assert!(
+                reply.status == StatusCode::OK || reply.status == StatusCode::CONFLICT,
+                "{}",
+                reply.text
+            );
+        }
+        let shown = s.get(&format!("/proposals/{id}")).await;
+        assert_eq!(shown.body["state"], "applied", "round {round}: {}", shown.text);
+        let approvers: Vec<&str> = shown.body["approvals"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}", shown.text))
+            .iter()
+            .filter_map(|a| a["by"].as_str())
+            .collect();
+        assert_eq!(approvers.len(), 1, "round {round}: {}", shown.text);
+        assert_eq!(shown.body["closed"]["by"], approvers[0], "round {round}: {}", shown.text);
+        assert_eq!(applied_by(&s, "t", &id).await, approvers, "round {round}");
+    }
+}
+
+/// Names that differ only by case, spacing, compatibility forms or invisible characters
+/// are one principal: such a name cannot approve its own proposal, nor approve twice.
+#[tokio::test]
+async fn look_alike_names_are_one_principal_to_review() {
+    use registry_api::{Principal, Role, ServiceError};
+    let s = start_with_registry(ServerLimits::default(), |r| {
+        r.with_review(ReviewPolicy { required: true, approvals: 2 })
+    })
+    .await;
+    s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
+    let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
+    let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
+    for author in ["Eve-Editor", "eve-editor ", "eve-editor\u{200b}", "\u{ff25}VE-editor"] {
+        let refused = s.registry.approve(&Principal::new(author, Role::Approver), &id).await;
+        assert!(matches!(refused, Err(ServiceError::Forbidden(_))), "{author:?}: {refused:?}");
+    }
+    post(&s, &format!("/proposals/{id}/approve"), &s.approver).await;
+    let twice =
+        s.registry.approve(&Principal::new(" ANN-approver\u{2060}", Role::Admin), &id).await;
+    assert!(matches!(twice, Err(ServiceError::ProposalConflict(_))), "{twice:?}");
+    let shown = s.get(&format!("/proposals/{id}")).await;
+    assert_eq!(shown.body["state"], "open", "{}", shown.text);
+    assert_eq!(shown.body["approvals"].as_array().map(Vec::len), Some(1), "{}", shown.text);
+    // The author under another spelling may cancel it: the same principal.
+    let cancelled = s.registry.cancel(&Principal::new("EVE-EDITOR", Role::Editor), &id).await;
+    assert_eq!(cancelled.map(|p| p.state.as_str()).ok(), Some("cancelled"));
+}

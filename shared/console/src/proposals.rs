@@ -5,6 +5,7 @@
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use registry_api::Problem;
+use registry_api::auth::same_principal;
 use registry_api::service::can_approve;
 use registry_store::{ProposalQuery, ProposalState};
 use serde::Deserialize;
@@ -250,7 +251,8 @@ fn render(session: &Session, v: &Value, done: &str, problem: Option<&Problem>) -
     }
     let pending = state == "open" || state == "approved";
     let principal = &session.principal;
-    if pending && can_approve(principal) && principal.name != author {
+    let own = same_principal(&principal.name, author);
+    if pending && can_approve(principal) && !own {
         let id_url = url_component(id);
         h.raw("<h2>Review</h2><form method=\"post\" action=\"/console/proposals/")
             .text(&id_url)
@@ -264,7 +266,7 @@ fn render(session: &Session, v: &Value, done: &str, problem: Option<&Problem>) -
         h.raw("<div class=\"field\"><label for=\"reason\">Reason for rejecting</label>")
             .raw("<input type=\"text\" id=\"reason\" name=\"reason\" required></div>")
             .raw("<button type=\"submit\" id=\"reject\">Reject</button></form>");
-    } else if pending && principal.name == author {
+    } else if pending && own {
         h.raw("<p class=\"muted\" id=\"no-review\">You proposed this: another approver must ")
             .raw("review it.</p>");
     } else if pending {

@@ -8,7 +8,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::{AuthError, Authenticator, Principal, Role};
+use super::{AuthError, Authenticator, Principal, Role, canonical_name, name_key};
 
 /// File name of the token file inside the data directory.
 pub const TOKEN_FILE_NAME: &str = "auth.json";
@@ -103,19 +103,35 @@ impl TokenFile {
 
     /// Adds a new random token for principal `name` with `role` to
     /// `<data_dir>/auth.json` and returns the plaintext token (shown once; only its hash
-    /// is stored). A running server picks it up on restart.
+    /// is stored). The name is stored in its [`canonical_name`] form; one that is empty
+    /// there, or only looks like an existing name (same [`name_key`], another spelling),
+    /// is refused. The same name again is another token of the same principal. A
+    /// running server picks it up on restart.
     pub fn add_token(data_dir: &Path, name: &str, role: Role) -> Result<String, TokenFileError> {
-        if name.trim().is_empty() || name.len() > 128 || name.chars().any(char::is_control) {
+        let name = canonical_name(name);
+        if name.is_empty() || name.len() > 128 || name.chars().any(char::is_control) {
             return Err(TokenFileError::Invalid(
-                "principal name must be 1..128 printable characters".into(),
+                "principal name must be 1..128 printable characters, not only spaces or \
+                 invisible ones"
+                    .into(),
             ));
         }
         registry_store::create_private_dir(data_dir)
             .map_err(|source| TokenFileError::Io { path: data_dir.to_path_buf(), source })?;
         let path = data_dir.join(TOKEN_FILE_NAME);
         let mut file = Self::read(&path)?.unwrap_or_default();
+        let key = name_key(&name);
+        if let Some(existing) =
+            file.tokens.iter().find(|e| e.name != name && name_key(&e.name) == key)
+        {
+            return Err(TokenFileError::Invalid(format!(
+                "principal name `{name}` differs from the existing `{}` only by case, spacing or \
+                 invisible characters; use `{}` for the same principal, or a distinct name",
+                existing.name, existing.name
+            )));
+        }
         let token = generate_token();
-        file.tokens.push(TokenEntry { name: name.to_owned(), role, sha256: hash_token(&token) });
+        file.tokens.push(TokenEntry { name, role, sha256: hash_token(&token) });
         file.write(&path)?;
         Ok(token)
     }
@@ -277,6 +293,28 @@ mod tests {
             Err(AuthError::Invalid)
         );
         assert!(Role::Admin > Role::Editor && Role::Editor > Role::Reader);
+    }
+
+    #[test]
+    fn names_are_stored_canonical_and_look_alikes_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        TokenFile::load_or_init(dir.path(), None).unwrap();
+        let first = TokenFile::add_token(dir.path(), " ed\u{200b} ", Role::Editor).unwrap();
+        let (auth, _) = TokenFile::load_or_init(dir.path(), None).unwrap();
+        assert_eq!(auth.principal_for(&first).map(|p| p.name.as_str()), Some("ed"));
+        // The same name again: another token of the same principal.
+        TokenFile::add_token(dir.path(), "ed", Role::Approver).unwrap();
+        let before = std::fs::read(dir.path().join(TOKEN_FILE_NAME)).unwrap();
+        for look_alike in ["Ed", "ED ", "\u{200b}eD", "ｅＤ", "ADMIN"] {
+            let err = TokenFile::add_token(dir.path(), look_alike, Role::Approver).unwrap_err();
+            assert!(err.to_string().contains("differs from the existing"), "{look_alike:?}: {err}");
+        }
+        for empty in ["", "  ", "\u{200b}", "\u{200d}\u{fe0f} "] {
+            let err = TokenFile::add_token(dir.path(), empty, Role::Approver).unwrap_err();
+            assert!(err.to_string().contains("not only spaces or invisible"), "{empty:?}: {err}");
+        }
+        let after = std::fs::read(dir.path().join(TOKEN_FILE_NAME)).unwrap();
+        assert_eq!(before, after, "a refused name changes nothing");
     }
 
     #[test]

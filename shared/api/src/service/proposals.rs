@@ -10,9 +10,10 @@ use registry_store::{
 };
 use serde::Serialize;
 
-use crate::auth::Principal;
+use crate::auth::{Principal, same_principal};
 use crate::service::release_check::compare_tools;
 use crate::service::review::can_approve;
+use crate::service::sealed::secret_in;
 use crate::service::write::{Outcome, Written, server_fields_for};
 use crate::service::{Comparison, DefinitionRef, Registry, Resource, ServiceError, references};
 
@@ -291,7 +292,7 @@ impl Registry {
             )));
         }
         let proposal = self.load_proposal(id).await?;
-        if proposal.author == principal.name {
+        if same_principal(&proposal.author, &principal.name) {
             return Err(ServiceError::Forbidden(format!(
                 "`{}` proposed `{id}`: its author cannot approve it; another approver must",
                 principal.name
@@ -300,7 +301,7 @@ impl Registry {
         Self::still_pending(&proposal, "approved")?;
         let mut current = proposal;
         if current.state == ProposalState::Open {
-            if current.approvals.iter().any(|a| a.by == principal.name) {
+            if current.approvals.iter().any(|a| same_principal(&a.by, &principal.name)) {
                 return Err(ServiceError::ProposalConflict(format!(
                     "`{}` approved proposal `{id}` already; it needs another approver",
                     principal.name
@@ -315,25 +316,29 @@ impl Registry {
             current = self.save_over(&current, next, event).await?;
         }
         if current.state == ProposalState::Approved {
-            current = self.apply_proposal(principal, current).await?;
+            // Whoever finishes it (this caller, or another racing or retrying after a
+            // failure), it is applied in the name of the approval that completed it.
+            current = self.apply_proposal(current).await?;
         }
         self.proposal_view(current, false).await
     }
 
     /// Writes an approved proposal's definition, with the proposal's new state, in one
-    /// transaction; a moved definition makes it stale.
-    async fn apply_proposal(
-        &self,
-        principal: &Principal,
-        proposal: Proposal,
-    ) -> Result<Proposal, ServiceError> {
+    /// transaction, in the name of the approval that completed it (its last); a moved
+    /// definition makes it stale. Once applied, the vault keeps only the secret the
+    /// applied definition names.
+    async fn apply_proposal(&self, proposal: Proposal) -> Result<Proposal, ServiceError> {
         let (kind, id) = (proposal.kind, proposal.definition_id.clone());
         let store_err = |e| ServiceError::from_store(kind, &id, e);
+        let applier = proposal.approvals.last().map(|a| a.by.clone()).ok_or_else(|| {
+            ServiceError::Internal(format!("proposal `{}` is approved by no one", proposal.id))
+        })?;
         let head = self.store().get_shared(kind, &id).await.map_err(store_err)?;
         let live = head.as_ref().map(|h| h.version());
         if live != proposal.base_version {
-            return self.make_stale(principal, proposal, live).await;
+            return self.make_stale(&applier, proposal, live).await;
         }
+        let replaced = head.as_deref().and_then(secret_in);
         let mut definition =
             proposal.proposed().map_err(|e| ServiceError::Internal(e.to_string()))?;
         if let Definition::Agent(agent) = &definition {
@@ -348,9 +353,9 @@ impl Registry {
         let mut applied = proposal.clone();
         applied.state = ProposalState::Applied;
         applied.applied_version = proposal.base_version.map(|v| v + 1);
-        applied.closed = Some(Closing { by: principal.name.clone(), at: now(), reason: None });
+        applied.closed = Some(Closing { by: applier.clone(), at: now(), reason: None });
         let change = Change {
-            actor: principal.name.clone(),
+            actor: applier.clone(),
             action: Action::ProposalApplied,
             proposal: Some(ProposalUpdate {
                 proposal: applied.clone(),
@@ -361,6 +366,7 @@ impl Registry {
             Ok(stored) => {
                 applied.revision = proposal.revision + 1;
                 applied.applied_version = Some(stored.version());
+                self.trim_vault(kind, &id, replaced.as_ref(), secret_in(&stored)).await;
                 Ok(applied)
             }
             Err(StoreError::VersionMismatch { .. } | StoreError::AlreadyExists { .. }) => {
@@ -372,7 +378,7 @@ impl Registry {
                     )));
                 }
                 let live = self.store().get(kind, &id).await.map_err(store_err)?;
-                self.make_stale(principal, proposal, live.map(|d| d.version())).await
+                self.make_stale(&applier, proposal, live.map(|d| d.version())).await
             }
             Err(StoreError::BadReferences { missing, retired }) => match proposal.proposed() {
                 Ok(Definition::Agent(agent)) => {
@@ -384,11 +390,11 @@ impl Registry {
         }
     }
 
-    /// Records that `proposal` can no longer apply (the definition is at `live`), and
-    /// reports it as a conflict.
+    /// Records that `proposal` can no longer apply (the definition is at `live`) in the
+    /// name of `actor`, drops the secret it brought, and reports it as a conflict.
     async fn make_stale(
         &self,
-        principal: &Principal,
+        actor: &str,
         proposal: Proposal,
         live: Option<u64>,
     ) -> Result<Proposal, ServiceError> {
@@ -403,9 +409,10 @@ impl Registry {
         let mut stale = proposal.clone();
         stale.state = ProposalState::Stale;
         stale.closed =
-            Some(Closing { by: principal.name.clone(), at: now(), reason: Some(reason.clone()) });
-        let event = draft(&proposal, &principal.name, Action::ProposalStale, Vec::new());
-        self.save_over(&proposal, stale, event).await?;
+            Some(Closing { by: actor.to_owned(), at: now(), reason: Some(reason.clone()) });
+        let event = draft(&proposal, actor, Action::ProposalStale, Vec::new());
+        let saved = self.save_over(&proposal, stale, event).await?;
+        self.drop_proposal_secret(&saved).await;
         Err(ServiceError::ProposalConflict(format!(
             "proposal `{}` is stale and was not applied: {reason}",
             proposal.id
@@ -434,6 +441,7 @@ impl Registry {
         next.closed = Some(Closing { by: principal.name.clone(), at: now(), reason });
         let event = draft(&proposal, &principal.name, Action::ProposalRejected, Vec::new());
         let saved = self.save_over(&proposal, next, event).await?;
+        self.drop_proposal_secret(&saved).await;
         self.proposal_view(saved, false).await
     }
 
@@ -444,7 +452,7 @@ impl Registry {
         id: &str,
     ) -> Result<ProposalView, ServiceError> {
         let proposal = self.load_proposal(id).await?;
-        if proposal.author != principal.name {
+        if !same_principal(&proposal.author, &principal.name) {
             return Err(ServiceError::Forbidden(format!(
                 "only the author of proposal `{id}` (`{}`) can cancel it",
                 proposal.author
@@ -456,6 +464,7 @@ impl Registry {
         next.closed = Some(Closing { by: principal.name.clone(), at: now(), reason: None });
         let event = draft(&proposal, &principal.name, Action::ProposalCancelled, Vec::new());
         let saved = self.save_over(&proposal, next, event).await?;
+        self.drop_proposal_secret(&saved).await;
         self.proposal_view(saved, false).await
     }
 }

@@ -1,8 +1,12 @@
 //! A tool's client secret on its way to the vault: taken out of the definition before it
 //! is stored (which keeps only the vault's version marker), and the vault trimmed to what
-//! the stored definition names once the write is done.
+//! the stored definition names once the write is done. A proposal's secret is written
+//! when the proposal opens (it names the version); it is trimmed like a write's when the
+//! proposal applies, and removed when it closes otherwise (rejected, cancelled, stale)
+//! or is never saved, unless the served definition names the same version.
 
-use registry_core::{McpAuth, ToolDefinition};
+use registry_core::{Definition, Kind, McpAuth, ToolDefinition};
+use registry_store::Proposal;
 
 use crate::service::vault::{SecretHandle, VaultError};
 use crate::service::{DefinitionRef, Registry, Resource, ServiceError};
@@ -18,6 +22,14 @@ pub(crate) fn handle_of(auth: &McpAuth) -> Option<SecretHandle> {
 fn stored_handle<R: Resource>(definition: Option<&R>) -> Option<SecretHandle> {
     match definition?.view() {
         DefinitionRef::Tool(ToolDefinition { auth: Some(auth), .. }) => handle_of(auth),
+        _ => None,
+    }
+}
+
+/// The vault version a definition of either kind names (agents: none).
+pub(crate) fn secret_in(definition: &Definition) -> Option<SecretHandle> {
+    match definition {
+        Definition::Tool(ToolDefinition { auth: Some(auth), .. }) => handle_of(auth),
         _ => None,
     }
 }
@@ -62,10 +74,21 @@ impl Registry {
         replaced: Option<&SecretHandle>,
         stored: Option<&R>,
     ) {
-        if R::KIND != registry_core::Kind::Tool {
+        self.trim_vault(R::KIND, id, replaced, stored_handle(stored)).await;
+    }
+
+    /// [`Registry::trim_secrets`] of a definition of `kind` whose stored version names
+    /// `keep`.
+    pub(crate) async fn trim_vault(
+        &self,
+        kind: Kind,
+        id: &str,
+        replaced: Option<&SecretHandle>,
+        keep: Option<SecretHandle>,
+    ) {
+        if kind != Kind::Tool {
             return;
         }
-        let keep = stored_handle(stored);
         let mut result = self.vault().retain(id, keep.as_ref()).await;
         if let Some(old) = replaced.filter(|old| Some(*old) != keep.as_ref())
             && result.is_ok()
@@ -80,6 +103,33 @@ impl Registry {
     /// The vault version a stored definition names (agents: none).
     pub(crate) fn secret_of<R: Resource>(definition: Option<&R>) -> Option<SecretHandle> {
         stored_handle(definition)
+    }
+
+    /// Removes `handle`, a version of `id`'s secret that nothing stored names (a write
+    /// or proposal that failed). A failure is logged, as in [`Registry::trim_secrets`].
+    pub(crate) async fn discard_secret(&self, id: &str, handle: &SecretHandle) {
+        if let Err(e) = self.vault().remove(id, handle).await {
+            tracing::warn!(tool = id, error = %e, "unused secret version not removed yet");
+        }
+    }
+
+    /// After `proposal` closed without applying: removes the secret version it brought,
+    /// unless the served definition names that version (the proposal kept the served
+    /// secret). When the served definition cannot be read, the version stays (logged):
+    /// never remove what may be served.
+    pub(crate) async fn drop_proposal_secret(&self, proposal: &Proposal) {
+        let Ok(proposed) = proposal.proposed() else { return };
+        let Some(brought) = secret_in(&proposed) else { return };
+        let id = &proposal.definition_id;
+        match self.store().get_shared(proposal.kind, id).await {
+            Ok(served) if served.as_deref().and_then(secret_in).as_ref() != Some(&brought) => {
+                self.discard_secret(id, &brought).await;
+            }
+            Ok(_) => {}
+            Err(e) => {
+                tracing::warn!(tool = %id, error = %e, "a closed proposal's secret not removed yet");
+            }
+        }
     }
 }
 

@@ -286,7 +286,13 @@ impl Registry {
         let tagged =
             head.is_some_and(|h| selector_tagged(h.view())) || selector_tagged(definition.view());
         if self.review.needs_review(principal, R::KIND, tagged, &changed) {
-            return self.propose(principal, head, definition, changed).await;
+            let id = definition.id().to_owned();
+            let proposed = self.propose(principal, head, definition, changed).await;
+            if let (Err(_), Some(sealed)) = (&proposed, &sealed) {
+                // No proposal names the new version.
+                self.discard_secret(&id, sealed).await;
+            }
+            return proposed;
         }
         let action = match action {
             Action::Replace | Action::Patch
@@ -306,9 +312,9 @@ impl Registry {
         let id = definition.id().to_owned();
         let change = Change::new(principal.name.clone(), action);
         let put = self.store().write(definition.into_definition(), expected, change).await;
-        if put.is_err() && sealed.is_some() {
-            // The new version is named by nothing stored: keep only the head's.
-            self.trim_secrets(&id, sealed.as_ref(), head).await;
+        if let (Err(_), Some(sealed)) = (&put, &sealed) {
+            // The new version is named by nothing stored (open proposals keep theirs).
+            self.discard_secret(&id, sealed).await;
         }
         match put {
             Ok(stored) => {

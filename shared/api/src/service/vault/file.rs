@@ -6,6 +6,12 @@
 //! entry per kept version: tool id, version, key id, nonce and ciphertext, the tool id
 //! and version bound in as associated data. Both files are 0600 and replaced whole on
 //! every change (temp file, fsync, rename), so a removed value is in neither file.
+//!
+//! A running `serve` holds an exclusive advisory lock on `serve.lock` in the data
+//! directory ([`DataDirLock`]) for its lifetime; [`FileVault::rotate_key`] takes the
+//! same lock, so it refuses to run beside a server (whose keys, read at start, would no
+//! longer decrypt what the rotation re-encrypted, and whose next write would put back
+//! entries the rotation did not see).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -24,6 +30,38 @@ use super::{SecretHandle, SecretVault, VaultError};
 pub const KEY_FILE_NAME: &str = "secrets.key";
 /// File name of the encrypted secrets in the data directory.
 pub const SECRETS_FILE_NAME: &str = "secrets.json";
+/// File name of the lock a process using the data directory holds.
+pub const LOCK_FILE_NAME: &str = "serve.lock";
+
+/// An exclusive advisory lock on a data directory (`serve.lock`, `flock`/`LockFileEx`),
+/// held by `serve` for its lifetime and by a key rotation while it runs. The operating
+/// system releases it when the holder drops it or exits, however it exits.
+#[derive(Debug)]
+pub struct DataDirLock {
+    _file: std::fs::File,
+}
+
+impl DataDirLock {
+    /// Takes the lock of `data_dir` without waiting: [`VaultError::InUse`] when another
+    /// process holds it.
+    pub fn acquire(data_dir: &Path) -> Result<Self, VaultError> {
+        registry_store::create_private_dir(data_dir).map_err(io(data_dir))?;
+        let path = data_dir.join(LOCK_FILE_NAME);
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(&path).map_err(io(&path))?;
+        match file.try_lock() {
+            Ok(()) => Ok(Self { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(VaultError::InUse(format!(
+                "in use by a running `agent-registry serve` (it holds {}); stop it first",
+                path.display()
+            ))),
+            Err(std::fs::TryLockError::Error(e)) => Err(io(&path)(e)),
+        }
+    }
+}
 
 /// One key of the key file.
 #[derive(Clone, Serialize, Deserialize)]
@@ -179,9 +217,11 @@ impl FileVault {
 
     /// Rotates the key of `data_dir`'s vault: a new key is generated, every kept secret
     /// is encrypted again under it, and the old keys are dropped, so they can read
-    /// nothing any more. Returns the new key id. Run while `serve` is stopped (a running
-    /// server keeps the keys it read at start).
+    /// nothing any more. Returns the new key id. Refused with [`VaultError::InUse`]
+    /// while a `serve` holds the data directory ([`DataDirLock`]): a running server
+    /// keeps the keys it read at start.
     pub fn rotate_key(data_dir: &Path) -> Result<String, VaultError> {
+        let _held = DataDirLock::acquire(data_dir)?;
         let old = Self::open(data_dir)?;
         let entries = old.read()?.entries;
         let plain = entries
@@ -264,6 +304,17 @@ impl SecretVault for FileVault {
         }
         Ok(())
     }
+
+    async fn remove(&self, tool_id: &str, handle: &SecretHandle) -> Result<(), VaultError> {
+        let _held = self.lock.lock().map_err(|_| poisoned())?;
+        let mut file = self.read()?;
+        let before = file.entries.len();
+        file.entries.retain(|e| e.tool != tool_id || e.version != handle.version);
+        if file.entries.len() != before {
+            self.write(&file)?;
+        }
+        Ok(())
+    }
 }
 
 /// The associated data of an entry: its tool id and version, so a ciphertext cannot be
@@ -333,6 +384,13 @@ mod tests {
         assert_eq!(vault.get("m2", &s3).await.unwrap().unwrap().expose(), "third-secret-S3");
         let keys = std::fs::read_to_string(dir.path().join(KEY_FILE_NAME)).unwrap();
         assert!(!keys.contains(&old_key.keys[0].key) && !keys.contains(&old_key.keys[0].id));
+        // Refused while another holder (a running `serve`) has the directory.
+        let held = DataDirLock::acquire(dir.path()).unwrap();
+        assert!(matches!(FileVault::rotate_key(dir.path()), Err(VaultError::InUse(_))));
+        assert!(matches!(DataDirLock::acquire(dir.path()), Err(VaultError::InUse(_))));
+        drop(held);
+        let vault = FileVault::open(dir.path()).unwrap();
+        assert_eq!(vault.current_key_id(), id, "the refused rotation changed nothing");
         #[cfg(unix)]
         for name in [KEY_FILE_NAME, SECRETS_FILE_NAME] {
             use std::os::unix::fs::PermissionsExt;

@@ -38,6 +38,12 @@ impl SecretVault for MemoryVault {
         });
         Ok(())
     }
+
+    async fn remove(&self, tool_id: &str, handle: &SecretHandle) -> Result<(), VaultError> {
+        let mut secrets = self.secrets.lock().map_err(|_| poisoned())?;
+        secrets.remove(&(tool_id.to_owned(), handle.version.clone()));
+        Ok(())
+    }
 }
 
 fn poisoned() -> VaultError {

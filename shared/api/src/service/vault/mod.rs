@@ -6,7 +6,9 @@
 //! (`SecretsManagerVault`, feature `aws`). After every write the vault keeps only the
 //! version the stored definition names ([`SecretVault::retain`], and
 //! [`SecretVault::remove`] of the version the write replaced), so a rotated or removed
-//! secret is gone from the vault too.
+//! secret is gone from the vault too. A proposal's version lives while the proposal is
+//! open: applied, it is trimmed to like a write; rejected, cancelled or stale, it is
+//! removed ([`SecretVault::remove`]) unless the served definition names it.
 
 mod file;
 mod memory;
@@ -15,7 +17,7 @@ mod secrets_manager;
 
 use registry_core::Secret;
 
-pub use file::FileVault;
+pub use file::{DataDirLock, FileVault, LOCK_FILE_NAME};
 pub use memory::MemoryVault;
 #[cfg(feature = "aws")]
 pub use secrets_manager::SecretsManagerVault;
@@ -50,6 +52,9 @@ pub enum VaultError {
     /// The vault's contents cannot be decrypted or parsed (wrong or rotated-away key).
     #[error("secret vault damaged: {0}")]
     Damaged(String),
+    /// Another process (a running `serve`) holds the data directory.
+    #[error("{0}")]
+    InUse(String),
 }
 
 /// A store of tools' client secrets, by tool id and version.
@@ -64,11 +69,10 @@ pub trait SecretVault: Send + Sync + 'static {
     /// Removes every version of `tool_id`'s secret but `keep` (all of them when `None`):
     /// called after each write with what the stored definition names.
     async fn retain(&self, tool_id: &str, keep: Option<&SecretHandle>) -> Result<(), VaultError>;
-    /// Removes one version, the one a write replaced or removed (vaults that cannot scan
-    /// for [`SecretVault::retain`] remove by handle; the others need not).
-    async fn remove(&self, _tool_id: &str, _handle: &SecretHandle) -> Result<(), VaultError> {
-        Ok(())
-    }
+    /// Removes one version: the one a write replaced or removed, or one that a failed
+    /// write or a closed proposal brought. Removing a version the vault does not hold
+    /// succeeds.
+    async fn remove(&self, tool_id: &str, handle: &SecretHandle) -> Result<(), VaultError>;
     /// The value of a secret the user keeps and names by ARN (`auth.clientSecretRef`),
     /// read when a token is needed, never stored.
     async fn get_reference(&self, arn: &str) -> Result<Secret, VaultError> {
