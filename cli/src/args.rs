@@ -480,8 +480,8 @@ pub enum TokenOperation {
 /// Operations on the secret vault.
 #[derive(Debug, Subcommand)]
 pub enum VaultOperation {
-    /// Encrypt every kept secret under a new key and drop the old key (stop `serve`
-    /// first; it reads the keys at start).
+    /// Encrypt every kept secret under a new key and drop the old key (refused while a
+    /// `serve` uses the data directory: stop it first; it reads the keys at start).
     RotateKey {
         /// Data directory of the registry (where `secrets.key` lives).
         #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]

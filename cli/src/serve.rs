@@ -27,6 +27,10 @@ pub const DATABASE_FILE: &str = "registry.db";
 pub async fn run(args: ServeArgs) -> Result<()> {
     registry_store::create_private_dir(&args.data_dir)
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
+    // Held until the server stops: `vault rotate-key` (and a second `serve`) refuse the
+    // directory meanwhile.
+    let _data_dir_lock = registry_api::vault::DataDirLock::acquire(&args.data_dir)
+        .with_context(|| format!("cannot use data directory {}", args.data_dir.display()))?;
     let (store, fresh) = open_store(&args).await?;
     let keys = registry_api::principal_keys::load_or_create(&args.data_dir)
         .context("cannot read or create the principal context keys")?;
