@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use registry_e2e::aws_json;
-use registry_e2e::iam::{self, Call};
+use registry_e2e::iam::{self, Call, Request};
 use registry_e2e::template::{Deployment, Template};
 use registry_store_dynamodb::table::TABLE;
 use serde_json::{Value, json};
@@ -115,4 +115,93 @@ fn an_index_query_needs_the_index_resource() {
         ..by_kind
     };
     assert!(iam::decide(&role, &other_table).is_err());
+}
+
+/// A request as the SDK sends it to `service`.
+fn request(service: &str, method: &str, path: &str, target: Option<&str>, body: Value) -> Request {
+    Request {
+        method: method.into(),
+        path: path.into(),
+        target: target.map(str::to_owned),
+        authorization: Some(format!(
+            "AWS4-HMAC-SHA256 Credential=test/20261127/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=x"
+        )),
+        body: if body.is_null() { Vec::new() } else { body.to_string().into_bytes() },
+    }
+}
+
+fn described(calls: Result<Vec<Call>, String>) -> Vec<String> {
+    calls.unwrap().iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn requests_become_the_authorizations_iam_checks() {
+    let table = "arn:aws:dynamodb:us-east-1:123456789012:table/t";
+    let transaction = json!({"TransactItems": [
+        {"Put": {"TableName": "t", "Item": {"pk": {"S": "TOOL#a"}, "sk": {"S": "HEAD"}}}},
+        {"ConditionCheck": {"TableName": "t", "Key": {"pk": {"S": "TOOL#b"}, "sk": {"S": "HEAD"}}}},
+        {"Update": {"TableName": "t", "Key": {"pk": {"S": "EVENTS"}, "sk": {"S": "#SEQ"}}}}
+    ]});
+    let target = Some("DynamoDB_20120810.TransactWriteItems");
+    assert_eq!(
+        described(iam::calls(&request("dynamodb", "POST", "/", target, transaction), "pk")),
+        [
+            format!("dynamodb:PutItem on {table} (dynamodb:LeadingKeys = [\"TOOL#a\"])"),
+            format!("dynamodb:ConditionCheckItem on {table} (dynamodb:LeadingKeys = [\"TOOL#b\"])"),
+            format!("dynamodb:UpdateItem on {table} (dynamodb:LeadingKeys = [\"EVENTS\"])"),
+        ]
+    );
+    let query =
+        json!({"TableName": "t", "IndexName": "byKind", "KeyConditionExpression": "#k = :k"});
+    let target = Some("DynamoDB_20120810.Query");
+    assert_eq!(
+        described(iam::calls(&request("dynamodb", "POST", "/", target, query), "pk")),
+        [format!("dynamodb:Query on {table}/index/byKind")]
+    );
+    let query = json!({"TableName": "t", "KeyConditionExpression": "#p = :p AND begins_with(#s, :s)",
+        "ExpressionAttributeNames": {"#p": "pk", "#s": "sk"},
+        "ExpressionAttributeValues": {":p": {"S": "TOOL#a"}, ":s": {"S": "REF#"}}});
+    assert_eq!(
+        described(iam::calls(&request("dynamodb", "POST", "/", target, query), "pk")),
+        [format!("dynamodb:Query on {table} (dynamodb:LeadingKeys = [\"TOOL#a\"])")]
+    );
+    let secret = json!({"SecretId": "agent-registry/registry-e2e/tool/weather/1"});
+    let target = Some("secretsmanager.GetSecretValue");
+    assert_eq!(
+        described(iam::calls(&request("secretsmanager", "POST", "/", target, secret), "pk")),
+        [
+            "secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:123456789012:secret:agent-registry/registry-e2e/tool/weather/1-AbCdEf"
+        ]
+    );
+    let events = json!({"Entries": [{"EventBusName": "bus"}, {"EventBusName": "bus"}]});
+    let target = Some("AWSEvents.PutEvents");
+    assert_eq!(
+        described(iam::calls(&request("events", "POST", "/", target, events), "pk")),
+        ["events:PutEvents on arn:aws:events:us-east-1:123456789012:event-bus/bus"]
+    );
+    let get =
+        request("lambda", "GET", "/2015-03-31/functions/weather%3Aprod/policy", None, Value::Null);
+    assert_eq!(
+        described(iam::calls(&get, "pk")),
+        ["lambda:GetPolicy on arn:aws:lambda:us-east-1:123456789012:function:weather:prod"]
+    );
+    // What the checker does not know is an error, never a pass.
+    let bedrock = request("bedrock", "PUT", "/agents/", None, json!({}));
+    assert!(iam::calls(&bedrock, "pk").unwrap_err().contains("do not know"));
+    let unsigned = Request { authorization: None, ..get };
+    assert!(iam::calls(&unsigned, "pk").is_err());
+}
+
+#[test]
+fn a_policy_form_the_checks_do_not_read_fails_them() {
+    let text = std::fs::read_to_string(registry_e2e::template::PATH).unwrap();
+    let managed = text.replace(
+        "      Policies:\n        - Version: \"2012-10-17\"\n          Statement:\n            - Sid: PutRegistryEvents",
+        "      Policies:\n        - DynamoDBReadPolicy:\n            TableName: !Ref RegistryTable\n        - Version: \"2012-10-17\"\n          Statement:\n            - Sid: PutRegistryEvents",
+    );
+    assert_ne!(managed, text, "the event forwarder's policies moved; update this test");
+    let template = Template::parse(&managed).unwrap();
+    let deployment = Deployment::new(&template);
+    let error = iam::role(&template, &deployment, "EventForwarderFunction").unwrap_err();
+    assert!(error.contains("SAM policy templates"), "{error}");
 }
