@@ -49,7 +49,14 @@ REGISTRY_E2E_BINARIES="$(cd "${CARGO_TARGET_DIR:-target}/debug" && pwd)"
 export REGISTRY_E2E_BINARIES
 
 step "cargo test (all crates, both storage backends)"
+# The end-to-end tests check each function's AWS calls against its role in
+# infra/template.yaml and log the grants they used (tests/README.md, "Permissions").
+rm -f "$REGISTRY_E2E_BINARIES"/e2e-logs/permissions-*
 cargo test --workspace --all-features --locked
+
+step "grants of infra/template.yaml no end-to-end call used (listed, not failed)"
+cat "$REGISTRY_E2E_BINARIES/e2e-logs/permissions-unused.txt" 2>/dev/null ||
+  echo "no report: no end-to-end test recorded a call" >&2
 
 step "HTTP API tests again, on DynamoDB (the same binaries, REGISTRY_TEST_STORE=dynamodb)"
 api_tests="$(mktemp)"

@@ -1,6 +1,9 @@
 //! A function binary running as Lambda runs it: a child process whose runtime client
-//! polls a [`RuntimeApi`] of the test, with the environment Lambda sets.
+//! polls a [`RuntimeApi`] of the test, with the environment Lambda sets, its AWS calls
+//! recorded and, when it is dropped, checked against its role in `infra/template.yaml`
+//! ([`crate::permissions`]).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -9,14 +12,18 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::binaries::binary;
+use crate::permissions::{ENDPOINT_VARIABLES, Permissions};
 use crate::runtime_api::{Answer, RuntimeApi};
 
-/// A running function; the process is killed when this is dropped.
+/// A running function; the process is killed when this is dropped, and then (unless
+/// the test failed already) the AWS calls it made are checked against its role: a call
+/// the role would deny fails the test.
 pub struct Lambda {
     api: RuntimeApi,
     child: Child,
     started: Instant,
     log: PathBuf,
+    permissions: Option<Permissions>,
 }
 
 /// The table the functions use: name and the local DynamoDB-API endpoint.
@@ -47,7 +54,10 @@ impl Lambda {
         Self::start_at(binary(name), name, table, env).await
     }
 
-    /// Starts the executable `exe` as the function `name`.
+    /// Starts the executable `exe` as the function `name`. Its AWS endpoints
+    /// ([`ENDPOINT_VARIABLES`]) are a recorder in front of the table's endpoint; a value
+    /// of `env` that is the table's endpoint is replaced by the recorder's too (another
+    /// endpoint is left alone: its calls go unrecorded).
     pub async fn start_at(exe: PathBuf, name: &str, table: &Table, env: &[(&str, &str)]) -> Self {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let api = RuntimeApi::start().await;
@@ -60,6 +70,21 @@ impl Lambda {
         ));
         let out = std::fs::File::create(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
         let err = out.try_clone().unwrap_or_else(|e| panic!("{e}"));
+        let mut permissions = Permissions::start(name, &table.endpoint, &logs).await;
+        let endpoint = permissions.as_ref().map(Permissions::url);
+        let endpoint = endpoint.as_deref().unwrap_or(&table.endpoint);
+        let mut vars: BTreeMap<String, String> = BTreeMap::new();
+        vars.insert("TABLE_NAME".into(), table.name.clone());
+        for variable in ENDPOINT_VARIABLES {
+            vars.insert(variable.into(), endpoint.to_owned());
+        }
+        for (k, v) in env {
+            let v = if *v == table.endpoint { endpoint } else { v };
+            vars.insert((*k).to_owned(), v.to_owned());
+        }
+        if let Some(p) = permissions.as_mut() {
+            p.bind(&vars);
+        }
         let mut cmd = Command::new(&exe);
         cmd.env_clear()
             .env("AWS_LAMBDA_RUNTIME_API", api.address())
@@ -72,17 +97,13 @@ impl Lambda {
             .env("AWS_ACCESS_KEY_ID", "test")
             .env("AWS_SECRET_ACCESS_KEY", "test")
             .env("AWS_EC2_METADATA_DISABLED", "true")
-            .env("TABLE_NAME", &table.name)
-            .env("DYNAMODB_ENDPOINT", &table.endpoint)
+            .envs(&vars)
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err);
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
         let started = Instant::now();
         let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-        Self { api, child, started, log }
+        Self { api, child, started, log, permissions }
     }
 
     /// Invokes the function with `event` and a deadline `timeout` from now.
@@ -113,5 +134,11 @@ impl Drop for Lambda {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if std::thread::panicking() {
+            return;
+        }
+        if let Some(Err(denied)) = self.permissions.as_ref().map(Permissions::check) {
+            panic!("{denied}");
+        }
     }
 }

@@ -40,11 +40,7 @@ impl ResponseUrl {
     pub async fn start() -> Self {
         let log = Log::default();
         let app = Router::new().route("/{*path}", put(record)).with_state(log.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("bind: {e}"));
-        let addr = listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let addr = crate::serve_local(app).await;
         Self { addr, log }
     }
 

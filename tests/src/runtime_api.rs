@@ -57,11 +57,7 @@ impl RuntimeApi {
             .route("/2018-06-01/runtime/invocation/{id}/error", post(error))
             .route("/2018-06-01/runtime/init/error", post(init_error))
             .with_state(shared.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap_or_else(|e| panic!("bind: {e}"));
-        let addr = listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}"));
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        let addr = crate::serve_local(app).await;
         Self { addr, shared }
     }
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{ADMIN, READER, ROLE_MAP, api};
-use registry_e2e::{Lambda, Table, sqs};
+use registry_e2e::{Lambda, Table, aws_json, sqs};
 use serde_json::{Value, json};
 
 /// A session of the example map's deployer role: an editor.
@@ -28,23 +28,6 @@ fn tool() -> Value {
         "functionSchema": [{"name": "get_weather", "description": "Weather for a city.",
             "parameters": {"city": {"description": "City", "type": "string", "required": true}}}]
     })
-}
-
-/// A JSON-protocol call to the local server (it does not check signatures).
-async fn aws_json(endpoint: &str, target: &str, service: &str, body: Value) -> Value {
-    let auth = format!(
-        "AWS4-HMAC-SHA256 Credential=test/20261125/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=e2e"
-    );
-    let reply = reqwest::Client::new()
-        .post(endpoint)
-        .header("x-amz-target", target)
-        .header("content-type", "application/x-amz-json-1.1")
-        .header("authorization", auth)
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    reply.json().await.unwrap_or(Value::Null)
 }
 
 /// The stream record DynamoDB writes for the event item of `event`.

@@ -16,7 +16,7 @@ mod read;
 mod session_items;
 mod store;
 mod store_impl;
-mod table;
+pub mod table;
 mod write;
 
 pub use counter::CallCounts;

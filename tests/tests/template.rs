@@ -1,0 +1,207 @@
+//! `infra/template.yaml` against the code: the table it declares is the table
+//! `create_table` (`serve --create-table`) creates, from one description; and its roles
+//! as the permission checks of the end-to-end tests evaluate them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+
+use registry_e2e::aws_json;
+use registry_e2e::iam::{self, Call, Request};
+use registry_e2e::template::{Deployment, Template};
+use registry_store_dynamodb::table::TABLE;
+use serde_json::{Value, json};
+
+/// `properties` restricted to the members `like` has, lists of attribute definitions
+/// sorted by name (their order carries no meaning).
+fn comparable(properties: &Value, like: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in like.as_object().unwrap().keys() {
+        let mut value = properties.get(key).cloned().unwrap_or(Value::Null);
+        if let (true, Some(list)) = (key == "AttributeDefinitions", value.as_array_mut()) {
+            list.sort_by_key(|a| a["AttributeName"].as_str().unwrap_or_default().to_owned());
+        }
+        out.insert(key.clone(), value);
+    }
+    Value::Object(out)
+}
+
+#[test]
+fn the_template_declares_the_table_create_table_creates() {
+    let template = Template::load().unwrap();
+    let table = template.resource("RegistryTable").unwrap();
+    assert_eq!(table["Type"], "AWS::DynamoDB::Table");
+    let described = TABLE.cloudformation();
+    assert_eq!(comparable(&table["Properties"], &described), described);
+}
+
+/// One DynamoDB call to the local server.
+async fn dynamodb(endpoint: &str, operation: &str, body: Value) -> Value {
+    aws_json(endpoint, &format!("DynamoDB_20120810.{operation}"), "dynamodb", body).await
+}
+
+#[tokio::test]
+async fn create_table_creates_the_described_table() {
+    let store = registry_store_dynamodb::local::fresh_store("table").await.unwrap();
+    let endpoint = registry_store_dynamodb::local::endpoint().unwrap();
+    let name = json!({"TableName": store.table()});
+    let table = dynamodb(endpoint, "DescribeTable", name.clone()).await["Table"].clone();
+    let ttl = dynamodb(endpoint, "DescribeTimeToLive", name).await["TimeToLiveDescription"].clone();
+    let indexes: Vec<Value> = table["GlobalSecondaryIndexes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| json!({"IndexName": i["IndexName"], "KeySchema": i["KeySchema"], "Projection": i["Projection"]}))
+        .collect();
+    let created = json!({
+        "BillingMode": table["BillingModeSummary"]["BillingMode"],
+        "KeySchema": table["KeySchema"],
+        "AttributeDefinitions": table["AttributeDefinitions"],
+        "GlobalSecondaryIndexes": indexes,
+        "StreamSpecification": {"StreamViewType": table["StreamSpecification"]["StreamViewType"]},
+        "TimeToLiveSpecification": {
+            "AttributeName": ttl["AttributeName"],
+            "Enabled": ttl["TimeToLiveStatus"] == "ENABLED",
+        },
+    });
+    let described = TABLE.cloudformation();
+    assert_eq!(comparable(&created, &described), described);
+    assert_eq!(table["StreamSpecification"]["StreamEnabled"], true, "{table}");
+}
+
+/// A call on the table `t` of the deployment.
+fn on_table(action: &str, pk: Option<&str>) -> Call {
+    let mut context = BTreeMap::new();
+    if let Some(pk) = pk {
+        context.insert("dynamodb:LeadingKeys".to_owned(), vec![pk.to_owned()]);
+    }
+    Call {
+        action: format!("dynamodb:{action}"),
+        resource: "arn:aws:dynamodb:us-east-1:123456789012:table/t".into(),
+        context,
+    }
+}
+
+#[test]
+fn the_guarded_tool_may_write_counter_items_and_no_other() {
+    let template = Template::load().unwrap();
+    let mut deployment = Deployment::new(&template);
+    deployment.name("RegistryTable", "t");
+    let role = iam::role(&template, &deployment, "ExampleToolFunction").unwrap();
+    let allowed = |call: &Call| iam::decide(&role, call).is_ok();
+    assert!(allowed(&on_table("GetItem", Some("TOOL#convert_units@1.0.0"))));
+    assert!(allowed(&on_table("PutItem", Some("COUNTER#budget/support-bot/s-1"))));
+    assert!(!allowed(&on_table("PutItem", Some("TOOL#convert_units@1.0.0"))));
+    assert!(!allowed(&on_table("UpdateItem", Some("COUNTER#budget/support-bot/s-1"))));
+    assert!(!allowed(&on_table("DeleteItem", Some("COUNTER#budget/support-bot/s-1"))));
+    let mut query = on_table("Query", None);
+    query.resource.push_str("/index/byKind");
+    assert!(!allowed(&query));
+}
+
+#[test]
+fn an_index_query_needs_the_index_resource() {
+    let template = Template::load().unwrap();
+    let mut deployment = Deployment::new(&template);
+    deployment.name("RegistryTable", "t");
+    let role = iam::role(&template, &deployment, "CustomResourceFunction").unwrap();
+    let mut by_kind = on_table("Query", None);
+    by_kind.resource.push_str("/index/byKind");
+    assert!(iam::decide(&role, &by_kind).is_ok());
+    let mut by_tag = on_table("Query", None);
+    by_tag.resource.push_str("/index/byTag");
+    assert!(iam::decide(&role, &by_tag).is_err(), "only the index it reads");
+    let other_table = Call {
+        resource: "arn:aws:dynamodb:us-east-1:123456789012:table/other/index/byKind".into(),
+        ..by_kind
+    };
+    assert!(iam::decide(&role, &other_table).is_err());
+}
+
+/// A request as the SDK sends it to `service`.
+fn request(service: &str, method: &str, path: &str, target: Option<&str>, body: Value) -> Request {
+    Request {
+        method: method.into(),
+        path: path.into(),
+        target: target.map(str::to_owned),
+        authorization: Some(format!(
+            "AWS4-HMAC-SHA256 Credential=test/20261127/us-east-1/{service}/aws4_request, SignedHeaders=host, Signature=x"
+        )),
+        body: if body.is_null() { Vec::new() } else { body.to_string().into_bytes() },
+    }
+}
+
+fn described(calls: Result<Vec<Call>, String>) -> Vec<String> {
+    calls.unwrap().iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn requests_become_the_authorizations_iam_checks() {
+    let table = "arn:aws:dynamodb:us-east-1:123456789012:table/t";
+    let transaction = json!({"TransactItems": [
+        {"Put": {"TableName": "t", "Item": {"pk": {"S": "TOOL#a"}, "sk": {"S": "HEAD"}}}},
+        {"ConditionCheck": {"TableName": "t", "Key": {"pk": {"S": "TOOL#b"}, "sk": {"S": "HEAD"}}}},
+        {"Update": {"TableName": "t", "Key": {"pk": {"S": "EVENTS"}, "sk": {"S": "#SEQ"}}}}
+    ]});
+    let target = Some("DynamoDB_20120810.TransactWriteItems");
+    assert_eq!(
+        described(iam::calls(&request("dynamodb", "POST", "/", target, transaction), "pk")),
+        [
+            format!("dynamodb:PutItem on {table} (dynamodb:LeadingKeys = [\"TOOL#a\"])"),
+            format!("dynamodb:ConditionCheckItem on {table} (dynamodb:LeadingKeys = [\"TOOL#b\"])"),
+            format!("dynamodb:UpdateItem on {table} (dynamodb:LeadingKeys = [\"EVENTS\"])"),
+        ]
+    );
+    let query =
+        json!({"TableName": "t", "IndexName": "byKind", "KeyConditionExpression": "#k = :k"});
+    let target = Some("DynamoDB_20120810.Query");
+    assert_eq!(
+        described(iam::calls(&request("dynamodb", "POST", "/", target, query), "pk")),
+        [format!("dynamodb:Query on {table}/index/byKind")]
+    );
+    let query = json!({"TableName": "t", "KeyConditionExpression": "#p = :p AND begins_with(#s, :s)",
+        "ExpressionAttributeNames": {"#p": "pk", "#s": "sk"},
+        "ExpressionAttributeValues": {":p": {"S": "TOOL#a"}, ":s": {"S": "REF#"}}});
+    assert_eq!(
+        described(iam::calls(&request("dynamodb", "POST", "/", target, query), "pk")),
+        [format!("dynamodb:Query on {table} (dynamodb:LeadingKeys = [\"TOOL#a\"])")]
+    );
+    let secret = json!({"SecretId": "agent-registry/registry-e2e/tool/weather/1"});
+    let target = Some("secretsmanager.GetSecretValue");
+    assert_eq!(
+        described(iam::calls(&request("secretsmanager", "POST", "/", target, secret), "pk")),
+        [
+            "secretsmanager:GetSecretValue on arn:aws:secretsmanager:us-east-1:123456789012:secret:agent-registry/registry-e2e/tool/weather/1-AbCdEf"
+        ]
+    );
+    let events = json!({"Entries": [{"EventBusName": "bus"}, {"EventBusName": "bus"}]});
+    let target = Some("AWSEvents.PutEvents");
+    assert_eq!(
+        described(iam::calls(&request("events", "POST", "/", target, events), "pk")),
+        ["events:PutEvents on arn:aws:events:us-east-1:123456789012:event-bus/bus"]
+    );
+    let get =
+        request("lambda", "GET", "/2015-03-31/functions/weather%3Aprod/policy", None, Value::Null);
+    assert_eq!(
+        described(iam::calls(&get, "pk")),
+        ["lambda:GetPolicy on arn:aws:lambda:us-east-1:123456789012:function:weather:prod"]
+    );
+    // What the checker does not know is an error, never a pass.
+    let bedrock = request("bedrock", "PUT", "/agents/", None, json!({}));
+    assert!(iam::calls(&bedrock, "pk").unwrap_err().contains("do not know"));
+    let unsigned = Request { authorization: None, ..get };
+    assert!(iam::calls(&unsigned, "pk").is_err());
+}
+
+#[test]
+fn a_policy_form_the_checks_do_not_read_fails_them() {
+    let text = std::fs::read_to_string(registry_e2e::template::PATH).unwrap();
+    let managed = text.replace(
+        "      Policies:\n        - Version: \"2012-10-17\"\n          Statement:\n            - Sid: PutRegistryEvents",
+        "      Policies:\n        - DynamoDBReadPolicy:\n            TableName: !Ref RegistryTable\n        - Version: \"2012-10-17\"\n          Statement:\n            - Sid: PutRegistryEvents",
+    );
+    assert_ne!(managed, text, "the event forwarder's policies moved; update this test");
+    let template = Template::parse(&managed).unwrap();
+    let deployment = Deployment::new(&template);
+    let error = iam::role(&template, &deployment, "EventForwarderFunction").unwrap_err();
+    assert!(error.contains("SAM policy templates"), "{error}");
+}
