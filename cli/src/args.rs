@@ -369,7 +369,7 @@ pub enum Operation {
         session_attributes: Option<String>,
     },
     /// Tools only: a short-lived access token for the tool's MCP server (role
-    /// `runtime`), for a caller the tool is granted to through `--agent`.
+    /// `runtime` only), for a caller the tool is granted to through `--agent`.
     Token {
         /// Tool id.
         id: String,
@@ -451,11 +451,11 @@ pub enum Operation {
 pub enum RoleArg {
     /// Read definitions and resolve agents.
     Reader,
-    /// Also obtain tools' access tokens (chat runtimes).
+    /// Also obtain tools' access tokens (chat runtimes; no other role does).
     Runtime,
     /// Read, and approve or reject others' proposals (reviewed changes).
     Approver,
-    /// Also create and change definitions.
+    /// Read, and create and change definitions.
     Editor,
     /// Also delete and retire definitions.
     Admin,

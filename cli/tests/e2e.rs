@@ -299,7 +299,10 @@ fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<String> {
 async fn mcp_secrets_stay_encrypted_and_tools_token_gets_an_access_token() {
     const S1: &str = "e2e-secret-one-3b9f";
     const S2: &str = "e2e-secret-two-c04d";
-    let s = serve(Some("e2e-admin-token-0123456789"), &["--no-example"]);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let runtime = add_token(&data, "chat", "runtime");
+    let s = serve_in(dir, data, Some("e2e-admin-token-0123456789"), &["--no-example"]);
     s.healthy().await;
     let (token_url, calls) = token_endpoint().await;
     let tool = json!({
@@ -325,34 +328,23 @@ async fn mcp_secrets_stay_encrypted_and_tools_token_gets_an_access_token() {
     for secret in [S1, S2] {
         assert_eq!(files_holding(&s.data, secret), Vec::<String>::new(), "{secret}");
     }
-    let context = r#"{"user": {"userId": "ana"}}"#;
+    let token_for = |token: &str, user: &str| {
+        let context = format!(r#"{{"user": {{"userId": "{user}"}}}}"#);
+        let args = ["tools", "token", "forecast@1.0.0", "--agent", "a1", "--context", &context];
+        s.cli_as(token, &[&args[..], &["--output", "json"]].concat())
+    };
+    // Tool tokens are for the `runtime` role alone: the admin token gets none.
+    let (ok, _, err) = token_for(&s.token, "ana");
+    assert!(!ok && err.contains("403"), "{err}");
     for _ in 0..2 {
-        let (ok, out, err) = s.cli(&[
-            "tools",
-            "token",
-            "forecast@1.0.0",
-            "--agent",
-            "a1",
-            "--context",
-            context,
-            "--output",
-            "json",
-        ]);
+        let (ok, out, err) = token_for(&runtime, "ana");
         assert!(ok, "{err}");
         let token: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(token["accessToken"], "e2e-access-token", "{out}");
         assert_eq!(token["tokenType"], "Bearer");
     }
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
-    let (ok, _, err) = s.cli(&[
-        "tools",
-        "token",
-        "forecast@1.0.0",
-        "--agent",
-        "a1",
-        "--context",
-        r#"{"user": {"userId": "mallory"}}"#,
-    ]);
+    let (ok, _, err) = token_for(&runtime, "mallory");
     assert!(!ok && err.contains("403"), "{err}");
 }
 

@@ -1,15 +1,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 //! `POST /tools/{id}/token` against a real OAuth token endpoint on loopback, started by
-//! the test: who gets a token, one upstream request for many callers, failures as 502
-//! problems that carry no secret.
+//! the test: who gets a token (the `runtime` role only), one upstream request for many
+//! callers, lifetimes, failures as 502 problems that carry no secret, and a hanging
+//! endpoint that holds neither the server nor itself.
 
 mod common;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode as AxumStatus};
 use axum::response::{IntoResponse, Redirect};
 use axum::routing::post;
@@ -20,7 +22,8 @@ use serde_json::{Value, json};
 const SECRET: &str = "broker-client-secret-5d2e";
 
 /// The token endpoint: counts requests, checks the client credentials (HTTP Basic,
-/// `registry:<SECRET>`) and the grant, answers a one-hour token.
+/// `registry:<SECRET>`) and the grant, answers a one-hour token (`?expires_in=N` another
+/// lifetime, `?expires_in=none` none).
 #[derive(Clone, Default)]
 struct Endpoint {
     calls: Arc<AtomicUsize>,
@@ -28,6 +31,7 @@ struct Endpoint {
 
 async fn token(
     State(e): State<Endpoint>,
+    Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
     body: String,
 ) -> axum::response::Response {
@@ -42,10 +46,13 @@ async fn token(
         return (AxumStatus::UNAUTHORIZED, format!("bad client; secret was {SECRET}"))
             .into_response();
     }
-    axum::Json(
-        json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": 3600}),
-    )
-    .into_response()
+    let mut answer = json!({"access_token": format!("tok-{n}"), "token_type": "Bearer"});
+    match query.get("expires_in").map(String::as_str) {
+        Some("none") => {}
+        Some(n) => answer["expires_in"] = json!(n.parse::<u64>().unwrap()),
+        None => answer["expires_in"] = json!(3600),
+    }
+    axum::Json(answer).into_response()
 }
 
 /// Starts the endpoint on 127.0.0.1; `/token` answers, `/redirect` redirects to it,
@@ -120,7 +127,15 @@ async fn concurrent_first_requests_share_one_upstream_request() {
     let s = start().await;
     let (base, endpoint) = endpoint().await;
     setup(&s, &format!("{base}/token")).await;
-    hundred_get_the_first_token(&s).await;
+    // As many as may wait for one tool's endpoint.
+    let replies = futures::future::join_all(
+        (0..registry_api::service::MAX_WAITERS_PER_KEY).map(|_| ask(&s, &s.runtime, "ana")),
+    )
+    .await;
+    for r in &replies {
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        assert_eq!(r.body["accessToken"], "tok-1");
+    }
     assert_eq!(endpoint.calls.load(Ordering::SeqCst), 1);
 }
 
@@ -145,6 +160,140 @@ async fn denied_principals_readers_and_strangers_get_no_token() {
     let r = s.send(s.req(Method::POST, "/tools/m1/token", &s.runtime).json(&context("ana"))).await;
     r.assert_invalid_at("/agentId");
     assert_eq!(endpoint.calls.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn only_the_runtime_role_obtains_tokens_not_the_roles_ranked_above_it() {
+    let s = start().await;
+    let (base, endpoint) = endpoint().await;
+    setup(&s, &format!("{base}/token")).await;
+    for (token, role) in [(&s.approver, "approver"), (&s.editor, "editor"), (&s.admin, "admin")] {
+        let r = ask(&s, token, "ana").await;
+        r.assert_problem(403, "FORBIDDEN");
+        let detail = r.body["detail"].as_str().unwrap();
+        assert!(detail.contains("only the `runtime` role") && detail.contains(role), "{detail}");
+    }
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 0);
+    let r = ask(&s, &s.runtime, "ana").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_token_without_expiry_lives_the_default_and_a_short_one_is_not_handed_out() {
+    let (base, endpoint) = endpoint().await;
+    // No `expires_in`: the default lifetime, cached like any other token.
+    let s = start().await;
+    setup(&s, &format!("{base}/token?expires_in=none")).await;
+    let first = ask(&s, &s.runtime, "ana").await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.text);
+    let expires = first.body["expiresIn"].as_u64().unwrap();
+    assert!(expires > 270 && expires <= 300, "{expires}");
+    let second = ask(&s, &s.runtime, "ana").await;
+    assert_eq!(second.body["accessToken"], first.body["accessToken"], "{}", second.text);
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 1);
+    // 5 s, or exactly the 30 s margin, left: a 502 naming the lifetime, never the token.
+    for lifetime in [5, 30] {
+        let s = start().await;
+        setup(&s, &format!("{base}/token?expires_in={lifetime}")).await;
+        let before = endpoint.calls.load(Ordering::SeqCst);
+        for _ in 0..2 {
+            let r = ask(&s, &s.runtime, "ana").await;
+            r.assert_problem(502, "UPSTREAM_FAILED");
+            let detail = r.body["detail"].as_str().unwrap();
+            assert!(detail.contains(&format!("valid for {lifetime} s")), "{detail}");
+            assert!(!r.text.contains("tok-"), "{}", r.text);
+        }
+        // Asked, and not cached: the second request did not get a token either.
+        assert!(endpoint.calls.load(Ordering::SeqCst) > before);
+    }
+}
+
+/// A token endpoint on loopback that accepts connections and never answers; the number
+/// of connections it accepted.
+async fn hanging_endpoint() -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/token", listener.local_addr().unwrap());
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&accepted);
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            held.push(stream);
+        }
+    });
+    (url, accepted)
+}
+
+#[tokio::test]
+async fn a_hanging_token_endpoint_holds_neither_health_nor_readers_and_is_asked_once() {
+    let s = start().await;
+    let (url, accepted) = hanging_endpoint().await;
+    setup(&s, &url).await;
+    let refused = AtomicUsize::new(0);
+    let requests = futures::future::join_all((0..300).map(|_| async {
+        let r = ask(&s, &s.runtime, "ana").await;
+        if r.status == StatusCode::SERVICE_UNAVAILABLE {
+            refused.fetch_add(1, Ordering::SeqCst);
+        }
+        r
+    }));
+    let others = async {
+        // The endpoint holds one upstream request, and some token requests were refused
+        // at a cap: every other request is now waiting for the endpoint.
+        while accepted.load(Ordering::SeqCst) == 0 || refused.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        let health = s.send(s.req(Method::GET, "/healthz", "")).await;
+        let reads = futures::future::join_all((0..50).map(|_| s.get("/tools/m1"))).await;
+        (health, reads)
+    };
+    let (replies, (health, reads)) = tokio::join!(requests, others);
+    assert_eq!(health.status, StatusCode::OK, "{}", health.text);
+    for r in &reads {
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    }
+    // Waiters shared the one failure (502); the rest were refused at the broker's caps
+    // with a problem that says when to retry.
+    let mut failed = 0;
+    for r in &replies {
+        if r.status == StatusCode::BAD_GATEWAY {
+            r.assert_problem(502, "UPSTREAM_FAILED");
+            failed += 1;
+        } else {
+            r.assert_problem(503, "OVERLOADED");
+            assert_eq!(r.headers["retry-after"], "1", "{}", r.text);
+            assert!(r.body["detail"].as_str().unwrap().contains("token"), "{}", r.text);
+        }
+    }
+    assert!(failed >= 1, "no request waited for the endpoint");
+    // One upstream request for the key (a second only if a request came after the
+    // shared failure's 5 s), not one per waiter.
+    assert!(accepted.load(Ordering::SeqCst) <= 2, "{}", accepted.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn a_token_url_with_a_user_no_host_a_line_break_or_8_kb_is_refused_on_write() {
+    let s = start().await;
+    let long = format!("https://idp.example.com/{}", "a".repeat(8 * 1024));
+    for (i, url) in [
+        "https://user:pw@idp.example.com/token",
+        "https://@idp.example.com/token",
+        "https:///idp.example.com/token",
+        "https://idp.example.com/token\r\nX-Injected: 1",
+        long.as_str(),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut tool = mcp_tool_json(&format!("bad{i}"), SECRET);
+        tool["auth"]["tokenUrl"] = json!(url);
+        let r = s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await;
+        r.assert_invalid_at("/auth/tokenUrl");
+        assert!(r.text.len() < 2_048, "{}", r.text);
+        s.get(&format!("/tools/bad{i}")).await.assert_problem(404, "NOT_FOUND");
+    }
 }
 
 #[tokio::test]
@@ -270,5 +419,13 @@ async fn the_signed_context_of_a_resolve_stands_for_the_caller() {
     let blocked = signed("blocked").await;
     let r = s.send(with_header(&blocked, "/tools/m1/token")).await;
     assert_eq!(r.status, StatusCode::FORBIDDEN, "{}", r.text);
+    // Two signed contexts: which one stands would depend on the order, so neither does.
+    for (first, second) in [(&ana, &blocked), (&blocked, &ana), (&ana, &ana)] {
+        let r = s
+            .send(with_header(first, "/tools/m1/token").header("X-Registry-Principal", second))
+            .await;
+        r.assert_problem(400, "BAD_REQUEST");
+        assert_eq!(r.error_paths(), ["/headers/X-Registry-Principal"], "{}", r.text);
+    }
     assert_eq!(endpoint.calls.load(Ordering::SeqCst), 1);
 }

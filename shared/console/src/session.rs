@@ -23,8 +23,11 @@ use crate::Console;
 pub const COOKIE: &str = "ar_console";
 /// How long a session lasts after sign-in.
 pub const TTL: Duration = Duration::from_secs(8 * 60 * 60);
-/// Most sessions held at once (the oldest are dropped beyond it).
+/// Most sessions held at once; a sign-in beyond it is refused (it never ends someone
+/// else's session).
 pub const MAX_SESSIONS: usize = 10_000;
+/// Most sessions of one principal; a sign-in beyond it ends that principal's oldest.
+pub const MAX_SESSIONS_PER_PRINCIPAL: usize = 16;
 
 /// A signed-in user.
 #[derive(Debug, Clone)]
@@ -45,25 +48,32 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// Starts a session for `principal`.
-    pub fn start(&self, principal: Principal) -> Session {
+    /// Starts a session for `principal`, ending that principal's oldest session when it
+    /// has [`MAX_SESSIONS_PER_PRINCIPAL`] already; `None` when [`MAX_SESSIONS`] other
+    /// sessions are live (no sign-in ends another principal's session).
+    pub fn start(&self, principal: Principal) -> Option<Session> {
         let session = Session {
             principal,
             csrf: random_hex(),
             id: random_hex(),
             expires: Instant::now() + TTL,
         };
-        if let Ok(mut map) = self.by_id.lock() {
-            let now = Instant::now();
-            map.retain(|_, s| s.expires > now);
-            if map.len() >= MAX_SESSIONS
-                && let Some(oldest) = map.values().min_by_key(|s| s.expires).map(|s| s.id.clone())
-            {
-                map.remove(&oldest);
-            }
-            map.insert(session.id.clone(), session.clone());
+        let mut map = self.by_id.lock().ok()?;
+        let now = Instant::now();
+        map.retain(|_, s| s.expires > now);
+        let own = map.values().filter(|s| s.principal.name == session.principal.name);
+        let (count, oldest) = own.fold((0, None::<&Session>), |(n, oldest), s| {
+            (n + 1, Some(oldest.filter(|o| o.expires <= s.expires).unwrap_or(s)))
+        });
+        if count >= MAX_SESSIONS_PER_PRINCIPAL
+            && let Some(id) = oldest.map(|s| s.id.clone())
+        {
+            map.remove(&id);
+        } else if map.len() >= MAX_SESSIONS {
+            return None;
         }
-        session
+        map.insert(session.id.clone(), session.clone());
+        Some(session)
     }
 
     /// The live session named by `id`.
@@ -132,15 +142,33 @@ pub fn csrf_ok(session: &Session, token: &str) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether the request's `Origin`, when the browser sends one, is this server: a
-/// cross-site form post is refused even before its CSRF token is read.
+/// Whether a form post comes from this server's pages: its `Origin`, or without one its
+/// `Referer`, has this server's scheme, host and port (`https` when
+/// [`is_https`], the `Host` header; default ports made explicit). A post with neither,
+/// or with another origin, is refused even before its CSRF token is read.
 pub fn same_origin(parts: &Parts) -> bool {
-    let Some(origin) = parts.headers.get(http::header::ORIGIN) else {
-        return true;
+    let header = |name| parts.headers.get(name).and_then(|v| v.to_str().ok());
+    let Some(host) = header(http::header::HOST) else {
+        return false;
     };
-    let host = parts.headers.get(http::header::HOST).and_then(|h| h.to_str().ok());
-    let origin = origin.to_str().ok().and_then(|o| o.split_once("://")).map(|(_, h)| h);
-    matches!((origin, host), (Some(o), Some(h)) if o.eq_ignore_ascii_case(h))
+    let scheme = if is_https(parts) { "https" } else { "http" };
+    let Some(own) = origin_of(&format!("{scheme}://{host}/")) else {
+        return false;
+    };
+    let sent = match header(http::header::ORIGIN) {
+        Some(origin) => origin_of(origin),
+        None => header(http::header::REFERER).and_then(origin_of),
+    };
+    sent.is_some_and(|sent| sent == own)
+}
+
+/// The scheme, host and port of `url`, for an http or https URL without a user.
+fn origin_of(url: &str) -> Option<url::Origin> {
+    let url = url::Url::parse(url).ok()?;
+    let plain = matches!(url.scheme(), "http" | "https")
+        && url.username().is_empty()
+        && url.password().is_none();
+    plain.then(|| url.origin())
 }
 
 /// The signed-in user of a console request; anyone else is sent to the sign-in page.
@@ -171,7 +199,7 @@ mod tests {
     #[test]
     fn sessions_start_find_and_end() {
         let sessions = Sessions::default();
-        let s = sessions.start(Principal::new("ann", Role::Reader));
+        let s = sessions.start(Principal::new("ann", Role::Reader)).unwrap();
         assert_eq!(s.id.len(), 64);
         assert_ne!(s.id, s.csrf);
         assert_eq!(sessions.get(&s.id).map(|s| s.principal.name), Some("ann".to_owned()));
@@ -193,6 +221,26 @@ mod tests {
         assert_eq!(cookie(&parts, COOKIE), Some("abc"));
         assert!(same_origin(&parts));
         parts.headers.insert("origin", http::HeaderValue::from_static("https://evil.example"));
+        assert!(!same_origin(&parts));
+        // The scheme counts: this server answered over http.
+        parts.headers.insert("origin", http::HeaderValue::from_static("https://127.0.0.1:8080"));
+        assert!(!same_origin(&parts));
+        // Without Origin, the Referer decides; without either, the post is refused.
+        parts.headers.remove("origin");
+        assert!(!same_origin(&parts));
+        parts.headers.insert("referer", http::HeaderValue::from_static("http://evil.example/x"));
+        assert!(!same_origin(&parts));
+        let own = http::HeaderValue::from_static("http://127.0.0.1:8080/console/tools");
+        parts.headers.insert("referer", own);
+        assert!(same_origin(&parts));
+        // Behind a TLS proxy the server's scheme is https, default port explicit or not.
+        parts.headers.insert("x-forwarded-proto", http::HeaderValue::from_static("https"));
+        parts.headers.insert("host", http::HeaderValue::from_static("registry.example"));
+        parts
+            .headers
+            .insert("origin", http::HeaderValue::from_static("https://registry.example:443"));
+        assert!(same_origin(&parts));
+        parts.headers.insert("origin", http::HeaderValue::from_static("http://registry.example"));
         assert!(!same_origin(&parts));
     }
 }

@@ -74,7 +74,14 @@ pub async fn submit(
     match console.api.authenticator.authenticate(&parts) {
         Ok(principal) => {
             tracing::info!(principal = %principal.name, "console sign-in");
-            let session = console.sessions.start(principal);
+            let Some(session) = console.sessions.start(principal) else {
+                tracing::warn!(
+                    max = session::MAX_SESSIONS,
+                    "console sign-in refused: sessions full"
+                );
+                let message = "The console holds as many sessions as it can; sign in again later.";
+                return respond(StatusCode::SERVICE_UNAVAILABLE, sign_in_page(Some(message)));
+            };
             let cookie = session::set_cookie(&session, session::is_https(&parts));
             let mut response = Redirect::to("/console/agents").into_response();
             if let Ok(v) = HeaderValue::from_str(&cookie) {

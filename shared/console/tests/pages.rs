@@ -216,6 +216,79 @@ async fn writes_need_the_session_csrf_token_and_the_page_version() {
     assert_eq!(status, StatusCode::SEE_OTHER);
 }
 
+/// A form post with `origin` and `referer` headers as given (none when `None`).
+fn post_from(
+    path: &str,
+    cookie: Option<&str>,
+    form: &str,
+    origin: Option<&str>,
+    referer: Option<&str>,
+) -> Request<Body> {
+    let mut r = post(path, cookie, form);
+    r.headers_mut().remove(header::ORIGIN);
+    for (name, value) in [(header::ORIGIN, origin), (header::REFERER, referer)] {
+        if let Some(v) = value {
+            r.headers_mut().insert(name, v.parse().unwrap());
+        }
+    }
+    r
+}
+
+#[tokio::test]
+async fn posts_need_this_servers_scheme_host_and_port_in_origin_or_referer() {
+    let f = fixture().await;
+    let sign_in_form = format!("token={ADMIN}");
+    let own_page = format!("http://{HOST}/console/sign-in");
+    let foreign = [
+        (Some("https://127.0.0.1:8080"), None), // another scheme, same host and port
+        (Some("http://127.0.0.1:8081"), None),  // another port
+        (None, Some("http://evil.example/console/sign-in")), // a foreign Referer, no Origin
+        (None, Some("https://127.0.0.1:8080/console/sign-in")),
+        (None, None), // neither
+    ];
+    for (origin, referer) in foreign {
+        let request = post_from("/console/sign-in", None, &sign_in_form, origin, referer);
+        let (status, headers, _) = send(&f.app, request).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{origin:?} {referer:?}");
+        assert!(!headers.contains_key(header::SET_COOKIE), "{origin:?} {referer:?}");
+    }
+    // This server's own page as Referer, without Origin, is this server.
+    let request = post_from("/console/sign-in", None, &sign_in_form, None, Some(&own_page));
+    assert_eq!(send(&f.app, request).await.0, StatusCode::SEE_OTHER);
+
+    // A write of a signed-in session: the same rule, before the CSRF token counts.
+    let (cookie, csrf) = sign_in(&f.app, ADMIN).await;
+    let path = "/console/tools/probe@1.0.0/lifecycle";
+    let form = format!("csrf={csrf}&version=1&status=disabled");
+    for (origin, referer) in foreign {
+        let request = post_from(path, Some(&cookie), &form, origin, referer);
+        assert_eq!(send(&f.app, request).await.0, StatusCode::FORBIDDEN, "{origin:?} {referer:?}");
+    }
+    let tool: ToolDefinition = f.registry.get("probe@1.0.0").await.unwrap();
+    assert_eq!(tool.server.version, Some(1));
+}
+
+#[tokio::test]
+async fn sign_ins_end_only_their_own_principals_oldest_sessions() {
+    let f = fixture().await;
+    let (rita, _) = sign_in(&f.app, &f.reader).await;
+    let mut admin = Vec::new();
+    for _ in 0..registry_console::session::MAX_SESSIONS + 50 {
+        let request = post("/console/sign-in", None, &format!("token={ADMIN}"));
+        let (status, headers, _) = send(&f.app, request).await;
+        assert_eq!(status, StatusCode::SEE_OTHER);
+        let set = headers[header::SET_COOKIE].to_str().unwrap();
+        admin.push(set.split(';').next().unwrap().to_owned());
+    }
+    // The reader's session outlived 10,050 sign-ins of another principal ...
+    let (status, _, _) = send(&f.app, get("/console/tools", Some(&rita))).await;
+    assert_eq!(status, StatusCode::OK);
+    // ... which kept its newest sessions and ended its own oldest.
+    let newest = admin.last().unwrap();
+    assert_eq!(send(&f.app, get("/console/tools", Some(newest))).await.0, StatusCode::OK);
+    assert_eq!(send(&f.app, get("/console/tools", Some(&admin[0]))).await.0, StatusCode::SEE_OTHER);
+}
+
 #[tokio::test]
 async fn authorize_review_and_events_pages_answer_and_refuse_what_the_service_refuses() {
     let f = fixture().await;

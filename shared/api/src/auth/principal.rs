@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 
 /// What a caller may do; roles are ordered, each includes the ones below it, except
 /// `approver`: it reads, and approves or rejects proposals (as admin does), which
-/// `editor` does not (see `service::can_approve`).
+/// `editor` does not (see `service::can_approve`), and tools' access tokens, which only
+/// `runtime` obtains (see `service::can_obtain_tokens`).
 #[derive(
     Debug,
     Clone,
@@ -23,7 +24,7 @@ pub enum Role {
     /// May read definitions (and resolve agents).
     Reader,
     /// A chat runtime: may also obtain tools' short-lived access tokens
-    /// (`POST /tools/{id}/token`), which a reader may not.
+    /// (`POST /tools/{id}/token`), which no other role may (decision 70).
     Runtime,
     /// May also approve and reject proposals (never its own), but not write.
     Approver,

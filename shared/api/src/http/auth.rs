@@ -12,7 +12,8 @@ use crate::http::problem::{Code, Problem};
 #[derive(Debug, Clone)]
 pub struct Reader(pub Principal);
 
-/// A caller with at least the `runtime` role (reader plus tools' access tokens).
+/// A caller with the `runtime` role: the one role that obtains tools' access tokens
+/// (decision 70); the roles ranked above it do not.
 #[derive(Debug, Clone)]
 pub struct RuntimeCaller(pub Principal);
 
@@ -49,10 +50,16 @@ fn authorize(parts: &Parts, state: &AppState, role: Role) -> Result<Principal, P
 /// More than one `Authorization` header is ambiguous: which one names the caller would
 /// depend on the order, so the request is a 400 whatever the order, before any is read.
 fn single_authorization(parts: &Parts) -> Result<(), Problem> {
-    if parts.headers.get_all(http::header::AUTHORIZATION).iter().nth(1).is_some() {
+    at_most_one(&parts.headers, "Authorization")
+}
+
+/// A 400 at `/headers/<name>` when header `name` is sent more than once: which one
+/// counts would depend on the order.
+pub(crate) fn at_most_one(headers: &http::HeaderMap, name: &str) -> Result<(), Problem> {
+    if headers.get_all(name).iter().nth(1).is_some() {
         return Err(Problem::bad_request(
-            "/headers/Authorization",
-            "send exactly one `Authorization` header",
+            format!("/headers/{name}"),
+            format!("send exactly one `{name}` header"),
         ));
     }
     Ok(())
@@ -70,7 +77,9 @@ impl FromRequestParts<AppState> for RuntimeCaller {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
-        authorize(parts, state, Role::Runtime).map(Self)
+        let principal = authorize(parts, state, Role::Reader)?;
+        crate::service::require_token_role(&principal)?;
+        Ok(Self(principal))
     }
 }
 

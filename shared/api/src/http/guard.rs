@@ -12,6 +12,9 @@ use tokio::sync::Semaphore;
 use crate::http::limits::ServerLimits;
 use crate::http::problem::{Code, Problem};
 
+/// The liveness route, answered outside the in-flight cap.
+const HEALTH_PATH: &str = "/healthz";
+
 /// What the guard middleware needs: the limits and the in-flight permits.
 #[derive(Debug, Clone)]
 pub struct Guard {
@@ -52,9 +55,15 @@ pub async fn guard(State(guard): State<Guard>, request: Request, next: Next) -> 
             format!("the request headers are larger than {} bytes", limits.max_header_bytes),
         );
     }
-    let Ok(_permit) = guard.in_flight.clone().try_acquire_owned() else {
-        tracing::warn!(max_in_flight = limits.max_in_flight, "shedding load");
-        return overloaded(limits.max_in_flight);
+    // Liveness is answered whatever the load: `/healthz` takes no in-flight permit.
+    let _permit = if request.uri().path() == HEALTH_PATH {
+        None
+    } else {
+        let Ok(permit) = guard.in_flight.clone().try_acquire_owned() else {
+            tracing::warn!(max_in_flight = limits.max_in_flight, "shedding load");
+            return overloaded(limits.max_in_flight);
+        };
+        Some(permit)
     };
     match tokio::time::timeout(limits.request_timeout, next.run(request)).await {
         Ok(response) => response,
@@ -72,18 +81,14 @@ fn too_large(status: StatusCode, code: Code, path: &str, detail: String) -> Resp
     problem.into_response()
 }
 
-/// The 503 `OVERLOADED` problem with `Retry-After`.
+/// The 503 `OVERLOADED` problem (with `Retry-After`, as every `OVERLOADED` problem).
 pub fn overloaded(max_in_flight: usize) -> Response {
-    let mut response = Problem::new(
+    Problem::new(
         StatusCode::SERVICE_UNAVAILABLE,
         Code::Overloaded,
         format!("the server is handling {max_in_flight} requests already; retry shortly"),
     )
-    .into_response();
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from(ServerLimits::RETRY_AFTER_SECONDS));
-    response
+    .into_response()
 }
 
 /// The 503 `TIMEOUT` problem. A write may or may not have happened: re-read first.

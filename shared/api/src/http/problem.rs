@@ -175,13 +175,20 @@ impl Problem {
     }
 
     /// A response of this problem's status with `body` (this problem, or one built on
-    /// it) as `application/problem+json`; a 401 also challenges for a bearer token.
+    /// it) as `application/problem+json`; a 401 also challenges for a bearer token, and
+    /// an `OVERLOADED` 503 says when to retry (`Retry-After`).
     pub fn respond(&self, body: &impl Serialize) -> Response {
         let status = self.status_code();
         let body = serde_json::to_vec(body).unwrap_or_else(|_| b"{}".to_vec());
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if self.code == Code::Overloaded {
+            headers.insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(crate::http::limits::ServerLimits::RETRY_AFTER_SECONDS),
+            );
+        }
         if status == StatusCode::UNAUTHORIZED {
             headers.insert(
                 header::WWW_AUTHENTICATE,
@@ -240,6 +247,9 @@ impl From<ServiceError> for Problem {
                 Self::internal()
             }
             ServiceError::Published(_) => Self::new(StatusCode::CONFLICT, Code::Published, detail),
+            ServiceError::Overloaded(_) => {
+                Self::new(StatusCode::SERVICE_UNAVAILABLE, Code::Overloaded, detail)
+            }
             ServiceError::Upstream(_) => {
                 Self::new(StatusCode::BAD_GATEWAY, Code::UpstreamFailed, detail)
             }

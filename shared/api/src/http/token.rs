@@ -8,7 +8,7 @@ use http::request::Parts;
 use registry_core::{RequestContext, Violation};
 
 use crate::http::AppState;
-use crate::http::auth::RuntimeCaller;
+use crate::http::auth::{RuntimeCaller, at_most_one};
 use crate::http::json::{JsonText, json_ok};
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
@@ -93,6 +93,7 @@ pub fn caller_context(
     query: &TokenQuery,
     body: Bytes,
 ) -> Result<CallerContext, Problem> {
+    at_most_one(parts, "X-Registry-Principal")?;
     let Some(token) = parts.get(PRINCIPAL_HEADER) else {
         let Some(agent_id) = query.agent_id.clone() else {
             return Err(Problem::validation(vec![Violation {
@@ -122,7 +123,7 @@ pub fn caller_context(
     Ok(CallerContext { agent_id: principal.agent_id, context: Bytes::from(context) })
 }
 
-/// Get a short-lived access token for a tool's MCP server (role `runtime`): the OAuth
+/// Get a short-lived access token for a tool's MCP server (role `runtime` only): the OAuth
 /// client-credentials grant against the tool's `auth.tokenUrl` with the secret the
 /// registry keeps, only when resolving `agentId` for the context keeps the tool (its
 /// lifecycle, access rules and rollout, as in resolution). The caller is the signed
@@ -134,8 +135,9 @@ pub fn caller_context(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "An access token for the tool's MCP server", body = IssuedToken),
-        (status = 403, description = "Role below `runtime` (`FORBIDDEN`), the tool not granted to the caller (`FORBIDDEN`), or the agent refused (`ACCESS_DENIED`, `NOT_AVAILABLE`)", body = Problem, content_type = "application/problem+json"),
-        (status = 502, description = "The token endpoint failed, refused or redirected (`UPSTREAM_FAILED`); the problem names its status, never its body", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "A role other than `runtime` (`FORBIDDEN`), the tool not granted to the caller (`FORBIDDEN`), or the agent refused (`ACCESS_DENIED`, `NOT_AVAILABLE`)", body = Problem, content_type = "application/problem+json"),
+        (status = 502, description = "The token endpoint failed, refused or redirected, or answered a token with 30 s or less to live (`UPSTREAM_FAILED`); the problem names its status, never its body; a failure answers for its tool and scope for 5 s", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Too many requests in flight, or the broker's budget of requests waiting for token endpoints (128) or for this tool's and scope's (64) spent (`OVERLOADED`, with `Retry-After`), or the request timed out (`TIMEOUT`)", body = Problem, content_type = "application/problem+json"),
         CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn tool_token(

@@ -69,6 +69,10 @@ pub enum ServiceError {
     /// Bedrock refused to remove it while in use.
     #[error("{0}")]
     Published(String),
+    /// The operation's own budget of concurrent requests is spent (the token broker);
+    /// the caller may retry shortly.
+    #[error("{0}")]
+    Overloaded(String),
     /// AWS, or the endpoint standing in for it, refused or failed a call.
     #[error("{0}")]
     Upstream(String),

@@ -57,7 +57,11 @@ pub use review::{
 };
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
-pub use token::{IssuedToken, TOKEN_MARGIN, TokenRequest};
+pub(crate) use token::require_token_role;
+pub use token::{
+    IssuedToken, MAX_BROKER_REQUESTS, MAX_WAITERS_PER_KEY, TOKEN_MARGIN, TokenRequest,
+    can_obtain_tokens,
+};
 pub use write::{Outcome, Written};
 
 /// The registry: agents and tools over one store. Cheap to clone.

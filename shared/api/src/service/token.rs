@@ -5,12 +5,18 @@
 //! Whether the tool is granted is decided by resolution itself: the agent the runtime
 //! runs is resolved for the caller's context (its lifecycle, access rules and rollout,
 //! overrides and ranges, then each tool's lifecycle and access rules), and the tool must
-//! be among the tools it keeps. Tokens are cached per tool version and scope until
-//! shortly before they expire; concurrent requests for the same key wait for one
-//! upstream request (single flight). Upstream failures name only the status: never the
-//! secret, never the upstream body. Redirects are not followed.
+//! be among the tools it keeps. Only the `runtime` role obtains tokens (decision 70).
+//! Tokens are cached per tool version and scope until shortly before they expire;
+//! concurrent requests for the same key wait for one upstream request (single flight),
+//! and share its failure too, for [`FAILURE_TTL`]. The broker handles at most
+//! [`MAX_BROKER_REQUESTS`] requests that wait for or make an upstream request, at most
+//! [`MAX_WAITERS_PER_KEY`] of them for one key; beyond either a request is refused at
+//! once (`Overloaded`), so a hanging token endpoint holds a bounded part of the server.
+//! Upstream failures name only the status: never the secret, never the upstream body.
+//! Redirects are not followed.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -22,7 +28,6 @@ use serde::{Deserialize, Serialize};
 use crate::auth::{Principal, Role};
 use crate::service::resolve::ResolveFailure;
 use crate::service::sealed::{handle_of, vault_error};
-use crate::service::write::require;
 use crate::service::{Registry, Resource, ServiceError};
 
 /// A token is handed out only while it has at least this long to live; a cached one
@@ -37,6 +42,25 @@ pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;
 
 /// Most cache entries (tool version and scope) kept; the cache is emptied when full.
 const MAX_CACHED_TOKENS: usize = 4_096;
+
+/// Lifetime of a token whose endpoint answers no `expires_in` (RFC 6749 section 5.1
+/// leaves the default to the server).
+pub const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(300);
+
+/// Longest a token is cached, whatever lifetime its endpoint claims.
+pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// How long a failed upstream request answers for its key: every request that waited
+/// for it, and any other for the same key within this time, gets the same failure
+/// without asking the token endpoint again.
+pub const FAILURE_TTL: Duration = Duration::from_secs(5);
+
+/// Most requests for one key waiting for (or making) its upstream request.
+pub const MAX_WAITERS_PER_KEY: usize = 64;
+
+/// Most requests the broker handles at once that wait for or make an upstream request
+/// (a cached token is answered outside this budget).
+pub const MAX_BROKER_REQUESTS: usize = 128;
 
 /// An access token for a tool's MCP server.
 #[derive(Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
@@ -81,13 +105,57 @@ struct Cached {
 /// new version), scope.
 type Key = (String, u64, String);
 
-/// One cache slot; its lock is the single flight.
-type Slot = Arc<tokio::sync::Mutex<Option<Cached>>>;
+/// The last upstream failure of a key, and when it came.
+struct Failed {
+    error: ServiceError,
+    at: Instant,
+}
 
-/// The HTTP client and the token cache.
+/// What a key holds: its token, or its last failure.
+#[derive(Default)]
+struct SlotState {
+    cached: Option<Cached>,
+    failed: Option<Failed>,
+}
+
+/// One cache slot: its lock is the single flight; `waiting` counts the requests in it.
+#[derive(Default)]
+struct SlotCell {
+    state: tokio::sync::Mutex<SlotState>,
+    waiting: AtomicUsize,
+}
+
+type Slot = Arc<SlotCell>;
+
+/// A request counted in its slot's `waiting` until dropped.
+struct Waiting(Slot);
+
+impl Waiting {
+    /// Counts a request in `slot`, or refuses it when the slot has its most already.
+    fn enter(slot: &Slot) -> Result<Self, ServiceError> {
+        let before = slot.waiting.fetch_add(1, Ordering::AcqRel);
+        let entered = Self(Arc::clone(slot));
+        if before >= MAX_WAITERS_PER_KEY {
+            return Err(ServiceError::Overloaded(format!(
+                "{MAX_WAITERS_PER_KEY} requests already wait for this tool's token endpoint; \
+                 retry shortly"
+            )));
+        }
+        Ok(entered)
+    }
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The HTTP client, the token cache and the broker's budget of requests.
 pub(crate) struct TokenBroker {
     client: reqwest::Client,
     slots: Mutex<HashMap<Key, Slot>>,
+    budget: Arc<tokio::sync::Semaphore>,
 }
 
 impl Default for TokenBroker {
@@ -97,11 +165,25 @@ impl Default for TokenBroker {
             .timeout(TOKEN_TIMEOUT)
             .build()
             .unwrap_or_default();
-        Self { client, slots: Mutex::default() }
+        Self {
+            client,
+            slots: Mutex::default(),
+            budget: Arc::new(tokio::sync::Semaphore::new(MAX_BROKER_REQUESTS)),
+        }
     }
 }
 
 impl TokenBroker {
+    /// A permit of the broker's budget, or the refusal when it is spent.
+    fn admit(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ServiceError> {
+        Arc::clone(&self.budget).try_acquire_owned().map_err(|_| {
+            ServiceError::Overloaded(format!(
+                "the token broker is handling {MAX_BROKER_REQUESTS} requests already; \
+                 retry shortly"
+            ))
+        })
+    }
+
     fn slot(&self, key: Key) -> Slot {
         let mut slots = match self.slots.lock() {
             Ok(slots) => slots,
@@ -133,7 +215,7 @@ impl Registry {
     /// An access token for `request.tool_id`'s MCP server, if resolving
     /// `request.agent_id` for the context keeps the tool (see the module docs).
     pub async fn token(&self, request: TokenRequest<'_>) -> Result<IssuedToken, ResolveFailure> {
-        require(request.principal, Role::Runtime, "obtain tool access tokens")?;
+        require_token_role(request.principal)?;
         let id = ToolDefinition::canonical_id(request.tool_id);
         let resolution = self.resolve_json(request.agent_id, request.context).await?;
         let kept = resolution.trace.tools.iter().find(|t| t.tool_id == id).map(|t| t.outcome);
@@ -152,17 +234,46 @@ impl Registry {
         let tool = self.tool_for_token(&id).await?;
         let key = (id.clone(), tool.version(), request.scope.unwrap_or_default().to_owned());
         let slot = self.tokens.slot(key);
-        let mut cached = slot.lock().await;
-        let now = Instant::now();
-        if let Some(c) = cached.as_ref().filter(|c| c.expires > now + TOKEN_MARGIN) {
+        // A cached token is answered without waiting, outside the budget.
+        if let Ok(state) = slot.state.try_lock()
+            && let Some(out) = usable(&state, Instant::now())
+        {
             self.log_token(&request, &id, "issued", "cached");
-            return Ok(issued(c, now));
+            return Ok(out);
         }
-        let fresh = self.fetch_token(&tool, request.scope).await?;
-        self.log_token(&request, &id, "issued", "fetched");
-        let out = issued(&fresh, now);
-        *cached = Some(fresh);
-        Ok(out)
+        let refused = |e: ServiceError| {
+            self.log_token(&request, &id, "refused", &e.to_string());
+            e
+        };
+        let _waiting = Waiting::enter(&slot).map_err(refused)?;
+        let _permit = self.tokens.admit().map_err(refused)?;
+        let asked = Instant::now();
+        let mut state = slot.state.lock().await;
+        let now = Instant::now();
+        if let Some(out) = usable(&state, now) {
+            self.log_token(&request, &id, "issued", "cached");
+            return Ok(out);
+        }
+        // The failure of the request this one waited for, or of a recent one.
+        if let Some(failed) =
+            state.failed.as_ref().filter(|f| f.at >= asked || now < f.at + FAILURE_TTL)
+        {
+            self.log_token(&request, &id, "failed", &format!("shared: {}", failed.error));
+            return Err(failed.error.clone().into());
+        }
+        match self.fetch_token(&tool, request.scope).await {
+            Ok(fresh) => {
+                self.log_token(&request, &id, "issued", "fetched");
+                let out = issued(&fresh, Instant::now());
+                *state = SlotState { cached: Some(fresh), failed: None };
+                Ok(out)
+            }
+            Err(error) => {
+                self.log_token(&request, &id, "failed", &error.to_string());
+                state.failed = Some(Failed { error: error.clone(), at: Instant::now() });
+                Err(error.into())
+            }
+        }
     }
 
     /// The stored tool with OAuth client credentials, or why there is none.
@@ -256,13 +367,45 @@ impl Registry {
         if token.access_token.is_empty() {
             return Err(upstream("answered an empty access token".into()));
         }
-        let lifetime = Duration::from_secs(token.expires_in.unwrap_or(0));
+        let lifetime = token.expires_in.map_or(DEFAULT_TOKEN_LIFETIME, Duration::from_secs);
+        if lifetime <= TOKEN_MARGIN {
+            return Err(upstream(format!(
+                "answered a token valid for {} s; a token is handed out only with more than \
+                 {} s left",
+                lifetime.as_secs(),
+                TOKEN_MARGIN.as_secs()
+            )));
+        }
+        let lifetime = lifetime.min(MAX_TOKEN_LIFETIME);
         Ok(Cached {
             access_token: token.access_token,
             token_type: token.token_type.unwrap_or_else(|| "Bearer".to_owned()),
             expires: Instant::now() + lifetime,
         })
     }
+}
+
+/// Whether `principal` may obtain tools' access tokens: the `runtime` role only, not
+/// every role ranked above it (decision 70).
+pub fn can_obtain_tokens(principal: &Principal) -> bool {
+    principal.role == Role::Runtime
+}
+
+/// [`can_obtain_tokens`], or the 403 that says why not.
+pub(crate) fn require_token_role(principal: &Principal) -> Result<(), ServiceError> {
+    if can_obtain_tokens(principal) {
+        return Ok(());
+    }
+    Err(ServiceError::Forbidden(format!(
+        "only the `runtime` role obtains tool access tokens; `{}` has `{}`",
+        principal.name,
+        principal.role.as_str()
+    )))
+}
+
+/// The cached token of `state` while it has more than [`TOKEN_MARGIN`] left at `now`.
+fn usable(state: &SlotState, now: Instant) -> Option<IssuedToken> {
+    state.cached.as_ref().filter(|c| c.expires > now + TOKEN_MARGIN).map(|c| issued(c, now))
 }
 
 /// The answer for a cached token at `now`.

@@ -199,12 +199,39 @@ fn check_auth(v: &mut Violations, auth: &McpAuth) {
     check_url(v, "/auth/tokenUrl", &auth.token_url);
 }
 
-/// Checks that `raw` is an https URL, or http on a loopback host.
+/// Longest URL accepted (the MCP `url`, `auth.tokenUrl`), in bytes.
+pub const MAX_URL_BYTES: usize = 2_048;
+
+/// Checks that `raw` is an https URL, or http on a loopback host, naming a host and no
+/// user (credentials belong in `auth`), with no space or control character (no CR or
+/// LF), at most [`MAX_URL_BYTES`] long.
 fn check_url(v: &mut Violations, path: &str, raw: &str) {
+    if raw.len() > MAX_URL_BYTES {
+        v.push(path, format!("must be at most {MAX_URL_BYTES} bytes (got {})", raw.len()));
+        return;
+    }
+    if raw.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        v.push(path, "must not contain spaces or control characters (such as CR or LF)");
+        return;
+    }
     let Ok(url) = url::Url::parse(raw) else {
-        v.push(path, format!("`{raw}` is not a valid URL"));
+        v.push(path, "is not a valid URL");
         return;
     };
+    // The authority as written: the parser skips extra slashes and an empty `@`.
+    let authority =
+        raw.split_once("://").and_then(|(_, rest)| rest.split(['/', '\\', '?', '#']).next());
+    match authority {
+        None | Some("") => {
+            v.push(path, "must name a host (scheme://host/...)");
+            return;
+        }
+        Some(authority) if authority.contains('@') => {
+            v.push(path, "must not carry a user name or password (credentials belong in auth)");
+            return;
+        }
+        Some(_) => {}
+    }
     let loopback = match url.host() {
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
@@ -249,5 +276,32 @@ mod tests {
             check_url(&mut v, "/url", bad);
         }
         assert_eq!(v.as_slice().len(), 4);
+    }
+
+    #[test]
+    fn urls_with_users_without_hosts_with_line_breaks_or_too_long_are_refused() {
+        let long = format!("https://idp.example.com/{}", "a".repeat(MAX_URL_BYTES));
+        for bad in [
+            "https://user:pw@idp.example.com/token",
+            "https://user@idp.example.com/token",
+            "https://@idp.example.com/token",
+            "https:///idp.example.com/token",
+            "https:idp.example.com/token",
+            "https://idp.example.com/token\r\nX-Injected: 1",
+            "https://idp.example.com/to ken",
+            "\thttps://idp.example.com/token",
+            long.as_str(),
+        ] {
+            let mut v = Violations::new();
+            check_url(&mut v, "/auth/tokenUrl", bad);
+            assert_eq!(v.as_slice().len(), 1, "{bad:?}");
+            assert_eq!(v.as_slice()[0].path, "/auth/tokenUrl");
+            assert!(v.as_slice()[0].message.len() < 100, "{bad:?}");
+        }
+        let mut v = Violations::new();
+        let longest = format!("https://idp.example.com/{}", "a".repeat(MAX_URL_BYTES - 24));
+        check_url(&mut v, "/url", &longest);
+        check_url(&mut v, "/url", "https://idp.example.com:8443/oauth2/token?x=1");
+        assert!(v.is_empty(), "{v:?}");
     }
 }
