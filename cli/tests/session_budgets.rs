@@ -38,7 +38,11 @@ fn agent(limits: Value) -> Value {
 }
 
 async fn setup(s: &Serve, limits: Value) {
+    // the budget as docs/call-policy.md documents it: a total sums signed amounts, so
+    // the first rule keeps a negative amount from refilling it
     let budget = json!([
+        {"id": "refund-positive", "effect": "deny",
+         "condition": "!(call.arguments.amount > 0.0)"},
         {"id": "refund-budget", "effect": "deny",
          "condition": "session.total['issue_refund.amount'] + call.arguments.amount > 500.0"},
         {"effect": "allow"}
