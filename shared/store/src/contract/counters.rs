@@ -87,15 +87,7 @@ pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
         tasks.push(tokio::spawn(async move {
             let amount = AMOUNTS[i % AMOUNTS.len()];
             let arguments = json!({ "amount": amount }).as_object().cloned().unwrap_or_default();
-            let admission = Admission {
-                session: Some(&key),
-                limits: Some(&limits),
-                rate: None,
-                function: "f",
-                arguments: &arguments,
-                totals: totals.as_slice(),
-                session_ttl_seconds: 600,
-            };
+            let admission = counted(&key, &limits, &arguments, totals.as_slice());
             barrier.wait().await;
             // each call as a process of its own: nothing known
             let known = Known::default();
@@ -121,6 +113,24 @@ pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
         serde_json::from_value(read[0].as_ref().expect("kept").value.clone()).expect("state");
     assert_eq!(stored.calls, 5, "the counter equals the admitted calls");
     assert!(stored.totals_in_range(), "{stored:?}");
+}
+
+/// A call of `f` with `arguments` in the session `key` under `limits`, feeding `totals`.
+fn counted<'a>(
+    key: &'a str,
+    limits: &'a AgentLimits,
+    arguments: &'a Map<String, serde_json::Value>,
+    totals: &'a [String],
+) -> Admission<'a> {
+    Admission {
+        session: Some(key),
+        limits: Some(limits),
+        rate: None,
+        function: "f",
+        arguments,
+        totals,
+        session_ttl_seconds: 600,
+    }
 }
 
 /// Amounts to feed a running total: ordinary, negative, signed zero, the range's edges,
@@ -155,15 +165,7 @@ pub async fn no_arguments_admit_more_calls_than_the_budget(store: Arc<dyn Store>
             let odd = if i % 4 == 3 { extra.pop() } else { None };
             let amount = odd.unwrap_or_else(|| json!(AMOUNTS[(i * step) % AMOUNTS.len()]));
             let arguments = json!({ "amount": amount }).as_object().cloned().unwrap_or_default();
-            let admission = Admission {
-                session: Some(&key),
-                limits: Some(&limits),
-                rate: None,
-                function: "f",
-                arguments: &arguments,
-                totals: &totals,
-                session_ttl_seconds: 600,
-            };
+            let admission = counted(&key, &limits, &arguments, &totals);
             let cold = Known::default();
             let known = if i % 2 == 0 { &warm } else { &cold };
             let at = NOW * 1_000 + i64::try_from(i).expect("small");
@@ -209,13 +211,8 @@ pub async fn an_undecodable_counter_refuses_the_call(store: Arc<dyn Store>) {
         let key = if which == "session" { &session } else { &window };
         store.put_counters(&[counter(key, 1, value.clone(), NOW + 600)], NOW).await.expect("seed");
         let admission = Admission {
-            session: Some(&session),
-            limits: Some(&limits),
             rate: Some((&window, &rate)),
-            function: "f",
-            arguments: &arguments,
-            totals: &totals,
-            session_ttl_seconds: 600,
+            ..counted(&session, &limits, &arguments, &totals)
         };
         let known = Known::default();
         let verdict =
