@@ -274,6 +274,43 @@ mod tests {
         assert!(!stored.totals_in_range());
     }
 
+    proptest::proptest! {
+        /// Whatever amounts come, in whatever order: every admitted state keeps its
+        /// totals in range and decodes from its JSON (no `null` total), and the calls it
+        /// counts are exactly the admitted ones.
+        #[test]
+        fn no_amounts_break_a_session(
+            amounts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL
+                        | proptest::num::f64::ZERO | proptest::num::f64::NEGATIVE
+                        | proptest::num::f64::POSITIVE,
+                    proptest::sample::select(vec![1e308, -1e308, f64::MAX, -f64::MAX,
+                        MAX_TOTAL, -MAX_TOTAL, MAX_TOTAL - 1.0, -0.0, 400.0, -10_000.0]),
+                ],
+                1..40,
+            )
+        ) {
+            let totals = ["refund.amount".to_string()];
+            let mut state = SessionState::default();
+            let mut admitted = 0;
+            for amount in amounts {
+                let Some(n) = serde_json::Number::from_f64(amount) else { continue };
+                let call = args(json!({ "amount": Value::Number(n) }));
+                if let Ok(next) = state.admit("refund", &call, &totals, 0) {
+                    admitted += 1;
+                    proptest::prop_assert!(next.totals_in_range(), "{next:?}");
+                    let json = serde_json::to_value(&next).expect("json");
+                    let back: SessionState = serde_json::from_value(json).expect("decodes");
+                    proptest::prop_assert!(back.totals_in_range(), "{back:?}");
+                    proptest::prop_assert_eq!(back.calls, next.calls);
+                    state = next;
+                }
+            }
+            proptest::prop_assert_eq!(state.calls, admitted);
+        }
+    }
+
     #[test]
     fn rate_windows_are_fixed_and_reset() {
         let rate = RateLimit {
