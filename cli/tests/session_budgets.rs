@@ -38,7 +38,11 @@ fn agent(limits: Value) -> Value {
 }
 
 async fn setup(s: &Serve, limits: Value) {
+    // the budget as docs/call-policy.md documents it: a total sums signed amounts, so
+    // the first rule keeps a negative amount from refilling it
     let budget = json!([
+        {"id": "refund-positive", "effect": "deny",
+         "condition": "!(call.arguments.amount > 0.0)"},
         {"id": "refund-budget", "effect": "deny",
          "condition": "session.total['issue_refund.amount'] + call.arguments.amount > 500.0"},
         {"effect": "allow"}
@@ -101,16 +105,16 @@ async fn a_running_total_refuses_the_refund_that_would_pass_it() {
     let s = serve(None, &["--no-example"]);
     s.healthy().await;
     setup(&s, json!({"maxToolCalls": 20})).await;
-    assert_eq!(refund(&s, "s", 200.0).await["effect"], "allow");
-    assert_eq!(refund(&s, "s", 200.0).await["effect"], "allow");
-    let third = refund(&s, "s", 200.0).await;
+    assert_eq!(refund(&s, "s-1", 200.0).await["effect"], "allow");
+    assert_eq!(refund(&s, "s-1", 200.0).await["effect"], "allow");
+    let third = refund(&s, "s-1", 200.0).await;
     assert_eq!(
         (third["effect"].as_str(), third["ruleId"].as_str()),
         (Some("deny"), Some("refund-budget")),
         "{third}"
     );
     // the denied call left the total at 400: 50 more still fits
-    let fourth = refund(&s, "s", 50.0).await;
+    let fourth = refund(&s, "s-1", 50.0).await;
     assert_eq!(fourth["effect"], "allow", "{fourth}");
     assert_eq!(fourth["session"]["totals"]["issue_refund.amount"], 450.0, "{fourth}");
     // without a session, nothing is counted and session rules see an empty session

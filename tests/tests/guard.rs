@@ -341,9 +341,8 @@ fn in_session(value: &str, principal: &str, session: &str) -> Value {
     e
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
-    let (table, store) = seeded().await;
+/// Stores agent `support-bot`, which uses the tool, with 3 tool calls per session.
+async fn seed_budgeted_agent(store: &DynamoStore) {
     let agent: AgentDefinition = serde_json::from_value(json!({
         "agentId": "support-bot",
         "basePrompt": "You help travellers convert units, a few times per conversation.",
@@ -353,6 +352,12 @@ async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
     }))
     .unwrap();
     store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
+    let (table, store) = seeded().await;
+    seed_budgeted_agent(&store).await;
     let tool = guarded_tool(&table, &[]).await;
     let principal = context();
     for n in 1..=3 {
@@ -371,4 +376,31 @@ async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
     let limited: Vec<&Value> = lines.iter().filter(|l| l["limit"] == "maxToolCalls").collect();
     assert_eq!(limited.len(), 2, "{lines:?}");
     assert!(limited.iter().all(|l| l["sessionId"] == "budget-1"), "{limited:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_counted_call_with_a_session_id_bedrock_never_sends_is_refused_and_counts_nothing() {
+    let (table, store) = seeded().await;
+    seed_budgeted_agent(&store).await;
+    let tool = guarded_tool(&table, &[]).await;
+    let principal = context();
+    let long = "s".repeat(200_000);
+    let bad = ["", "x", "a\nb", "a\u{0}b", "a b", long.as_str()];
+    for session in bad {
+        let (state, body) = answer(&tool.call(&in_session("5", &principal, session)).await);
+        assert_eq!(state.as_deref(), Some("FAILURE"), "{}: {body}", session.len());
+        assert!(body.contains("session's id is not valid"), "{body}");
+    }
+    let lines = decision_lines(&tool);
+    assert_eq!(lines.len(), bad.len(), "{}", tool.log());
+    for line in &lines {
+        assert_eq!(line["reason"], "INVALID_SESSION", "{line}");
+        assert!(line.get("sessionId").is_none(), "never logged: {line}");
+    }
+    let keys: Vec<String> =
+        bad.iter().map(|s| registry_store::session_key("support-bot", s)).collect();
+    let read = store.get_counters(&keys, now_s()).await.unwrap();
+    assert!(read.iter().all(Option::is_none), "nothing counted: {read:?}");
+    let (state, body) = answer(&tool.call(&in_session("5", &principal, "ok-session")).await);
+    assert_eq!(state, None, "a Bedrock session id is counted as before: {body}");
 }

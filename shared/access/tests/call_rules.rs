@@ -236,6 +236,13 @@ fn a_context_signed_from_its_text_verifies_as_the_typed_one() {
 
 fn session_rules() -> Vec<AccessRule> {
     vec![
+        // a total sums signed amounts: without this, a negative amount refills the budget
+        rule(
+            "refund-positive",
+            Effect::Deny,
+            Some("!(call.arguments.amount > 0.0)"),
+            RuleMode::Enforce,
+        ),
         rule(
             "refund-budget",
             Effect::Deny,

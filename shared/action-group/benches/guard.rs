@@ -134,7 +134,7 @@ fn bench(c: &mut Criterion) {
     let session_rules = RuleSet::compile_call(&with_session, Arc::new(tool.call_schema())).unwrap();
     let mut state = SessionState::default();
     for t in 0..5 {
-        state = state.admit("convert", &serde_json::Map::new(), &[], NOW_MS - 60_000 + t);
+        state = state.admit("convert", &serde_json::Map::new(), &[], NOW_MS - 60_000 + t).unwrap();
     }
     c.bench_function("guard/one-session-rule", |b| {
         b.iter(|| {

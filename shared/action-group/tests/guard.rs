@@ -14,7 +14,7 @@ use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict, handl
 use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_event};
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
-use registry_core::ToolDefinition;
+use registry_core::{AgentDefinition, ToolDefinition};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -24,17 +24,29 @@ const KEYS: &str = "k2:Z3VhcmQtdGVzdHMta2V5LXR3by0wMTIzNDU2Nzg5YWJjZGVm,\
 /// 2026-11-25T12:00:00Z.
 const NOW_MS: i64 = 1_795_608_000_000;
 
-/// An in-process stand-in for the registry's table: the definition it holds (or the
-/// error a read gives), and how many reads it served.
+/// An in-process stand-in for the registry's table: the definitions it holds (or the
+/// error a read gives), how many reads it served, and how long a failing read takes
+/// (it moves the harness's clock, as a read that times out would).
 #[derive(Clone)]
 struct Table {
     tool: Arc<Mutex<Result<Option<ToolDefinition>, String>>>,
+    agent: Arc<Mutex<Result<Option<AgentDefinition>, String>>>,
     reads: Arc<AtomicUsize>,
+    agent_reads: Arc<AtomicUsize>,
+    clock: Arc<AtomicI64>,
+    failing_read_ms: Arc<AtomicI64>,
 }
 
 impl Default for Table {
     fn default() -> Self {
-        Self { tool: Arc::new(Mutex::new(Ok(None))), reads: Arc::default() }
+        Self {
+            tool: Arc::new(Mutex::new(Ok(None))),
+            agent: Arc::new(Mutex::new(Ok(None))),
+            reads: Arc::default(),
+            agent_reads: Arc::default(),
+            clock: Arc::new(AtomicI64::new(NOW_MS)),
+            failing_read_ms: Arc::default(),
+        }
     }
 }
 
@@ -44,16 +56,36 @@ impl Table {
     }
     fn fail(&self) {
         *self.tool.lock().unwrap() = Err("connection refused".into());
+        *self.agent.lock().unwrap() = Err("connection refused".into());
     }
     fn reads(&self) -> usize {
         self.reads.load(Ordering::SeqCst)
+    }
+    fn agent_reads(&self) -> usize {
+        self.agent_reads.load(Ordering::SeqCst)
+    }
+    /// A failing read takes the clock `ms` forward.
+    fn failing_reads_take(&self, ms: i64) {
+        self.failing_read_ms.store(ms, Ordering::SeqCst);
+    }
+    fn answer<T: Clone>(&self, held: &Mutex<Result<T, String>>) -> Result<T, String> {
+        let answer = held.lock().unwrap().clone();
+        if answer.is_err() {
+            self.clock.fetch_add(self.failing_read_ms.load(Ordering::SeqCst), Ordering::SeqCst);
+        }
+        answer
     }
 }
 
 impl RuleSource for Table {
     async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, String> {
         self.reads.fetch_add(1, Ordering::SeqCst);
-        self.tool.lock().unwrap().clone()
+        self.answer(&self.tool)
+    }
+
+    async fn agent(&self, _: &str) -> Result<Option<AgentDefinition>, String> {
+        self.agent_reads.fetch_add(1, Ordering::SeqCst);
+        self.answer(&self.agent)
     }
 }
 
@@ -82,7 +114,7 @@ impl Harness {
         Self::with(Guard::new(config, table.clone()), table)
     }
     fn with(guard: Guard<Table>, table: Table) -> Self {
-        let clock = Arc::new(AtomicI64::new(NOW_MS));
+        let clock = table.clock.clone();
         let lines = Arc::new(Mutex::new(Vec::new()));
         let (c, l) = (clock.clone(), lines.clone());
         let guard = guard
@@ -351,9 +383,80 @@ async fn cached_rules_serve_until_the_staleness_bound_then_calls_are_refused() {
     let line =
         assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
     assert!(line["message"].as_str().unwrap().contains("30000 ms old"), "{line}");
+    assert_eq!(h.table.reads(), 3, "the denied call and this one came while backing off");
 
     *h.table.tool.lock().unwrap() = Ok(Some(example_tool()));
+    *h.table.agent.lock().unwrap() = Ok(None);
+    h.advance(2_000);
     assert!(h.call(&event("5", "m", Some(&token))).await.1, "a successful read serves again");
+    assert_eq!(h.table.reads(), 4);
+}
+
+fn agent(limits: Value) -> AgentDefinition {
+    serde_json::from_value(json!({
+        "agentId": "support-bot",
+        "basePrompt": "You help travellers convert units, a few times per conversation.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": [TOOL_ID],
+        "limits": limits
+    }))
+    .unwrap()
+}
+
+#[tokio::test]
+async fn the_agent_and_the_rules_are_served_stale_on_one_timer_while_the_table_is_down() {
+    let h = Harness::new();
+    *h.table.agent.lock().unwrap() = Ok(Some(agent(Value::Null)));
+    let token = token();
+    assert!(h.call(&event("5", "m", Some(&token))).await.1);
+    assert_eq!((h.table.reads(), h.table.agent_reads()), (1, 1));
+    h.advance(15_000);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1);
+    assert_eq!((h.table.reads(), h.table.agent_reads()), (2, 2), "both due at half the bound");
+
+    h.table.fail();
+    h.advance(15_000);
+    let (_, ran) = h.call(&event("5", "m", Some(&token))).await;
+    assert!(ran, "rules and agent read 15 s ago serve: {}", h.last_line());
+    assert_eq!(h.table.reads(), 3, "one failed read, then the table is left alone");
+    for _ in 0..5 {
+        assert!(h.call(&event("5", "m", Some(&token))).await.1, "{}", h.last_line());
+    }
+    assert_eq!((h.table.reads(), h.table.agent_reads()), (3, 2), "backing off: no read");
+    h.advance(14_999);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "29.999 s old: {}", h.last_line());
+    h.advance(1);
+    let line =
+        assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
+    assert!(line["message"].as_str().unwrap().contains("30000 ms old"), "{line}");
+}
+
+#[tokio::test]
+async fn staleness_is_judged_when_the_table_has_answered() {
+    let h = Harness::new();
+    let token = token();
+    assert!(h.call(&event("5", "m", Some(&token))).await.1);
+    h.table.fail();
+    h.table.failing_reads_take(2_000);
+    h.advance(29_000);
+    // the read starts 29 s after the last one and fails 2 s later: the rules are 31 s old
+    let line =
+        assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
+    assert!(line["message"].as_str().unwrap().contains("31000 ms old"), "{line}");
+}
+
+#[tokio::test]
+async fn a_counted_call_needs_a_bedrock_session_id() {
+    let h = Harness::new();
+    *h.table.agent.lock().unwrap() = Ok(Some(agent(json!({"maxToolCalls": 5}))));
+    let token = token();
+    let huge = "s".repeat(900_000);
+    for bad in ["", "a", "a\nb", "a\u{0}b", "a b", huge.as_str()] {
+        let mut e = event("5", "m", Some(&token));
+        e["sessionId"] = json!(bad);
+        let line = assert_refused(&h, &e, "INVALID_SESSION", "session's id is not valid").await;
+        assert!(line.get("sessionId").is_none(), "an invalid id is not logged: {line}");
+    }
 }
 
 #[tokio::test]

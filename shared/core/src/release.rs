@@ -88,6 +88,17 @@ pub enum ToolRef {
 }
 
 impl ToolRef {
+    /// Whether this reference can name the tool `tool_id`: the same id, or a release of
+    /// the range's name whose version is in range.
+    pub fn admits(&self, tool_id: &str) -> bool {
+        match self {
+            Self::Exact(id) => id == tool_id,
+            Self::Range { name, req } => {
+                Release::parse(tool_id).is_some_and(|r| &r.name == name && req.matches(&r.version))
+            }
+        }
+    }
+
     /// Reads a reference: after `@`, a full `MAJOR.MINOR.PATCH[-pre]` is exact (canonical
     /// id), anything else a Cargo requirement (a bare `1` or `1.2` is `^1`, `^1.2`).
     /// An id without `@` is exact. Errors say what is wrong with the requirement.
@@ -239,6 +250,16 @@ mod tests {
         );
         assert_eq!(Release::parse("weather@2-rc.1").unwrap().canonical_id(), "weather@2.0.0-rc.1");
         assert_eq!(Release::parse("a.b@1.0.0").unwrap().name, "a.b");
+    }
+
+    #[test]
+    fn a_reference_admits_the_releases_it_names() {
+        let range = ToolRef::parse("weather@^1.2").unwrap();
+        assert!(range.admits("weather@1.4.0"));
+        assert!(!range.admits("weather@2.0.0") && !range.admits("forecast@1.4.0"));
+        assert!(!range.admits("weather"));
+        let exact = ToolRef::parse("weather@1.2.0").unwrap();
+        assert!(exact.admits("weather@1.2.0") && !exact.admits("weather@1.2.1"));
     }
 
     #[test]

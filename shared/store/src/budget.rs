@@ -62,38 +62,65 @@ pub struct Admission<'a> {
     pub session_ttl_seconds: i64,
 }
 
-/// Most counters a [`Known`] keeps before it starts afresh.
-const MAX_KNOWN: usize = 10_000;
+/// Most bytes of keys and values a [`Known`] keeps before it starts afresh (ids are
+/// bounded, so this is some tens of thousands of sessions).
+const MAX_KNOWN_BYTES: usize = 8 << 20;
 
 /// The counters this process wrote last, by key: an admission first decides on them and
 /// writes on their versions (one store round trip), and reads the store only when that
-/// write loses (another process counted meanwhile) or nothing is known.
+/// write loses (another process counted meanwhile) or nothing is known. Bounded in
+/// bytes, not entries: what one session keeps grows with its keys and totals.
 #[derive(Debug, Default)]
 pub struct Known {
-    counters: Mutex<HashMap<String, Counter>>,
+    counters: Mutex<KnownCounters>,
+}
+
+#[derive(Debug, Default)]
+struct KnownCounters {
+    by_key: HashMap<String, (Counter, usize)>,
+    bytes: usize,
+}
+
+/// About how many bytes `counter` takes when kept.
+fn weight(counter: &Counter) -> usize {
+    counter.key.len() * 2 + counter.value.to_string().len() + 64
 }
 
 impl Known {
     fn get(&self, keys: &[String]) -> Option<Vec<Option<Counter>>> {
         let known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
-        keys.iter().map(|k| known.get(k).cloned().map(Some)).collect()
+        keys.iter().map(|k| known.by_key.get(k).map(|(c, _)| Some(c.clone()))).collect()
     }
 
     fn remember(&self, written: Vec<Counter>) {
+        let weighed: Vec<(Counter, usize)> =
+            written.into_iter().map(|c| (c.clone(), weight(&c))).collect();
         let mut known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
-        if known.len() >= MAX_KNOWN {
-            known.clear();
-        }
-        for counter in written {
-            known.insert(counter.key.clone(), counter);
+        for (counter, bytes) in weighed {
+            if let Some((_, old)) = known.by_key.remove(&counter.key) {
+                known.bytes -= old;
+            }
+            if known.bytes + bytes > MAX_KNOWN_BYTES {
+                known.by_key.clear();
+                known.bytes = 0;
+            }
+            known.bytes += bytes;
+            known.by_key.insert(counter.key.clone(), (counter, bytes));
         }
     }
 
     fn forget(&self, keys: &[String]) {
         let mut known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
         for key in keys {
-            known.remove(key);
+            if let Some((_, bytes)) = known.by_key.remove(key) {
+                known.bytes -= bytes;
+            }
         }
+    }
+
+    /// Bytes kept now, as [`MAX_KNOWN_BYTES`] bounds them.
+    pub fn bytes(&self) -> usize {
+        self.counters.lock().unwrap_or_else(PoisonError::into_inner).bytes
     }
 }
 
@@ -116,11 +143,28 @@ pub enum Verdict {
     Limited(LimitHit),
 }
 
-fn decode<T: serde::de::DeserializeOwned + Default>(counter: Option<&Counter>) -> (u64, T) {
+/// The version and state of a counter record (`None`: a fresh one). A record that does
+/// not decode, or a session whose totals are out of range, is an error that refuses the
+/// call: it is never taken for a fresh session (fail closed).
+fn decode<T: serde::de::DeserializeOwned + Default>(
+    counter: Option<&Counter>,
+) -> Result<(u64, T), StoreError> {
     match counter {
-        Some(c) => (c.version, serde_json::from_value(c.value.clone()).unwrap_or_default()),
-        None => (0, T::default()),
+        Some(c) => match serde_json::from_value(c.value.clone()) {
+            Ok(state) => Ok((c.version, state)),
+            Err(e) => Err(StoreError::Backend(format!(
+                "counter record `{}` at version {} does not decode: {e}",
+                c.key, c.version
+            ))),
+        },
+        None => Ok((0, T::default())),
     }
+}
+
+/// `state` as a counter record's value; `Err` when it has no JSON form.
+fn encode<T: serde::Serialize>(key: &str, state: &T) -> Result<Value, StoreError> {
+    serde_json::to_value(state)
+        .map_err(|e| StoreError::Backend(format!("counter record `{key}` does not encode: {e}")))
 }
 
 /// Admits one call: takes the counters (as this process last wrote them, else from the
@@ -161,12 +205,24 @@ pub async fn admit(
             found.into_iter().map(|c| c.filter(|c| c.expires_at > now)).collect();
         let mut found = found.iter();
         let (session_version, session) = match admission.session {
-            Some(_) => decode::<SessionState>(found.next().and_then(Option::as_ref)),
+            Some(key) => {
+                let (version, session) =
+                    decode::<SessionState>(found.next().and_then(Option::as_ref))?;
+                if !session.totals_in_range() {
+                    return Err(StoreError::Backend(format!(
+                        "counter record `{key}` at version {version} has a running total out of range"
+                    )));
+                }
+                (version, session)
+            }
             None => (0, SessionState::default()),
         };
-        let rate = admission.rate.map(|(key, limit)| {
-            (key, limit, decode::<RateWindow>(found.next().and_then(Option::as_ref)))
-        });
+        let rate = match admission.rate {
+            Some((key, limit)) => {
+                Some((key, limit, decode::<RateWindow>(found.next().and_then(Option::as_ref))?))
+            }
+            None => None,
+        };
         if let Some(hit) =
             admission.limits.and_then(|l| session.limit_hit(l, admission.function, now_ms))
         {
@@ -182,24 +238,32 @@ pub async fn admit(
             return Ok(Verdict::Denied { decision });
         }
         let mut writes = Vec::with_capacity(2);
-        let next = admission.session.map(|key| {
-            let next =
-                session.admit(admission.function, admission.arguments, admission.totals, now_ms);
+        let mut next = None;
+        if let Some(key) = admission.session {
+            let after = match session.admit(
+                admission.function,
+                admission.arguments,
+                admission.totals,
+                now_ms,
+            ) {
+                Ok(after) => after,
+                Err(hit) => return Ok(Verdict::Limited(hit)),
+            };
             writes.push(Counter {
                 key: key.to_owned(),
                 version: session_version + 1,
-                value: serde_json::to_value(&next).unwrap_or_default(),
+                value: encode(key, &after)?,
                 expires_at: now + admission.session_ttl_seconds.max(1),
             });
-            next
-        });
+            next = Some(after);
+        }
         if let Some((key, limit, (version, window))) = &rate {
             let next = window.admit(limit, now_ms);
             let ends = (next.start_ms / 1_000) + limit.per_seconds;
             writes.push(Counter {
                 key: (*key).to_owned(),
                 version: version + 1,
-                value: serde_json::to_value(&next).unwrap_or_default(),
+                value: encode(key, &next)?,
                 expires_at: ends.max(now + 1),
             });
         }
@@ -222,4 +286,31 @@ pub async fn admit(
         }
     }
     Err(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn what_is_remembered_is_bounded_in_bytes() {
+        let known = Known::default();
+        let big = "x".repeat(2_000);
+        for i in 0..20_000 {
+            let key = format!("session#agent#{i:0>100}");
+            known.remember(vec![Counter {
+                key,
+                version: 1,
+                value: json!({ "totals": { big.as_str(): 1.0 } }),
+                expires_at: 0,
+            }]);
+            assert!(known.bytes() <= MAX_KNOWN_BYTES, "{} bytes after {i}", known.bytes());
+        }
+        let last = format!("session#agent#{:0>100}", 19_999);
+        assert!(known.get(&[last]).is_some(), "the latest write is remembered");
+        let counters = known.counters.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept: usize = counters.by_key.values().map(|(c, _)| weight(c)).sum();
+        assert_eq!(kept, counters.bytes, "the byte count is what is kept");
+    }
 }

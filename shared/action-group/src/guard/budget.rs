@@ -1,18 +1,23 @@
 //! Session budgets and rates in the guard (SPEC section 19): when the agent has limits,
 //! the tool a rate, or its call rules read `session`, the call is admitted against the
 //! session's counters in the registry's table, in one conditional write, before the
-//! handler runs. The agent's limits are cached like the tool's rules.
+//! handler runs. The agent's limits are cached like the tool's rules, on the same timer
+//! ([`Freshness`]); while the table fails, counts are not tried until it backs off.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
 use registry_core::AgentDefinition;
+use registry_core::session::session_id_problem;
+use registry_store::StoreError;
 use registry_store::budget::{
     Admission, Known, Verdict as Admitted, admit, rate_of, session_ttl_seconds,
 };
 
 use crate::event::ActionGroupEvent;
+use crate::guard::clock::Clock;
+use crate::guard::fresh::{Freshness, Stale, Unread};
 use crate::guard::loaded::{Loaded, Stage};
 use crate::guard::source::RuleSource;
 use crate::guard::verdict::{self, Refusal, Verdict};
@@ -21,41 +26,50 @@ use crate::guard::{Checked, refused, stamp};
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
 
+/// Most agents a container keeps before it starts afresh.
+const MAX_AGENTS: usize = 1_000;
+
 /// The agents' limits as last read, and the counters this container wrote last.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Budgets {
     agents: Mutex<HashMap<String, CachedAgent>>,
-    max_staleness_ms: i64,
     known: Known,
 }
 
 impl Budgets {
-    /// Nothing read yet; agents are re-read once `max_staleness_ms` old.
-    pub fn new(max_staleness_ms: i64) -> Self {
-        Self { agents: Mutex::default(), max_staleness_ms, known: Known::default() }
-    }
-
-    /// The agent `agent_id`, from the cache while fresh; `Err` when it cannot be read.
+    /// The agent `agent_id`, on the guard's one timer with the rules (`fresh`): from the
+    /// cache while fresh, re-read when due, served stale while the table does not answer
+    /// until the bound; `Err` when nothing usable is cached and it cannot be read.
     async fn agent<S: RuleSource>(
         &self,
         source: &S,
+        fresh: &Freshness,
+        clock: &dyn Clock,
         agent_id: &str,
         now_ms: i64,
     ) -> Result<Option<Arc<AgentDefinition>>, String> {
         let cached =
             self.agents.lock().unwrap_or_else(PoisonError::into_inner).get(agent_id).cloned();
-        if let Some((agent, read_at)) = &cached
-            && now_ms.saturating_sub(*read_at) < self.max_staleness_ms
-        {
-            return Ok(agent.clone());
+        let read = async {
+            source.agent(agent_id).await.map(|a| a.map(Arc::new)).map_err(Unread::Unreachable)
+        };
+        match fresh.serve(clock, cached, now_ms, read).await {
+            Ok((agent, read_at, read_now)) => {
+                if read_now {
+                    let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+                    if agents.len() >= MAX_AGENTS {
+                        agents.clear();
+                    }
+                    agents.insert(agent_id.to_owned(), (agent.clone(), read_at));
+                }
+                Ok(agent)
+            }
+            Err(Stale::Never(e)) => Err(e),
+            Err(Stale::Expired { age_ms, error }) => Err(format!(
+                "the cached agent is {age_ms} ms old, the bound is {} ms; {error}",
+                fresh.bound_ms()
+            )),
         }
-        let agent = source.agent(agent_id).await?.map(Arc::new);
-        let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-        if agents.len() > 1_000 {
-            agents.clear();
-        }
-        agents.insert(agent_id.to_owned(), (agent.clone(), now_ms));
-        Ok(agent)
     }
 
     /// Admits `call`, which lifecycle and access rules let through, when something
@@ -70,9 +84,10 @@ impl Budgets {
         prepared: &PreparedContext<'_>,
         call: &ToolCall<'_>,
         agent_id: &str,
+        (fresh, clock): (&Freshness, &dyn Clock),
         now_ms: i64,
     ) -> Option<Checked> {
-        let agent = match self.agent(source, agent_id, now_ms).await {
+        let agent = match self.agent(source, fresh, clock, agent_id, now_ms).await {
             Ok(agent) => agent,
             Err(e) => {
                 let message = format!("the agent's limits could not be read: {e}");
@@ -84,10 +99,19 @@ impl Budgets {
         if limits.is_none() && rate.is_none() && !loaded.set.reads_session() {
             return None;
         }
+        if let Some(problem) = session_id_problem(event.session_id()) {
+            let message = format!("the event's sessionId {problem}");
+            return Some(refused(event, Refusal::InvalidSession, message, now_ms));
+        }
         let Some(store) = source.counters() else {
             let message = "no store keeps this tool's session counts".to_owned();
             return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
         };
+        // while the table is failing, the counts are not tried on every call
+        if let Err(backing_off) = fresh.may_try(now_ms) {
+            let message = format!("the session's counts could not be read: {backing_off}");
+            return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
+        }
         let session = registry_store::session_key(agent_id, event.session_id());
         let admission = Admission {
             session: Some(&session),
@@ -103,7 +127,12 @@ impl Budgets {
         };
         let on_session = |d: &registry_access::Decision| loaded.set.decided_on_session(d);
         let (id, time) = stamp(now_ms);
-        Some(match admit(store, &self.known, &admission, now_ms, decide, on_session).await {
+        let admitted = admit(store, &self.known, &admission, now_ms, decide, on_session).await;
+        match &admitted {
+            Err(e @ StoreError::Unavailable(_)) => fresh.failed(&e.to_string(), clock.now_ms()),
+            _ => fresh.answered(),
+        }
+        Some(match admitted {
             Ok(Admitted::Admitted { decision, .. }) => Checked {
                 record: DecisionRecord::of(&decision, DecisionPoint::Guard, id, time),
                 verdict: Verdict::Allow,

@@ -13,6 +13,7 @@
 mod budget;
 mod clock;
 mod config;
+mod fresh;
 mod handle;
 mod loaded;
 mod principals;
@@ -51,6 +52,7 @@ pub struct Guard<S> {
     /// The configuration and rule source, or why there are none (every call refused).
     setup: Result<(GuardConfig, S), String>,
     clock: Box<dyn Clock>,
+    fresh: fresh::Freshness,
     rules: RuleCache,
     verified: Verified,
     log: DecisionLog,
@@ -78,10 +80,11 @@ impl<S: RuleSource> Guard<S> {
         Self {
             setup: Ok((config, source)),
             clock: Box::new(SystemClock),
-            rules: RuleCache::new(max_staleness_ms),
+            fresh: fresh::Freshness::new(max_staleness_ms),
+            rules: RuleCache::default(),
             verified: Verified::default(),
             log: Box::new(stdout_line),
-            budgets: budget::Budgets::new(max_staleness_ms),
+            budgets: budget::Budgets::default(),
         }
     }
 
@@ -90,10 +93,11 @@ impl<S: RuleSource> Guard<S> {
         Self {
             setup: Err(problem.into()),
             clock: Box::new(SystemClock),
-            rules: RuleCache::new(0),
+            fresh: fresh::Freshness::new(0),
+            rules: RuleCache::default(),
             verified: Verified::default(),
             log: Box::new(stdout_line),
-            budgets: budget::Budgets::new(0),
+            budgets: budget::Budgets::default(),
         }
     }
 
@@ -123,7 +127,10 @@ impl<S: RuleSource> Guard<S> {
         let record = &mut checked.record;
         record.tool_id = record.tool_id.take().or_else(|| self.tool_id().map(str::to_owned));
         record.function = Some(event.name().to_owned());
-        record.session_id = Some(event.session_id().to_owned()).filter(|s| !s.is_empty());
+        // only a session id as Bedrock makes them: anything else is unbounded input
+        record.session_id = Some(event.session_id())
+            .filter(|s| registry_core::session::session_id_problem(s).is_none())
+            .map(str::to_owned);
         record.eval_micros = registry_access::record::micros_since(started);
         (self.log)(&record.to_emf_line(now_ms));
         checked.verdict
@@ -168,7 +175,9 @@ impl<S: RuleSource> Guard<S> {
             checked.record.principal_id = prepared.user_id().map(str::to_owned);
             checked
         };
-        let loaded = match self.rules.get(source, &config.tool_id, now_ms).await {
+        let clock = self.clock.as_ref();
+        let loaded = match self.rules.get(source, &self.fresh, clock, &config.tool_id, now_ms).await
+        {
             Ok(loaded) => loaded,
             Err((refusal, message)) => {
                 return with_principal(refused(event, refusal, message, now_ms));
@@ -202,8 +211,11 @@ impl<S: RuleSource> Guard<S> {
         if let Some(stage) = loaded.before_call(&prepared) {
             return with_tool(conclude(event, &loaded, &stage, now_ms));
         }
-        let counted =
-            self.budgets.admit(event, source, &loaded, &prepared, &call, &agent_id, now_ms).await;
+        let timer = (&self.fresh, clock);
+        let counted = self
+            .budgets
+            .admit(event, source, &loaded, &prepared, &call, &agent_id, timer, now_ms)
+            .await;
         with_tool(match counted {
             Some(checked) => checked,
             None => {

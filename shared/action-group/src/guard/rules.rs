@@ -1,66 +1,65 @@
-//! The tool's rules, compiled once and kept per container: re-read once half the
-//! staleness bound old; when a re-read fails, the cached rules serve until they are the
-//! bound old, then every call is refused until a read succeeds (fail closed).
+//! The tool's rules, compiled once and kept per container, on the guard's one timer
+//! ([`Freshness`]): re-read once half the staleness bound old; when a re-read fails, the
+//! cached rules serve until they are the bound old, then every call is refused until a
+//! read succeeds (fail closed).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::guard::clock::Clock;
+use crate::guard::fresh::{Freshness, Stale, Unread};
 use crate::guard::loaded::Loaded;
 use crate::guard::source::RuleSource;
 use crate::guard::verdict::Refusal;
 
 /// The rules of one tool, cached.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct RuleCache {
     slot: Mutex<Option<Arc<Loaded>>>,
-    max_staleness_ms: i64,
 }
 
 impl RuleCache {
-    /// An empty cache whose rules may be `max_staleness_ms` old at most.
-    pub fn new(max_staleness_ms: i64) -> Self {
-        Self { slot: Mutex::new(None), max_staleness_ms }
-    }
-
     /// The rules to decide with at `now_ms`, read from `source` when the cached ones
     /// are due for a re-read (or there are none). `Err`: the refusal and what went wrong.
     pub async fn get<S: RuleSource>(
         &self,
         source: &S,
+        fresh: &Freshness,
+        clock: &dyn Clock,
         tool_id: &str,
         now_ms: i64,
     ) -> Result<Arc<Loaded>, (Refusal, String)> {
         let cached = self.slot.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        if let Some(loaded) = &cached
-            && now_ms.saturating_sub(loaded.read_at_ms) < self.max_staleness_ms / 2
-        {
-            return Ok(loaded.clone());
-        }
-        let read = match source.tool(tool_id).await {
-            Ok(Some(tool)) => Loaded::compile(tool, now_ms),
-            Ok(None) => Err(format!("the registry has no tool `{tool_id}`")),
-            Err(e) => Err(format!("the registry's table could not be read: {e}")),
-        };
-        match (read, cached) {
-            (Ok(loaded), _) => {
-                let loaded = Arc::new(loaded);
-                *self.slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(loaded.clone());
-                Ok(loaded)
-            }
-            (Err(e), Some(loaded)) => {
-                let age = now_ms.saturating_sub(loaded.read_at_ms);
-                if age < self.max_staleness_ms {
-                    Ok(loaded)
-                } else {
-                    Err((
-                        Refusal::RulesStale,
-                        format!(
-                            "cached rules are {age} ms old, the bound is {} ms; {e}",
-                            self.max_staleness_ms
-                        ),
-                    ))
+        let cached = cached.map(|loaded| {
+            let read_at = loaded.read_at_ms;
+            (loaded, read_at)
+        });
+        let read = async {
+            match source.tool(tool_id).await {
+                Ok(Some(tool)) => {
+                    Loaded::compile(tool, now_ms).map(Arc::new).map_err(Unread::Unusable)
+                }
+                Ok(None) => Err(Unread::Unusable(format!("the registry has no tool `{tool_id}`"))),
+                Err(e) => {
+                    Err(Unread::Unreachable(format!("the registry's table could not be read: {e}")))
                 }
             }
-            (Err(e), None) => Err((Refusal::RulesUnavailable, e)),
+        };
+        match fresh.serve(clock, cached, now_ms, read).await {
+            Ok((loaded, _, read_now)) => {
+                if read_now {
+                    *self.slot.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(loaded.clone());
+                }
+                Ok(loaded)
+            }
+            Err(Stale::Expired { age_ms, error }) => Err((
+                Refusal::RulesStale,
+                format!(
+                    "cached rules are {age_ms} ms old, the bound is {} ms; {error}",
+                    fresh.bound_ms()
+                ),
+            )),
+            Err(Stale::Never(error)) => Err((Refusal::RulesUnavailable, error)),
         }
     }
 }

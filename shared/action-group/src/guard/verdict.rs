@@ -43,6 +43,9 @@ pub enum Refusal {
     InvalidArguments,
     /// The session's counts could not be read or written (budgets fail closed).
     BudgetsUnavailable,
+    /// The call would count in a session whose `sessionId` is not one Bedrock makes
+    /// (2 to 100 characters of `[0-9a-zA-Z._:-]`).
+    InvalidSession,
 }
 
 impl Refusal {
@@ -58,6 +61,7 @@ impl Refusal {
             Self::ToolSwitchedOff => "TOOL_SWITCHED_OFF",
             Self::InvalidArguments => "INVALID_ARGUMENTS",
             Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
+            Self::InvalidSession => "INVALID_SESSION",
         }
     }
 
@@ -76,6 +80,7 @@ impl Refusal {
             Self::ToolSwitchedOff => "the tool is switched off in the registry",
             Self::InvalidArguments => "the arguments are invalid",
             Self::BudgetsUnavailable => "the session's budget cannot be checked right now",
+            Self::InvalidSession => "the session's id is not valid",
         }
     }
 

@@ -12,7 +12,7 @@ use registry_access::{
 };
 use registry_core::model::LifecycleStatus;
 use registry_core::resolve::RuleCache;
-use registry_core::session::SessionState;
+use registry_core::session::{SessionState, session_id_problem};
 use registry_core::{AgentDefinition, Kind, RequestContext, ToolDefinition, Violation};
 use registry_store::StoreError;
 use registry_store::budget::{Admission, Verdict, admit, rate_of, session_ttl_seconds};
@@ -50,7 +50,8 @@ pub struct AuthorizeRequest {
     #[serde(default)]
     pub agent_id: Option<String>,
     /// The Bedrock session the call belongs to: an allowed call is admitted and counts
-    /// against the agent's session budgets (SPEC section 19). Needs `agentId`.
+    /// against the agent's session budgets (SPEC section 19). Needs `agentId`, of an
+    /// agent that uses the tool; 2 to 100 characters of `[0-9a-zA-Z._:-]`, as Bedrock's.
     #[serde(default)]
     pub session_id: Option<String>,
 }
@@ -115,7 +116,7 @@ pub struct Authorization {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub would_be: Option<WouldBe>,
     /// The limit that refused the call (`maxToolCalls`, `maxCallsPerFunction`,
-    /// `maxWallClockSeconds`, `rateLimit`), at stage `limit`.
+    /// `maxWallClockSeconds`, `rateLimit`, `runningTotal`, `contention`), at stage `limit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
     /// Why, in one line, at stage `limit`.
@@ -208,6 +209,23 @@ fn check_call(tool: &ToolDefinition, call: &CallInput) -> Result<(), ServiceErro
     ))
 }
 
+/// Checks the ids a call names before anything reads, counts or logs them: `agentId` a
+/// registry id, `sessionId` a Bedrock one (bounded, so counters and log lines are too).
+fn check_ids(request: &AuthorizeRequest) -> Result<(), ServiceError> {
+    if let Some(agent_id) = &request.agent_id
+        && !registry_core::validate::is_id(agent_id)
+    {
+        return Err(ServiceError::invalid(
+            "/agentId",
+            "must be an agent id: 1 to 128 characters from A-Z a-z 0-9 . _ : @ -, starting with a letter or digit",
+        ));
+    }
+    match request.session_id.as_deref().and_then(session_id_problem) {
+        Some(problem) => Err(ServiceError::invalid("/sessionId", problem)),
+        None => Ok(()),
+    }
+}
+
 /// Evaluates `rules`, with every rule's result when `explain`.
 fn run(
     explain: bool,
@@ -228,6 +246,7 @@ impl Registry {
     ) -> Result<Authorization, ServiceError> {
         let tool: ToolDefinition = self.get(tool_id).await?;
         check_call(&tool, &request.call)?;
+        check_ids(request)?;
         let mut prepared = PreparedContext::new(&request.context).map_err(|errors| {
             ServiceError::Invalid(
                 errors
@@ -361,6 +380,15 @@ impl Registry {
                     }
                     other => other,
                 })?;
+                if !agent.uses_tool(&tool.tool_id) {
+                    return Err(ServiceError::invalid(
+                        "/agentId",
+                        format!(
+                            "agent `{agent_id}` does not use tool `{}`: a session counts only the calls of its agent's tools",
+                            tool.tool_id
+                        ),
+                    ));
+                }
                 Some((registry_store::session_key(agent_id, session_id), agent))
             }
             (None, Some(_)) => {

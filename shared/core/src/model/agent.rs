@@ -178,6 +178,12 @@ impl AgentDefinition {
         refs
     }
 
+    /// Whether the agent uses `tool_id`: a reference in `toolIds` or `toolOverrides`
+    /// names it (exactly, or by a range it is in).
+    pub fn uses_tool(&self, tool_id: &str) -> bool {
+        self.all_references().any(|r| ToolRef::parse(r).is_ok_and(|r| r.admits(tool_id)))
+    }
+
     /// Names of the tools this agent names by range, sorted, without duplicates.
     pub fn range_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self

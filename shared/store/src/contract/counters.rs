@@ -61,33 +61,33 @@ pub async fn counters_are_written_all_or_none(store: Arc<dyn Store>) {
     assert_eq!(read[1].as_ref().map(|c| c.value.clone()), Some(json!(1)));
 }
 
-/// 20 concurrent calls on the last unit of a session's budget: exactly one is admitted,
-/// and the session counts exactly the admitted calls.
+/// 20 concurrent calls on the last unit of a session's budget, each with another
+/// amount for the running total (negative, -0.0, huge, out of range): exactly one is
+/// admitted, and the session counts exactly the admitted calls.
 pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
     let limits = AgentLimits { max_tool_calls: Some(5), ..AgentLimits::default() };
     let key = crate::session_key("agent", "s-last");
+    let totals = Arc::new(["f.amount".to_string()]);
     let mut state = SessionState::default();
     for t in 0..4 {
-        state = state.admit("f", &Map::new(), &[], NOW * 1_000 + t);
+        state = state.admit("f", &Map::new(), &[], NOW * 1_000 + t).expect("admit");
     }
     let seeded = counter(&key, 1, serde_json::to_value(&state).expect("json"), NOW + 600);
     store.put_counters(&[seeded], NOW).await.expect("seed");
     let barrier = Arc::new(tokio::sync::Barrier::new(20));
     let mut tasks = Vec::new();
-    for _ in 0..20 {
-        let (store, barrier, key, limits) =
-            (Arc::clone(&store), Arc::clone(&barrier), key.clone(), limits.clone());
+    for i in 0..20 {
+        let (store, barrier, key, limits, totals) = (
+            Arc::clone(&store),
+            Arc::clone(&barrier),
+            key.clone(),
+            limits.clone(),
+            Arc::clone(&totals),
+        );
         tasks.push(tokio::spawn(async move {
-            let arguments = Map::new();
-            let admission = Admission {
-                session: Some(&key),
-                limits: Some(&limits),
-                rate: None,
-                function: "f",
-                arguments: &arguments,
-                totals: &[],
-                session_ttl_seconds: 600,
-            };
+            let amount = AMOUNTS[i % AMOUNTS.len()];
+            let arguments = json!({ "amount": amount }).as_object().cloned().unwrap_or_default();
+            let admission = counted(&key, &limits, &arguments, totals.as_slice());
             barrier.wait().await;
             // each call as a process of its own: nothing known
             let known = Known::default();
@@ -98,7 +98,9 @@ pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
     for task in tasks {
         match task.await.expect("task") {
             Ok(Verdict::Admitted { .. }) => admitted += 1,
-            Ok(Verdict::Limited(hit)) => assert_eq!(hit.limit, "maxToolCalls"),
+            Ok(Verdict::Limited(hit)) => {
+                assert!(["maxToolCalls", "runningTotal"].contains(&hit.limit), "{hit:?}");
+            }
             Ok(other) => panic!("unexpected {other:?}"),
             // a call that lost every race is refused by its caller: never admitted
             Err(StoreError::VersionMismatch { .. }) => {}
@@ -110,6 +112,115 @@ pub async fn the_last_unit_of_a_budget_has_one_winner(store: Arc<dyn Store>) {
     let stored: SessionState =
         serde_json::from_value(read[0].as_ref().expect("kept").value.clone()).expect("state");
     assert_eq!(stored.calls, 5, "the counter equals the admitted calls");
+    assert!(stored.totals_in_range(), "{stored:?}");
+}
+
+/// A call of `f` with `arguments` in the session `key` under `limits`, feeding `totals`.
+fn counted<'a>(
+    key: &'a str,
+    limits: &'a AgentLimits,
+    arguments: &'a Map<String, serde_json::Value>,
+    totals: &'a [String],
+) -> Admission<'a> {
+    Admission {
+        session: Some(key),
+        limits: Some(limits),
+        rate: None,
+        function: "f",
+        arguments,
+        totals,
+        session_ttl_seconds: 600,
+    }
+}
+
+/// Amounts to feed a running total: ordinary, negative, signed zero, the range's edges,
+/// and values whose sums would overflow to infinity or NaN.
+const AMOUNTS: [f64; 12] = [
+    400.0,
+    -1e308,
+    -1e308,
+    1e308,
+    -0.0,
+    f64::MAX,
+    -f64::MAX,
+    9_007_199_254_740_992.0,
+    -9_007_199_254_740_992.0,
+    9_007_199_254_740_994.0,
+    5e-324,
+    -10_000.0,
+];
+
+/// No sequence of argument values admits more calls than `maxToolCalls`: sums that
+/// would be infinite, NaN or beyond the totals' range are refused and never reset the
+/// session, whether the process remembers what it wrote or reads the store.
+pub async fn no_arguments_admit_more_calls_than_the_budget(store: Arc<dyn Store>) {
+    let limits = AgentLimits { max_tool_calls: Some(5), ..AgentLimits::default() };
+    let totals = ["f.amount".to_string()];
+    // a fixed permutation per round: every order of neighbours is tried somewhere
+    for (round, step) in [1_usize, 5, 7, 11].into_iter().enumerate() {
+        let key = crate::session_key("agent", &format!("s-args-{round}"));
+        let (warm, mut admitted) = (Known::default(), 0_u64);
+        let mut extra = vec![json!("1e400"), json!(null), json!(true), json!({"n": 1})];
+        for i in 0..(3 * AMOUNTS.len() + extra.len()) {
+            let odd = if i % 4 == 3 { extra.pop() } else { None };
+            let amount = odd.unwrap_or_else(|| json!(AMOUNTS[(i * step) % AMOUNTS.len()]));
+            let arguments = json!({ "amount": amount }).as_object().cloned().unwrap_or_default();
+            let admission = counted(&key, &limits, &arguments, &totals);
+            let cold = Known::default();
+            let known = if i % 2 == 0 { &warm } else { &cold };
+            let at = NOW * 1_000 + i64::try_from(i).expect("small");
+            match admit(store.as_ref(), known, &admission, at, |_| allow(), |_| true).await {
+                Ok(Verdict::Admitted { session, .. }) => {
+                    admitted += 1;
+                    let session = session.expect("a session");
+                    assert_eq!(session.calls, admitted, "round {round}, call {i}");
+                    assert!(session.totals_in_range(), "round {round}, call {i}: {session:?}");
+                }
+                Ok(Verdict::Limited(hit)) => {
+                    assert!(["maxToolCalls", "runningTotal"].contains(&hit.limit), "{hit:?}");
+                }
+                other => panic!("round {round}, call {i}: {other:?}"),
+            }
+            assert!(admitted <= 5, "round {round}: call {i} admitted past maxToolCalls");
+        }
+        assert_eq!(admitted, 5, "round {round}: the budget is spent, not skipped");
+        let read = store.get_counters(std::slice::from_ref(&key), NOW).await.expect("get");
+        let stored: SessionState =
+            serde_json::from_value(read[0].as_ref().expect("kept").value.clone()).expect("state");
+        assert_eq!(stored.calls, 5, "round {round}");
+    }
+}
+
+/// A counter record that does not decode (a null total, a wrong type) refuses the call
+/// with an error: it is never read as a fresh session, and it is left as it was.
+pub async fn an_undecodable_counter_refuses_the_call(store: Arc<dyn Store>) {
+    let limits = AgentLimits { max_tool_calls: Some(5), ..AgentLimits::default() };
+    let totals = ["f.amount".to_string()];
+    let arguments = json!({"amount": 1.0}).as_object().cloned().unwrap_or_default();
+    let rate =
+        RateLimit { calls: 3, per_seconds: 60, key: RateKey::Principal, unknown: BTreeMap::new() };
+    let bad = [
+        ("session", json!({"calls": 5, "totals": {"f.amount": null}})),
+        ("session", json!({"calls": "many"})),
+        ("session", json!(null)),
+        ("rate", json!({"startMs": "now", "count": 3})),
+    ];
+    for (i, (which, value)) in bad.into_iter().enumerate() {
+        let session = crate::session_key("agent", &format!("s-bad-{i}"));
+        let window = crate::rate_key("t@1.0.0", "principal", &format!("u-{i}"));
+        let key = if which == "session" { &session } else { &window };
+        store.put_counters(&[counter(key, 1, value.clone(), NOW + 600)], NOW).await.expect("seed");
+        let admission = Admission {
+            rate: Some((&window, &rate)),
+            ..counted(&session, &limits, &arguments, &totals)
+        };
+        let known = Known::default();
+        let verdict =
+            admit(store.as_ref(), &known, &admission, NOW * 1_000, |_| allow(), |_| true).await;
+        assert!(matches!(verdict, Err(StoreError::Backend(_))), "{which} {value}: {verdict:?}");
+        let read = store.get_counters(std::slice::from_ref(key), NOW).await.expect("get");
+        assert_eq!(read[0].as_ref().map(|c| (c.version, c.value.clone())), Some((1, value)));
+    }
 }
 
 /// A rate of 3 per 60 s per principal: the 4th call in the window is refused and

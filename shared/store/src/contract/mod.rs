@@ -23,8 +23,9 @@ pub use audit::{
 };
 pub use concurrency::concurrent_puts_have_one_winner;
 pub use counters::{
-    a_denied_call_counts_nothing, counters_are_written_all_or_none,
-    counters_are_written_on_the_version_read, expired_counters_read_as_absent,
+    a_denied_call_counts_nothing, an_undecodable_counter_refuses_the_call,
+    counters_are_written_all_or_none, counters_are_written_on_the_version_read,
+    expired_counters_read_as_absent, no_arguments_admit_more_calls_than_the_budget,
     rates_refuse_within_the_window_and_reset, the_last_unit_of_a_budget_has_one_winner,
 };
 pub use crud::{
@@ -81,6 +82,8 @@ macro_rules! contract_tests {
             expired_counters_read_as_absent,
             counters_are_written_all_or_none,
             the_last_unit_of_a_budget_has_one_winner,
+            no_arguments_admit_more_calls_than_the_budget,
+            an_undecodable_counter_refuses_the_call,
             rates_refuse_within_the_window_and_reset,
             a_denied_call_counts_nothing,
             every_write_appends_one_event,
