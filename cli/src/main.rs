@@ -25,10 +25,7 @@ use args::{Cli, Command};
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let default_level = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
-    tracing_subscriber::fmt()
-        .with_env_filter(registry_api::telemetry::log_filter(default_level))
-        .with_writer(std::io::stderr)
-        .init();
+    registry_api::telemetry::init_terminal_logging(default_level);
     let result = match cli.command {
         Command::Serve(args) => serve::run(args).await,
         Command::Agents { op, remote } => admin::run(admin::Collection::Agents, op, remote).await,

@@ -425,3 +425,47 @@ async fn review_required_end_to_end_through_the_cli() {
     let (ok, _, err) = s.cli_as(&approver, &["events", "--after", "garbage"]);
     assert!(!ok && err.contains("400") && err.contains("/after"), "{err}");
 }
+
+/// `serve`'s log on a pipe (as in a file or a container log) is plain text: no ANSI
+/// colour code (no ESC byte) in what it logs on stderr or prints on stdout, even with a
+/// colour terminal named in `TERM`.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_logs_plain_text_when_stdout_and_stderr_are_not_terminals() {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(BIN)
+        .args(["serve", "--no-example", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .arg(dir.path().join("data"))
+        .env("AGENT_REGISTRY_ADMIN_TOKEN", "e2e-admin-token-0123456789")
+        .env("RUST_LOG", "info")
+        .env("TERM", "xterm-256color")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut printed = Vec::new();
+    while !String::from_utf8_lossy(&printed).contains("agent-registry listening") {
+        assert_ne!(stdout.read_until(b'\n', &mut printed).unwrap(), 0, "exited early");
+    }
+    let health = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await.unwrap();
+    assert_eq!(health.status(), 200);
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let mut logged = Vec::new();
+    child.stderr.take().unwrap().read_to_end(&mut logged).unwrap();
+    stdout.read_to_end(&mut printed).unwrap();
+    assert!(child.wait().unwrap().success());
+    let log = String::from_utf8_lossy(&logged);
+    assert!(log.contains(" INFO "), "the log has its lines: {log:?}");
+    assert!(!logged.contains(&0x1b), "ANSI escape in the log: {log:?}");
+    assert!(
+        !printed.contains(&0x1b),
+        "ANSI escape on stdout: {:?}",
+        String::from_utf8_lossy(&printed)
+    );
+}

@@ -14,7 +14,7 @@
 
 use std::collections::HashSet;
 
-use registry_api::service::{JsonError, Resource, from_json, parse_strict};
+use registry_api::service::{JsonError, Resource, deserialize, parse_strict};
 use registry_core::{Violation, pointer};
 use serde_json::{Map, Value};
 
@@ -107,19 +107,19 @@ fn document(properties: Option<&Value>) -> Result<Value, Vec<Violation>> {
 fn coerce_and_parse<R: Resource>(mut document: Value) -> Result<R, Vec<Violation>> {
     let mut coerced: HashSet<String> = HashSet::new();
     loop {
-        let violations = match from_json::<R>(document.clone()) {
+        let err = match deserialize::<R>(document.clone()) {
             Ok(definition) => return Ok(definition),
-            Err(violations) => violations,
+            Err(err) => err,
         };
-        let [only] = violations.as_slice() else { return Err(violations) };
-        if !only.message.starts_with("invalid type: string")
+        let only = &err.violation;
+        if !err.string_instead
             || coerced.len() >= MAX_COERCIONS
             || !coerced.insert(only.path.clone())
         {
-            return Err(violations);
+            return Err(vec![err.violation]);
         }
-        let Some(slot) = document.pointer_mut(&only.path) else { return Err(violations) };
-        let Some(scalar) = slot.as_str().and_then(scalar) else { return Err(violations) };
+        let Some(slot) = document.pointer_mut(&only.path) else { return Err(vec![err.violation]) };
+        let Some(scalar) = slot.as_str().and_then(scalar) else { return Err(vec![err.violation]) };
         *slot = scalar;
     }
 }

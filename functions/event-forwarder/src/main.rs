@@ -8,7 +8,7 @@ use lambda_runtime::{Error, LambdaEvent, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    tracing_subscriber::fmt().json().with_target(false).without_time().init();
+    tracing_subscriber::fmt().json().with_target(false).without_time().with_ansi(false).init();
     let env = |name| std::env::var(name).ok().filter(|v: &String| !v.is_empty());
     let bus = env("EVENT_BUS_NAME").ok_or("EVENT_BUS_NAME is not set: the bus to put events on")?;
     let source = env("EVENT_SOURCE").unwrap_or_else(|| DEFAULT_SOURCE.to_owned());

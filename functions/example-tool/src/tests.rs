@@ -116,9 +116,9 @@ fn api_response_is_the_documented_shape() {
 
 /// The response echoes the event's `messageVersion`, `actionGroup`, `function`, `apiPath`
 /// and `httpMethod` exactly: any string (escapes, Unicode, empty) comes back as sent, and
-/// a field the event lacks is absent from the response, never `""`.
+/// a name the event lacks is `""`: the documented response format requires each member.
 #[test]
-fn echoed_fields_come_back_exactly_also_when_absent() {
+fn echoed_fields_come_back_exactly_and_as_empty_when_absent() {
     let odd = ["units", "", "ünïts \"q\" \\ /", "a\u{1F600}b", "x\ty"];
     for name in odd {
         for file in ["convert-length", "missing-action-group", "parameters-not-a-list"] {
@@ -136,25 +136,29 @@ fn echoed_fields_come_back_exactly_also_when_absent() {
         assert_eq!(response["response"]["apiPath"], "/convert");
         assert_eq!(response["response"]["httpMethod"], "POST");
     }
-    // Absent in the event: absent in the response (the malformed-event FAILURE).
+    // Absent in the event: `""` in the response (the malformed-event FAILURE).
     let response = serde_json::to_value(handle(&load("missing-action-group"), convert)).unwrap();
-    assert!(response["response"].get("actionGroup").is_none(), "{response}");
+    assert_eq!(response["response"]["actionGroup"], "", "{response}");
     assert_eq!(response["response"]["function"], "convert");
     let mut event = load("missing-action-group");
     event.as_object_mut().unwrap().remove("function");
+    let response = serde_json::to_value(handle(&event, convert)).unwrap();
+    assert_eq!(response["response"]["actionGroup"], "", "{response}");
+    assert_eq!(response["response"]["function"], "", "{response}");
     event["apiPath"] = json!("/convert");
     let response = serde_json::to_value(handle(&event, convert)).unwrap();
     let echoed = response["response"].as_object().unwrap();
     assert_eq!(echoed["apiPath"], "/convert");
-    for absent in ["actionGroup", "httpMethod", "function"] {
-        assert!(!echoed.contains_key(absent), "{absent}: {response}");
+    for empty in ["actionGroup", "httpMethod"] {
+        assert_eq!(echoed.get(empty), Some(&json!("")), "{empty}: {response}");
     }
-    // A non-string name is not a name: left out too; a malformed event's own
-    // messageVersion is echoed as well.
+    assert!(!echoed.contains_key("function"), "the API form has no `function`: {response}");
+    // A non-string name is not a name: `""` too; a malformed event's own messageVersion
+    // is echoed as well.
     let mut event = load("parameters-not-a-list");
     event["actionGroup"] = json!(7);
     event["messageVersion"] = json!("1.1");
     let response = serde_json::to_value(handle(&event, convert)).unwrap();
-    assert!(response["response"].get("actionGroup").is_none(), "{response}");
+    assert_eq!(response["response"]["actionGroup"], "", "{response}");
     assert_eq!(response["messageVersion"], "1.1");
 }

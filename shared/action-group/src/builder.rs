@@ -17,15 +17,8 @@ pub const DEFAULT_API_CONTENT_TYPE: &str = "application/json";
 
 #[derive(Debug, Clone)]
 enum Form {
-    Function {
-        function: Option<String>,
-    },
-    Api {
-        api_path: Option<String>,
-        http_method: Option<String>,
-        status: Option<u16>,
-        content_type: String,
-    },
+    Function { function: String },
+    Api { api_path: String, http_method: String, status: Option<u16>, content_type: String },
 }
 
 /// Builds an [`ActionGroupResponse`] that echoes the event's action group and operation.
@@ -37,7 +30,7 @@ enum Form {
 #[derive(Debug, Clone)]
 pub struct ResponseBuilder {
     message_version: String,
-    action_group: Option<String>,
+    action_group: String,
     form: Form,
     body: String,
     state: Option<ResponseState>,
@@ -59,7 +52,7 @@ impl ResponseBuilder {
             ActionGroupEvent::Function(e) => (
                 e.message_version,
                 e.action_group,
-                Form::Function { function: Some(e.function) },
+                Form::Function { function: e.function },
                 e.session_attributes,
                 e.prompt_session_attributes,
             ),
@@ -67,8 +60,8 @@ impl ResponseBuilder {
                 e.message_version,
                 e.action_group,
                 Form::Api {
-                    api_path: Some(e.api_path),
-                    http_method: Some(e.http_method),
+                    api_path: e.api_path,
+                    http_method: e.http_method,
                     status: None,
                     content_type: e
                         .request_body
@@ -81,7 +74,7 @@ impl ResponseBuilder {
         };
         Self {
             message_version,
-            action_group: Some(action_group),
+            action_group,
             form,
             body: String::new(),
             state: None,
@@ -94,18 +87,18 @@ impl ResponseBuilder {
 
     /// A function-details response for names known without a parsed event.
     pub fn function(action_group: &str, function: &str) -> Self {
-        let form = Form::Function { function: Some(function.to_string()) };
-        Self::blank("1.0", Some(action_group.to_string()), form)
+        let form = Form::Function { function: function.to_string() };
+        Self::blank("1.0", action_group.to_string(), form)
     }
 
     /// An API-schema response for names known without a parsed event.
     pub fn api(action_group: &str, api_path: &str, http_method: &str) -> Self {
         Self::blank(
             "1.0",
-            Some(action_group.to_string()),
+            action_group.to_string(),
             Form::Api {
-                api_path: Some(api_path.to_string()),
-                http_method: Some(http_method.to_string()),
+                api_path: api_path.to_string(),
+                http_method: http_method.to_string(),
                 status: None,
                 content_type: DEFAULT_API_CONTENT_TYPE.to_string(),
             },
@@ -115,24 +108,24 @@ impl ResponseBuilder {
     /// A response echoing what a raw event that could not be read carries: its
     /// `messageVersion` (`1.0` when it has none, the only version Bedrock takes), and its
     /// `actionGroup`, `function`, `apiPath` and `httpMethod` exactly as they are, each
-    /// left out when the event has none (or not as a string). The API-schema form when
-    /// the event has an `apiPath` and no `function`.
+    /// `""` when the event has none (or not as a string): the documented response format
+    /// requires them. The API-schema form when the event has an `apiPath` and no `function`.
     pub fn echoing(event: &serde_json::Value) -> Self {
         let name = |k: &str| event.get(k).and_then(serde_json::Value::as_str).map(str::to_owned);
         let form = match name("apiPath") {
             Some(api_path) if event.get("function").is_none() => Form::Api {
-                api_path: Some(api_path),
-                http_method: name("httpMethod"),
+                api_path,
+                http_method: name("httpMethod").unwrap_or_default(),
                 status: None,
                 content_type: DEFAULT_API_CONTENT_TYPE.to_string(),
             },
-            _ => Form::Function { function: name("function") },
+            _ => Form::Function { function: name("function").unwrap_or_default() },
         };
         let version = name("messageVersion").unwrap_or_else(|| "1.0".to_owned());
-        Self::blank(&version, name("actionGroup"), form)
+        Self::blank(&version, name("actionGroup").unwrap_or_default(), form)
     }
 
-    fn blank(message_version: &str, action_group: Option<String>, form: Form) -> Self {
+    fn blank(message_version: &str, action_group: String, form: Form) -> Self {
         Self {
             message_version: message_version.to_string(),
             action_group,

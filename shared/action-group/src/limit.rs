@@ -41,20 +41,11 @@ fn upper_bound(r: &ActionGroupResponse) -> Option<usize> {
         + r.message_version.len()
         + r.body_map().iter().map(|(k, v)| k.len() + v.body.len()).sum::<usize>()
         + match &r.response {
-            ResponseKind::Function(f) => {
-                [&f.action_group, &f.function].iter().map(|s| len(s)).sum::<usize>()
-            }
-            ResponseKind::Api(a) => {
-                [&a.action_group, &a.api_path, &a.http_method].iter().map(|s| len(s)).sum::<usize>()
-            }
+            ResponseKind::Function(f) => f.action_group.len() + f.function.len(),
+            ResponseKind::Api(a) => a.action_group.len() + a.api_path.len() + a.http_method.len(),
         };
     let entries = r.session_attributes.len() + r.prompt_session_attributes.len();
     Some(strings * 6 + entries * 8 + 512)
-}
-
-/// Length of an echoed name, 0 when absent.
-fn len(name: &Option<String>) -> usize {
-    name.as_ref().map_or(0, String::len)
 }
 
 /// Makes the serialized response fit in `limit` bytes (see the module documentation).

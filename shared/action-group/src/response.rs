@@ -44,12 +44,13 @@ pub struct FunctionResponse {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FunctionResult {
-    /// `actionGroup`, echoed from the event (absent when the event has none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action_group: Option<String>,
-    /// `function`, echoed from the event (absent when the event has none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function: Option<String>,
+    /// `actionGroup`, echoed from the event (`""` when the event has none: the
+    /// documented format requires the member).
+    #[serde(default)]
+    pub action_group: String,
+    /// `function`, echoed from the event (`""` when the event has none).
+    #[serde(default)]
+    pub function: String,
     /// `functionResponse`.
     pub function_response: FunctionResponse,
 }
@@ -58,15 +59,16 @@ pub struct FunctionResult {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiResult {
-    /// `actionGroup`, echoed from the event (absent when the event has none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action_group: Option<String>,
-    /// `apiPath`, echoed from the event (absent when the event has none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_path: Option<String>,
-    /// `httpMethod`, echoed from the event (absent when the event has none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub http_method: Option<String>,
+    /// `actionGroup`, echoed from the event (`""` when the event has none: the
+    /// documented format requires the member).
+    #[serde(default)]
+    pub action_group: String,
+    /// `apiPath`, echoed from the event (`""` when the event has none).
+    #[serde(default)]
+    pub api_path: String,
+    /// `httpMethod`, echoed from the event (`""` when the event has none).
+    #[serde(default)]
+    pub http_method: String,
     /// `httpStatusCode`.
     pub http_status_code: u16,
     /// `responseBody`, keyed by content type (e.g. `application/json`).
@@ -165,13 +167,12 @@ impl ActionGroupResponse {
         }
     }
 
-    /// `response.actionGroup`, `""` when absent.
+    /// `response.actionGroup`.
     pub fn action_group(&self) -> &str {
-        let name = match &self.response {
+        match &self.response {
             ResponseKind::Function(f) => &f.action_group,
             ResponseKind::Api(a) => &a.action_group,
-        };
-        name.as_deref().unwrap_or("")
+        }
     }
 
     pub(crate) fn body_map(&self) -> &BTreeMap<String, ContentBody> {

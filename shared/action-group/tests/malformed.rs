@@ -131,6 +131,32 @@ fn failure_echoes_the_names_it_can_read() {
     assert_eq!(v["response"]["httpStatusCode"], 500);
 }
 
+/// The documented response format requires `actionGroup` (and `function`, or `apiPath`
+/// and `httpMethod`): a name the event lacks, or has as a non-string, is `""`.
+#[test]
+fn failure_has_every_documented_member_empty_when_the_event_lacks_it() {
+    let names = |event: &Value| {
+        let v = serde_json::to_value(handle(event, echo)).unwrap();
+        let r = &v["response"];
+        assert_eq!(handle(event, echo).state(), Some(ResponseState::Failure), "{v}");
+        [&r["actionGroup"], &r["function"], &r["apiPath"], &r["httpMethod"]].map(Value::clone)
+    };
+    let s = |t: &str| json!(t);
+    assert_eq!(names(&without("actionGroup")), [s(""), s("search"), Value::Null, Value::Null]);
+    assert_eq!(
+        names(&with("actionGroup", json!(7))),
+        [s(""), s("search"), Value::Null, Value::Null]
+    );
+    let bare = json!({"parameters": 3});
+    assert_eq!(names(&bare), [s(""), s(""), Value::Null, Value::Null]);
+    assert_eq!(names(&json!([])), [s(""), s(""), Value::Null, Value::Null]);
+    let api = json!({"apiPath": "/p", "parameters": 1});
+    assert_eq!(names(&api), [s(""), Value::Null, s("/p"), s("")]);
+    let text = serde_json::to_value(handle_json("{\"actionGroup\": ", echo)).unwrap();
+    assert_eq!(text["response"]["actionGroup"], "", "{text}");
+    assert_eq!(text["response"]["function"], "", "{text}");
+}
+
 #[test]
 fn failure_keeps_the_session_attributes() {
     let mut e = with("parameters", json!(3));

@@ -1,5 +1,5 @@
 //! Log filtering that keeps secrets out of logs whatever the configured level, and the
-//! logging every registry Lambda starts with.
+//! logging every registry Lambda and the command line start with.
 
 use tracing::level_filters::LevelFilter;
 use tracing_subscriber::EnvFilter;
@@ -18,13 +18,26 @@ pub fn log_filter(default: &str) -> EnvFilter {
 
 /// Starts a registry Lambda's logging: JSON lines for CloudWatch (which adds the time), at
 /// the level of `RUST_LOG`, else `AWS_LAMBDA_LOG_LEVEL`, else `info`, with body logging
-/// capped ([`log_filter`]).
+/// capped ([`log_filter`]); never ANSI colour codes.
 pub fn init_lambda_logging() {
     let level = std::env::var("AWS_LAMBDA_LOG_LEVEL").unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
         .json()
         .with_env_filter(log_filter(&level.to_lowercase()))
         .without_time()
+        .with_ansi(false)
+        .init();
+}
+
+/// Starts the command line's logging: text lines on stderr at the level of `RUST_LOG`
+/// (else `default`), with body logging capped ([`log_filter`]), coloured only when
+/// stderr is a terminal: a file, a pipe or a container log gets plain text.
+pub fn init_terminal_logging(default: &str) {
+    use std::io::IsTerminal as _;
+    tracing_subscriber::fmt()
+        .with_env_filter(log_filter(default))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
 }
 

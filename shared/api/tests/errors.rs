@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{agent_json, start, tool_json};
+use common::{Reply, agent_json, mcp_tool_json, start, tool_json};
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
@@ -483,4 +483,111 @@ async fn put_and_post_take_only_json_and_patch_takes_merge_patch() {
             .await;
         assert_eq!(r.status, StatusCode::OK, "{ct}: {}", r.text);
     }
+}
+
+/// An events cursor the server never issued is a 400 at `/after`, never a 500: one past
+/// the largest sequence number a store holds (`i64`), past `u64`, negative, not a
+/// number, empty, not base64. The largest one a store holds is a cursor with nothing after it.
+#[tokio::test]
+async fn event_cursors_no_store_can_hold_are_a_400_at_after_not_a_500() {
+    use base64::Engine;
+    let cursor = |text: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text);
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    let bad = [
+        "ev1:9223372036854775808",
+        "ev1:18446744073709551615",
+        "ev1:99999999999999999999999",
+        "ev1:-1",
+        "ev1:+1",
+        "ev1:abc",
+        "ev1:",
+    ];
+    for after in bad.map(cursor).iter().map(String::as_str).chain(["", "not-a-cursor", "%20"]) {
+        let r = s.get(&format!("/events?after={after}&limit=10")).await;
+        r.assert_invalid_at("/after");
+        assert!(r.body["errors"][0]["message"].as_str().unwrap().contains("cursor"), "{}", r.text);
+    }
+    let last = cursor("ev1:9223372036854775807");
+    let r = s.get(&format!("/events?after={last}")).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["items"], json!([]));
+    assert_eq!(r.body["cursor"], last);
+    // The cursors it issues still page.
+    let first = s.get("/events?limit=1").await;
+    assert_eq!(first.body["items"][0]["id"], "t1", "{}", first.text);
+    let next = s.get(&format!("/events?after={}", first.body["cursor"].as_str().unwrap())).await;
+    assert_eq!(
+        (next.status, next.body["items"].as_array().map(Vec::len)),
+        (StatusCode::OK, Some(0))
+    );
+}
+
+/// What a type error says, on every route that reads a body: the pointer and the expected
+/// JSON shape; never a secret member's value, never more than a short excerpt of a long
+/// value, never a Rust type name.
+#[tokio::test]
+async fn type_errors_name_the_pointer_never_a_secret_a_long_value_or_a_rust_type() {
+    const SECRET: &str = "s3cr3t-never-echoed";
+    let long = "Z".repeat(20_000);
+    let s = start().await;
+    s.create_tool(&tool_json("t1")).await;
+    s.create_tool(&mcp_tool_json("m1", "first-secret")).await;
+    s.create_agent(&agent_json("a1", &["t1"])).await;
+    let check = |r: &Reply, path: &str| {
+        r.assert_invalid_at(path);
+        for leak in
+            [SECRET, &long[..200], "BedrockSettings", "GuardrailConfiguration", "struct ", "::"]
+        {
+            assert!(!r.text.contains(leak), "{leak:?} in {}", r.text);
+        }
+        assert!(r.text.len() < 1000, "{} bytes: {}", r.text.len(), r.text);
+    };
+    // A list-typed client secret, written whole (POST, PUT) or as a merge patch.
+    let mut tool = mcp_tool_json("m2", "x");
+    tool["auth"]["clientSecret"] = json!([SECRET]);
+    let r = s.send(s.req(Method::POST, "/tools", &s.editor).json(&tool)).await;
+    check(&r, "/auth/clientSecret");
+    assert!(r.text.contains("expected a string, got an array"), "{}", r.text);
+    tool["toolId"] = json!("m1");
+    let put = s.req(Method::PUT, "/tools/m1", &s.editor).header("if-match", "\"1\"");
+    check(&s.send(put.json(&tool)).await, "/auth/clientSecret");
+    for secret in [json!([SECRET]), json!({SECRET: SECRET}), json!(735_901_233)] {
+        let patch = json!({"auth": {"clientSecret": secret}});
+        let r = s
+            .send(
+                s.req(Method::PATCH, "/tools/m1", &s.editor)
+                    .header("if-match", "\"1\"")
+                    .header("content-type", "application/merge-patch+json")
+                    .body(patch.to_string()),
+            )
+            .await;
+        check(&r, "/auth/clientSecret");
+        assert!(!r.text.contains("735901233"), "{}", r.text);
+    }
+    // A resolve context with an unknown user member carrying 20 KB, and with long values
+    // where a list or an object belongs.
+    let resolve = |body: serde_json::Value| {
+        s.send(s.req(Method::POST, "/agents/a1/resolve", &s.reader).json(&body))
+    };
+    let r = resolve(json!({"user": {"userId": "u-1", "foo": long}})).await;
+    check(&r, "/user/foo");
+    assert!(r.text.contains("expected one of `userId`"), "{}", r.text);
+    let r =
+        resolve(json!({"user": {"userId": "u-1", "guardrailConfiguration": {"x": long}}})).await;
+    check(&r, "/user/guardrailConfiguration");
+    check(&resolve(json!({"user": {"roles": long}})).await, "/user/roles");
+    check(&resolve(json!({"account": long})).await, "/account");
+    // The same context in an authorize call.
+    let call = json!({"function": "get_weather", "arguments": {"city": "Paris"}});
+    let authorize = |context: serde_json::Value| {
+        let body = json!({"context": context, "call": call});
+        s.send(s.req(Method::POST, "/tools/t1/authorize", &s.reader).json(&body))
+    };
+    check(&authorize(json!({"user": {"foo": long}})).await, "/context/user/foo");
+    check(&authorize(json!({"request": {"time": long}})).await, "/context/request/time");
+    check(&authorize(json!({"user": {"email": {"x": long}}})).await, "/context/user/email");
+    // Nothing was written.
+    assert_eq!(s.get("/tools/m1").await.body["version"], 1);
+    assert_eq!(s.get("/tools/m2").await.status, StatusCode::NOT_FOUND);
 }

@@ -87,7 +87,13 @@ pub async fn submit(
     let resolve: ResolveForm =
         serde_json::to_value(&form.fields).and_then(serde_json::from_value).unwrap_or_default();
     let context = match resolve.context() {
-        Ok(ctx) => serde_json::from_value::<RequestContext>(ctx).map_err(|e| e.to_string()),
+        Ok(ctx) => registry_api::service::from_json::<RequestContext>(ctx).map_err(|errors| {
+            errors
+                .iter()
+                .map(|v| format!("{} {}", v.path, v.message))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }),
         Err(e) => Err(format!("Custom data {e}")),
     };
     let context = match context {

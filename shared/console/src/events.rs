@@ -6,7 +6,7 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use registry_api::Problem;
 use registry_core::Kind;
-use registry_store::{Action, EventQuery};
+use registry_store::{Action, EventQuery, MAX_EVENT_SEQ, parse_event_seq};
 use serde::Deserialize;
 
 use crate::Console;
@@ -35,9 +35,10 @@ pub struct EventsForm {
     /// An action such as `patch` or `proposal.applied`.
     #[serde(default)]
     pub action: String,
-    /// The sequence number the page starts after.
+    /// The sequence number the page starts after (empty: from the first event); read
+    /// with [`parse_event_seq`], anything else is refused with a 400 page.
     #[serde(default)]
-    pub after: u64,
+    pub after: String,
     /// The `after` of the pages before, comma-separated (for "Older").
     #[serde(default)]
     pub back: String,
@@ -62,6 +63,19 @@ pub async fn list(
     SignedIn(session): SignedIn,
     Query(form): Query<EventsForm>,
 ) -> Response {
+    let after = match form.after.as_str() {
+        "" => 0,
+        text => match parse_event_seq(text) {
+            Some(seq) => seq,
+            None => {
+                let message = format!(
+                    "must be an event sequence number from 0 to {MAX_EVENT_SEQ}, as the \
+                     Newer and Older links give"
+                );
+                return page::problem(&session, &Problem::bad_request("/after", message));
+            }
+        },
+    };
     let mut h = Html::new();
     let mut actions = vec![""];
     actions.extend(Action::ALL.iter().map(|a| a.as_str()));
@@ -85,7 +99,7 @@ pub async fn list(
     };
     let some = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
     let query = EventQuery {
-        after: form.after,
+        after,
         limit: PAGE,
         kind,
         id: some(&form.id),
@@ -133,7 +147,7 @@ pub async fn list(
         h.raw("</tbody></table></div>");
     }
     let filters = form.filters();
-    let stack: Vec<&str> = form.back.split(',').filter(|s| s.parse::<u64>().is_ok()).collect();
+    let stack: Vec<&str> = form.back.split(',').filter(|s| parse_event_seq(s).is_some()).collect();
     h.raw("<nav class=\"pager\" aria-label=\"Pages\">");
     if let Some((previous, before)) = stack.split_last() {
         h.raw("<a id=\"older\" href=\"/console/events?")
@@ -145,7 +159,7 @@ pub async fn list(
             .raw("\">Older</a> ");
     }
     if page.events.len() == PAGE as usize {
-        let after = form.after.to_string();
+        let after = after.to_string();
         let mut seen = stack.clone();
         seen.push(&after);
         let skip = seen.len().saturating_sub(MAX_BACK);

@@ -348,3 +348,70 @@ async fn events_page_newer_then_older_along_the_pages_seen() {
     assert_eq!(rows(&back), 50);
     assert!(back.contains("<td>1</td>"), "the first page again");
 }
+
+/// A console on `store`, served over HTTP on 127.0.0.1: its base URL and the session
+/// cookie of a signed-in reader (the server stops with the runtime).
+async fn console_over_http(store: Arc<dyn registry_store::Store>) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let reader = TokenFile::add_token(dir.path(), "rita", Role::Reader).unwrap();
+    let (auth, _) = TokenFile::load_or_init(dir.path(), Some(ADMIN.to_owned())).unwrap();
+    let registry = Registry::new(store);
+    let app = registry_console::app(AppState::new(registry, Arc::new(auth)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+    let signed_in = client
+        .build()
+        .unwrap()
+        .post(format!("{base}/console/sign-in"))
+        .header(header::ORIGIN, &base)
+        .form(&[("token", reader.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), StatusCode::SEE_OTHER);
+    let set = signed_in.headers()[header::SET_COOKIE].to_str().unwrap();
+    let cookie = set.split(';').next().unwrap().to_owned();
+    (base, cookie)
+}
+
+/// The events page's `after` is a sequence number a store can hold or nothing: anything
+/// else (past `i64`, past `u64`, negative, signed, not a number) is a 400 page naming
+/// `/after`, never a 500 or a bare text, on SQLite and on DynamoDB, over HTTP.
+#[tokio::test]
+async fn events_page_refuses_an_after_no_store_can_hold_with_a_400_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = Arc::new(SqliteStore::open(dir.path().join("registry.db")).unwrap());
+    let dynamodb = registry_store_dynamodb::local::fresh_store("console").await.unwrap();
+    let stores: [(&str, Arc<dyn registry_store::Store>); 2] =
+        [("sqlite", sqlite), ("dynamodb", Arc::new(dynamodb))];
+    for (backend, store) in stores {
+        let (base, cookie) = console_over_http(store).await;
+        let client = reqwest::Client::new();
+        let get = |query: &str| {
+            client
+                .get(format!("{base}/console/events?{query}"))
+                .header(header::COOKIE, &cookie)
+                .send()
+        };
+        for after in ["9223372036854775808", "18446744073709551615", "99999999999999999999999"]
+            .into_iter()
+            .chain(["-1", "+5", "abc", "1.5", "%20"])
+        {
+            let reply = get(&format!("after={after}")).await.unwrap();
+            let status = reply.status();
+            let page = reply.text().await.unwrap();
+            assert_eq!(status, StatusCode::BAD_REQUEST, "{backend} after={after}: {page}");
+            assert!(page.contains("<code>/after</code>"), "{backend} after={after}: {page}");
+            assert!(page.contains("9223372036854775807"), "{backend}: {page}");
+        }
+        for query in ["after=", "after=0", "after=9223372036854775807", "back=-1,x"] {
+            let reply = get(query).await.unwrap();
+            let status = reply.status();
+            let page = reply.text().await.unwrap();
+            assert_eq!(status, StatusCode::OK, "{backend} {query}: {page}");
+            assert!(page.contains("id=\"empty\""), "{backend} {query}: {page}");
+        }
+    }
+}

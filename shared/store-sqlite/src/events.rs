@@ -38,6 +38,10 @@ pub(crate) fn append(tx: &Transaction<'_>, draft: EventDraft) -> Result<Event, S
 /// bounds the page: every event up to it has committed (writes are serialised), so a
 /// page that is not full has considered all of them.
 pub(crate) fn page(conn: &Connection, query: &EventQuery) -> Result<EventPage, StoreError> {
+    // A cursor past every storable sequence number simply has nothing after it.
+    let Ok(after) = i64::try_from(query.after) else {
+        return Ok(EventPage { events: Vec::new(), last: query.after });
+    };
     let newest: i64 =
         conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| row.get(0)).db()?;
     let limit = event_page_size(query.limit);
@@ -53,7 +57,7 @@ pub(crate) fn page(conn: &Connection, query: &EventQuery) -> Result<EventPage, S
     let rows = statement
         .query_map(
             params![
-                to_i64(query.after)?,
+                after,
                 newest,
                 query.kind.map(|k| k.as_str()),
                 query.id,

@@ -242,10 +242,20 @@ pub fn decode_event_cursor(cursor: &str) -> Result<u64, StoreError> {
     let bytes = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| StoreError::InvalidCursor)?;
     let text = std::str::from_utf8(&bytes).map_err(|_| StoreError::InvalidCursor)?;
     let digits = text.strip_prefix("ev1:").ok_or(StoreError::InvalidCursor)?;
+    parse_event_seq(digits).ok_or(StoreError::InvalidCursor)
+}
+
+/// The largest sequence number an event can have: every backend stores it as a signed
+/// 64-bit integer (SQLite's `INTEGER`), so no cursor past it was ever issued.
+pub const MAX_EVENT_SEQ: u64 = i64::MAX.unsigned_abs();
+
+/// A sequence number written in decimal digits alone (no sign, no space), at most
+/// [`MAX_EVENT_SEQ`]; `None` for anything else.
+pub fn parse_event_seq(digits: &str) -> Option<u64> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(StoreError::InvalidCursor);
+        return None;
     }
-    digits.parse().map_err(|_| StoreError::InvalidCursor)
+    digits.parse().ok().filter(|seq| *seq <= MAX_EVENT_SEQ)
 }
 
 #[cfg(test)]
@@ -254,12 +264,17 @@ mod tests {
 
     #[test]
     fn cursors_round_trip_and_garbage_is_invalid() {
-        for seq in [0, 1, 42, u64::MAX] {
+        for seq in [0, 1, 42, MAX_EVENT_SEQ] {
             assert_eq!(decode_event_cursor(&encode_event_cursor(seq)).ok(), Some(seq));
         }
-        for bad in ["", "!!", "ev1:", "ZXYxOg", "ZXYxOi0x", "eyJ4IjoxfQ"] {
+        let past = [MAX_EVENT_SEQ + 1, u64::MAX].map(encode_event_cursor);
+        for bad in ["", "!!", "ev1:", "ZXYxOg", "ZXYxOi0x", "eyJ4IjoxfQ", &past[0], &past[1]] {
             assert!(matches!(decode_event_cursor(bad), Err(StoreError::InvalidCursor)), "{bad}");
         }
+        for bad in ["", "-1", "+1", " 1", "1e3", "9223372036854775808", "99999999999999999999"] {
+            assert_eq!(parse_event_seq(bad), None, "{bad}");
+        }
+        assert_eq!(parse_event_seq("9223372036854775807"), Some(MAX_EVENT_SEQ));
     }
 
     #[test]

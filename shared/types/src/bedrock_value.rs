@@ -13,6 +13,7 @@
 
 use serde_json::{Number, Value};
 
+use crate::excerpt::quote;
 use crate::unquoted_list;
 
 /// Decodes one parameter value sent by Bedrock as text, by its declared Bedrock type;
@@ -41,15 +42,6 @@ fn decoder(kind: &str) -> Option<Decoder> {
         "array" => Some(array),
         "object" => Some(object),
         _ => None,
-    }
-}
-
-/// `value` quoted for a message, cut after 80 characters.
-pub fn quote(value: &str) -> String {
-    const MAX: usize = 80;
-    match value.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{:?}...", &value[..cut]),
-        None => format!("{value:?}"),
     }
 }
 

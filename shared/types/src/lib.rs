@@ -6,6 +6,7 @@ mod bedrock;
 mod bedrock_value;
 mod compare;
 mod compile;
+mod excerpt;
 mod function;
 mod json_schema;
 mod mcp;
@@ -24,9 +25,10 @@ pub use bedrock::{
     BedrockEncoding, BedrockFunction, BedrockParameter, BedrockType, MAX_PARAMETER_DESCRIPTION,
     bedrock_functions, bedrock_parameter_encodings,
 };
-pub use bedrock_value::{bedrock_value_is_text, decode_bedrock_value, quote};
+pub use bedrock_value::{bedrock_value_is_text, decode_bedrock_value};
 pub use compare::{ChangeKind, Interface, SchemaChange, compare, severity};
 pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
+pub use excerpt::{MAX_EXCERPT_CHARS, excerpt, quote};
 pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};
 pub use json_schema::DRAFT_2020_12;
 pub use pointer::PointerPath;

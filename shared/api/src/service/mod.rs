@@ -43,7 +43,7 @@ pub use evaluate::{EvaluateRequest, Evaluation};
 #[cfg(feature = "aws")]
 pub use import::{ImportReport, ImportRequest};
 pub use merge_patch::merge;
-pub use parse::{from_json, to_pointer};
+pub use parse::{TypeError, deserialize, from_json, to_pointer};
 pub use precondition::{Precondition, WRITE_ATTEMPTS};
 pub use proposals::{MAX_NOTE_CHARS, ProposalPage, ProposalView};
 #[cfg(feature = "aws")]

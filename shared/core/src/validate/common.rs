@@ -42,6 +42,7 @@ pub fn check_id(v: &mut Violations, path: &str, id: &str) {
     if id.is_empty() {
         v.push(path, "must not be empty");
     } else if !is_id(id) {
+        let id = registry_types::excerpt(id);
         v.push(
             path,
             format!(
@@ -81,7 +82,8 @@ pub fn check_unknown(v: &mut Violations, base: &str, unknown: &Unknown, known: &
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, k)| format!("; did you mean `{k}`?"))
             .unwrap_or_default();
-        v.push(pointer(base, key), format!("unknown field `{key}`{suggestion}"));
+        let name = registry_types::excerpt(key);
+        v.push(pointer(base, key), format!("unknown field `{name}`{suggestion}"));
     }
 }
 

@@ -162,6 +162,14 @@ pub async fn events_page_in_order_with_filters(store: Arc<dyn Store>) {
         .await
         .expect("page");
     assert_eq!((page.events.len(), page.last), (0, 99), "a cursor never moves back");
+    // Past every sequence number a backend can store: an empty page, not an error.
+    for after in [crate::MAX_EVENT_SEQ, crate::MAX_EVENT_SEQ + 1, u64::MAX] {
+        let page = store
+            .events(&EventQuery { after, limit: 10, ..EventQuery::default() })
+            .await
+            .expect("a page past the last storable sequence number");
+        assert_eq!((page.events.len(), page.last), (0, after));
+    }
 }
 
 /// Concurrent writes to different definitions number their events 1..=n, each once.
