@@ -47,6 +47,12 @@ async fn token(
             .into_response();
     }
     let mut answer = json!({"access_token": format!("tok-{n}"), "token_type": "Bearer"});
+    match query.get("bad").map(String::as_str) {
+        Some("crlf") => answer["access_token"] = json!(format!("tok-{n}\r\nX-Evil: 1")),
+        Some("space") => answer["access_token"] = json!(format!("tok {n}")),
+        Some("type") => answer["token_type"] = json!("Bearer\u{0}"),
+        _ => {}
+    }
     match query.get("expires_in").map(String::as_str) {
         Some("none") => {}
         Some(n) => answer["expires_in"] = json!(n.parse::<u64>().unwrap()),
@@ -129,7 +135,7 @@ async fn concurrent_first_requests_share_one_upstream_request() {
     setup(&s, &format!("{base}/token")).await;
     // As many as may wait for one tool's endpoint.
     let replies = futures::future::join_all(
-        (0..registry_api::service::MAX_WAITERS_PER_KEY).map(|_| ask(&s, &s.runtime, "ana")),
+        (0..registry_api::service::MAX_WAITERS_PER_TOOL).map(|_| ask(&s, &s.runtime, "ana")),
     )
     .await;
     for r in &replies {
@@ -231,18 +237,20 @@ async fn a_hanging_token_endpoint_holds_neither_health_nor_readers_and_is_asked_
     let s = start().await;
     let (url, accepted) = hanging_endpoint().await;
     setup(&s, &url).await;
-    let refused = AtomicUsize::new(0);
+    let answered = AtomicUsize::new(0);
     let requests = futures::future::join_all((0..300).map(|_| async {
         let r = ask(&s, &s.runtime, "ana").await;
-        if r.status == StatusCode::SERVICE_UNAVAILABLE {
-            refused.fetch_add(1, Ordering::SeqCst);
-        }
+        answered.fetch_add(1, Ordering::SeqCst);
         r
     }));
     let others = async {
-        // The endpoint holds one upstream request, and some token requests were refused
-        // at a cap: every other request is now waiting for the endpoint.
-        while accepted.load(Ordering::SeqCst) == 0 || refused.load(Ordering::SeqCst) == 0 {
+        // The endpoint holds one upstream request and every token request but those
+        // waiting for it was answered: what the hanging endpoint holds now, it holds
+        // for as long as it hangs.
+        let waiters = registry_api::service::MAX_WAITERS_PER_TOOL;
+        while accepted.load(Ordering::SeqCst) == 0
+            || answered.load(Ordering::SeqCst) < 300 - waiters
+        {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
         let health = s.send(s.req(Method::GET, "/healthz", "")).await;
@@ -262,15 +270,93 @@ async fn a_hanging_token_endpoint_holds_neither_health_nor_readers_and_is_asked_
             r.assert_problem(502, "UPSTREAM_FAILED");
             failed += 1;
         } else {
+            // Refused at the broker's caps, or (300 at once, on a slower store) at the
+            // server's in-flight cap before reaching the broker.
             r.assert_problem(503, "OVERLOADED");
             assert_eq!(r.headers["retry-after"], "1", "{}", r.text);
-            assert!(r.body["detail"].as_str().unwrap().contains("token"), "{}", r.text);
+            let detail = r.body["detail"].as_str().unwrap();
+            assert!(detail.contains("token") || detail.contains("requests already"), "{detail}");
         }
     }
     assert!(failed >= 1, "no request waited for the endpoint");
     // One upstream request for the key (a second only if a request came after the
     // shared failure's 5 s), not one per waiter.
     assert!(accepted.load(Ordering::SeqCst) <= 2, "{}", accepted.load(Ordering::SeqCst));
+}
+
+#[tokio::test]
+async fn a_hanging_endpoint_asked_in_many_scopes_leaves_other_tools_their_tokens() {
+    let s = start().await;
+    let (hanging, _) = hanging_endpoint().await;
+    setup(&s, &hanging).await;
+    let (base, endpoint) = endpoint().await;
+    let mut healthy = mcp_tool_json("m2", SECRET);
+    healthy["name"] = json!("healthy");
+    healthy["auth"]["tokenUrl"] = json!(format!("{base}/token"));
+    let r = s.send(s.req(Method::POST, "/tools", &s.editor).json(&healthy)).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    let r = s
+        .send(s.req(Method::POST, "/agents", &s.editor).json(&agent_json("a2", &["m1", "m2"])))
+        .await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+    // The scope is the caller's to choose: a new one per request is no way around the
+    // tool's cap, so the hanging tool never holds the whole broker.
+    let answered = AtomicUsize::new(0);
+    let hung = futures::future::join_all((0..140).map(|i| {
+        let answered = &answered;
+        let s = &s;
+        async move {
+            let path = format!("/tools/m1/token?agentId=a2&scope=s{i}");
+            let r = s.send(s.req(Method::POST, &path, &s.runtime).json(&context("ana"))).await;
+            answered.fetch_add(1, Ordering::SeqCst);
+            r
+        }
+    }));
+    let other = async {
+        let waiters = registry_api::service::MAX_WAITERS_PER_TOOL;
+        while answered.load(Ordering::SeqCst) < 140 - waiters {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        let path = "/tools/m2/token?agentId=a2&scope=other";
+        s.send(s.req(Method::POST, path, &s.runtime).json(&context("ana"))).await
+    };
+    let (replies, other) = tokio::join!(hung, other);
+    assert_eq!(other.status, StatusCode::OK, "{}", other.text);
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 1);
+    let refused = replies.iter().filter(|r| r.status == StatusCode::SERVICE_UNAVAILABLE).count();
+    assert!(refused >= 140 - registry_api::service::MAX_WAITERS_PER_TOOL, "{refused}");
+}
+
+#[tokio::test]
+async fn a_token_a_runtime_cannot_put_in_a_header_as_it_is_is_not_handed_out() {
+    let (base, endpoint) = endpoint().await;
+    for bad in ["crlf", "space", "type"] {
+        let s = start().await;
+        setup(&s, &format!("{base}/token?bad={bad}")).await;
+        let r = ask(&s, &s.runtime, "ana").await;
+        r.assert_problem(502, "UPSTREAM_FAILED");
+        assert!(!r.text.contains("tok-") && !r.text.contains("X-Evil"), "{}", r.text);
+    }
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 3);
+}
+
+#[tokio::test]
+async fn a_scope_is_rfc_6749_scope_tokens_and_bounded() {
+    let s = start().await;
+    let (base, endpoint) = endpoint().await;
+    setup(&s, &format!("{base}/token")).await;
+    let long = "s".repeat(1025);
+    for scope in ["a%20%20b", "%20a", "a%22b", "a%5Cb", "a%0Ab", "a%00b", long.as_str()] {
+        let path = format!("/tools/m1/token?agentId=a1&scope={scope}");
+        let r = s.send(s.req(Method::POST, &path, &s.runtime).json(&context("ana"))).await;
+        r.assert_problem(400, "VALIDATION_FAILED");
+        assert_eq!(r.body["errors"][0]["path"], "/scope", "{}", r.text);
+        assert!(r.text.len() < 1_000, "{}", r.text);
+    }
+    assert_eq!(endpoint.calls.load(Ordering::SeqCst), 0);
+    let path = "/tools/m1/token?agentId=a1&scope=read%20write:all";
+    let r = s.send(s.req(Method::POST, path, &s.runtime).json(&context("ana"))).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
 }
 
 #[tokio::test]

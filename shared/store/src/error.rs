@@ -13,7 +13,7 @@ pub enum StoreError {
         current: u64,
     },
     /// The expected version did not match the stored one (a lost race or a stale edit).
-    #[error("version mismatch: expected {expected}, current {current:?}")]
+    #[error("version mismatch: expected {expected}, {}", stored_version(*current))]
     VersionMismatch {
         /// Version the caller expected.
         expected: u64,
@@ -47,4 +47,10 @@ pub enum StoreError {
     /// Anything else; never caused by client input.
     #[error("store failure: {0}")]
     Backend(String),
+}
+
+/// The stored version in the words of an error message: `current N`, or that there is
+/// none.
+pub fn stored_version(current: Option<u64>) -> String {
+    current.map_or_else(|| "no stored version".to_owned(), |v| format!("current {v}"))
 }

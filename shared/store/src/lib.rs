@@ -14,7 +14,7 @@ mod store;
 
 pub use counter::{Counter, rate_key, session_key};
 pub use diff::{PatchOp, changed_pointers, changed_pointers_json, content_json, diff};
-pub use error::StoreError;
+pub use error::{StoreError, stored_version};
 pub use event::{
     Action, Change, Event, EventDraft, EventPage, EventQuery, MAX_EVENT_PAGE, MAX_EVENT_SEQ,
     ProposalUpdate, decode_event_cursor, encode_event_cursor, event_page_size, parse_event_seq,

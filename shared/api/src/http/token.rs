@@ -38,6 +38,19 @@ pub struct TokenQueryDoc {
     scope: Option<String>,
 }
 
+/// Longest `scope` a caller may ask for.
+pub const MAX_SCOPE_BYTES: usize = 1024;
+
+/// RFC 6749 3.3: `scope-token *( SP scope-token )`, each token of `%x21 / %x23-5B /
+/// %x5D-7E`; bounded in length, since it is forwarded upstream and keys the cache.
+fn is_scope(scope: &str) -> bool {
+    scope.len() <= MAX_SCOPE_BYTES
+        && scope.split(' ').all(|token| {
+            !token.is_empty()
+                && token.bytes().all(|b| matches!(b, 0x21 | 0x23..=0x5B | 0x5D..=0x7E))
+        })
+}
+
 impl<S: Send + Sync> FromRequestParts<S> for TokenQuery {
     type Rejection = Problem;
 
@@ -62,6 +75,17 @@ impl<S: Send + Sync> FromRequestParts<S> for TokenQuery {
                     message: "given more than once".into(),
                 });
             }
+        }
+        if let Some(scope) = &scope
+            && !is_scope(scope)
+        {
+            errors.push(Violation {
+                path: "/scope".into(),
+                message: format!(
+                    "must be RFC 6749 scope tokens (printable ASCII but `\\` and `\"`) \
+                     separated by single spaces, at most {MAX_SCOPE_BYTES} bytes"
+                ),
+            });
         }
         if !errors.is_empty() {
             return Err(Problem::validation(errors));
@@ -137,7 +161,7 @@ pub fn caller_context(
         (status = 200, description = "An access token for the tool's MCP server", body = IssuedToken),
         (status = 403, description = "A role other than `runtime` (`FORBIDDEN`), the tool not granted to the caller (`FORBIDDEN`), or the agent refused (`ACCESS_DENIED`, `NOT_AVAILABLE`)", body = Problem, content_type = "application/problem+json"),
         (status = 502, description = "The token endpoint failed, refused or redirected, or answered a token with 30 s or less to live (`UPSTREAM_FAILED`); the problem names its status, never its body; a failure answers for its tool and scope for 5 s", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Too many requests in flight, or the broker's budget of requests waiting for token endpoints (128) or for this tool's and scope's (64) spent (`OVERLOADED`, with `Retry-After`), or the request timed out (`TIMEOUT`)", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Too many requests in flight, or the broker's budget of requests waiting for token endpoints (128) or for this tool's (64, whatever the scope) spent (`OVERLOADED`, with `Retry-After`), or the request timed out (`TIMEOUT`)", body = Problem, content_type = "application/problem+json"),
         CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn tool_token(

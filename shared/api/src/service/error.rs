@@ -28,7 +28,7 @@ pub enum ServiceError {
         current: u64,
     },
     /// The expected version does not match the stored one.
-    #[error("version mismatch: expected {expected}, current {current:?}")]
+    #[error("version mismatch: expected {expected}, {}", registry_store::stored_version(*current))]
     VersionMismatch {
         /// Version the caller expected.
         expected: u64,

@@ -59,7 +59,7 @@ pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
 pub(crate) use token::require_token_role;
 pub use token::{
-    IssuedToken, MAX_BROKER_REQUESTS, MAX_WAITERS_PER_KEY, TOKEN_MARGIN, TokenRequest,
+    IssuedToken, MAX_BROKER_REQUESTS, MAX_WAITERS_PER_TOOL, TOKEN_MARGIN, TokenRequest,
     can_obtain_tokens,
 };
 pub use write::{Outcome, Written};

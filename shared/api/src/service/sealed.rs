@@ -52,6 +52,15 @@ impl Registry {
     ) -> Result<Option<SecretHandle>, ServiceError> {
         let id = definition.id().to_owned();
         let Some(auth) = definition.auth_mut() else { return Ok(None) };
+        if let Some(arn) = &auth.client_secret_ref
+            && self.vault().owns(arn)
+        {
+            return Err(ServiceError::invalid(
+                "/auth/clientSecretRef",
+                "names a secret the registry keeps for its tools; a reference names a secret \
+                 you keep (send clientSecret to have the registry keep it)",
+            ));
+        }
         let Some(value) = auth.client_secret.take() else { return Ok(None) };
         if let Some(old) = stored_handle(head)
             && self.vault().get(&id, &old).await.map_err(vault_error)?.is_some_and(|v| v == value)

@@ -10,7 +10,7 @@
 //! concurrent requests for the same key wait for one upstream request (single flight),
 //! and share its failure too, for [`FAILURE_TTL`]. The broker handles at most
 //! [`MAX_BROKER_REQUESTS`] requests that wait for or make an upstream request, at most
-//! [`MAX_WAITERS_PER_KEY`] of them for one key; beyond either a request is refused at
+//! [`MAX_WAITERS_PER_TOOL`] of them for one tool version (whatever scopes they ask for); beyond either a request is refused at
 //! once (`Overloaded`), so a hanging token endpoint holds a bounded part of the server.
 //! Upstream failures name only the status: never the secret, never the upstream body.
 //! Redirects are not followed.
@@ -55,8 +55,9 @@ pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 /// without asking the token endpoint again.
 pub const FAILURE_TTL: Duration = Duration::from_secs(5);
 
-/// Most requests for one key waiting for (or making) its upstream request.
-pub const MAX_WAITERS_PER_KEY: usize = 64;
+/// Most requests for one tool version waiting for (or making) upstream requests, over
+/// all the scopes they ask for.
+pub const MAX_WAITERS_PER_TOOL: usize = 64;
 
 /// Most requests the broker handles at once that wait for or make an upstream request
 /// (a cached token is answered outside this budget).
@@ -118,26 +119,29 @@ struct SlotState {
     failed: Option<Failed>,
 }
 
-/// One cache slot: its lock is the single flight; `waiting` counts the requests in it.
+/// One cache slot: its lock is the single flight.
 #[derive(Default)]
 struct SlotCell {
     state: tokio::sync::Mutex<SlotState>,
-    waiting: AtomicUsize,
 }
 
 type Slot = Arc<SlotCell>;
 
-/// A request counted in its slot's `waiting` until dropped.
-struct Waiting(Slot);
+/// The requests waiting for one tool version's token endpoint, whatever scope they ask
+/// for (the scope is the caller's to choose, so it cannot widen the cap).
+type ToolWaiters = Arc<AtomicUsize>;
+
+/// A request counted in its tool's waiters until dropped.
+struct Waiting(ToolWaiters);
 
 impl Waiting {
-    /// Counts a request in `slot`, or refuses it when the slot has its most already.
-    fn enter(slot: &Slot) -> Result<Self, ServiceError> {
-        let before = slot.waiting.fetch_add(1, Ordering::AcqRel);
-        let entered = Self(Arc::clone(slot));
-        if before >= MAX_WAITERS_PER_KEY {
+    /// Counts a request in `waiters`, or refuses it when the tool has its most already.
+    fn enter(waiters: &ToolWaiters) -> Result<Self, ServiceError> {
+        let before = waiters.fetch_add(1, Ordering::AcqRel);
+        let entered = Self(Arc::clone(waiters));
+        if before >= MAX_WAITERS_PER_TOOL {
             return Err(ServiceError::Overloaded(format!(
-                "{MAX_WAITERS_PER_KEY} requests already wait for this tool's token endpoint; \
+                "{MAX_WAITERS_PER_TOOL} requests already wait for this tool's token endpoint; \
                  retry shortly"
             )));
         }
@@ -147,7 +151,7 @@ impl Waiting {
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        self.0.waiting.fetch_sub(1, Ordering::AcqRel);
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -155,6 +159,7 @@ impl Drop for Waiting {
 pub(crate) struct TokenBroker {
     client: reqwest::Client,
     slots: Mutex<HashMap<Key, Slot>>,
+    waiters: Mutex<HashMap<(String, u64), ToolWaiters>>,
     budget: Arc<tokio::sync::Semaphore>,
 }
 
@@ -168,6 +173,7 @@ impl Default for TokenBroker {
         Self {
             client,
             slots: Mutex::default(),
+            waiters: Mutex::default(),
             budget: Arc::new(tokio::sync::Semaphore::new(MAX_BROKER_REQUESTS)),
         }
     }
@@ -193,6 +199,18 @@ impl TokenBroker {
             slots.clear();
         }
         Arc::clone(slots.entry(key).or_default())
+    }
+
+    /// The waiters of one tool version; entries nobody waits in are dropped as it grows.
+    fn waiters(&self, tool: (String, u64)) -> ToolWaiters {
+        let mut waiters = match self.waiters.lock() {
+            Ok(waiters) => waiters,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if waiters.len() >= MAX_CACHED_TOKENS && !waiters.contains_key(&tool) {
+            waiters.retain(|_, count| Arc::strong_count(count) > 1);
+        }
+        Arc::clone(waiters.entry(tool).or_default())
     }
 }
 
@@ -245,7 +263,8 @@ impl Registry {
             self.log_token(&request, &id, "refused", &e.to_string());
             e
         };
-        let _waiting = Waiting::enter(&slot).map_err(refused)?;
+        let waiters = self.tokens.waiters((id.clone(), tool.version()));
+        let _waiting = Waiting::enter(&waiters).map_err(refused)?;
         let _permit = self.tokens.admit().map_err(refused)?;
         let asked = Instant::now();
         let mut state = slot.state.lock().await;
@@ -366,6 +385,20 @@ impl Registry {
             .map_err(|_| upstream("answered no OAuth token response".into()))?;
         if token.access_token.is_empty() {
             return Err(upstream("answered an empty access token".into()));
+        }
+        // RFC 6750's b64token and RFC 6749's token type: a value a runtime can put in a
+        // header as it is, never a line break or a control character.
+        let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
+        if !token.access_token.chars().all(b64token) {
+            return Err(upstream(
+                "answered an access token with characters outside RFC 6750's b64token".into(),
+            ));
+        }
+        if let Some(kind) = &token.token_type
+            && (kind.is_empty()
+                || !kind.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c)))
+        {
+            return Err(upstream("answered a token type that is not an RFC 6749 type name".into()));
         }
         let lifetime = token.expires_in.map_or(DEFAULT_TOKEN_LIFETIME, Duration::from_secs);
         if lifetime <= TOKEN_MARGIN {

@@ -214,6 +214,13 @@ fn check_url(v: &mut Violations, path: &str, raw: &str) {
         v.push(path, "must not contain spaces or control characters (such as CR or LF)");
         return;
     }
+    // Not a URL character (RFC 3986); parsers disagree on it (WHATWG reads `\\` as `/`,
+    // RFC 3986 parsers as part of the user info), so the host a runtime connects to could
+    // differ from the host checked here.
+    if raw.contains('\\') {
+        v.push(path, "must not contain a backslash (write `/`)");
+        return;
+    }
     let Ok(url) = url::Url::parse(raw) else {
         v.push(path, "is not a valid URL");
         return;
@@ -290,6 +297,10 @@ mod tests {
             "https://idp.example.com/token\r\nX-Injected: 1",
             "https://idp.example.com/to ken",
             "\thttps://idp.example.com/token",
+            // Parsers disagree on `\`: WHATWG connects to 127.0.0.1, RFC 3986 to evil.com.
+            "http://127.0.0.1\\@evil.com/t",
+            "http://localhost\\@evil.com/",
+            "https://idp.example.com\\token",
             long.as_str(),
         ] {
             let mut v = Violations::new();

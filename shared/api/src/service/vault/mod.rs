@@ -80,4 +80,10 @@ pub trait SecretVault: Send + Sync + 'static {
             "this server cannot read Secrets Manager secrets such as {arn}"
         )))
     }
+    /// Whether `arn` names a secret this vault keeps for the tools: such a secret is
+    /// never a user's reference (another tool's secret would go to this tool's token
+    /// endpoint).
+    fn owns(&self, _arn: &str) -> bool {
+        false
+    }
 }

@@ -100,6 +100,11 @@ impl SecretVault for SecretsManagerVault {
     }
 
     async fn get_reference(&self, arn: &str) -> Result<Secret, VaultError> {
+        if self.owns(arn) {
+            return Err(VaultError::Unavailable(format!(
+                "{arn} is a secret the registry keeps for a tool, not a reference"
+            )));
+        }
         let out = self
             .client
             .get_secret_value()
@@ -110,5 +115,10 @@ impl SecretVault for SecretsManagerVault {
         out.secret_string
             .map(Secret::new)
             .ok_or_else(|| VaultError::Unavailable(format!("{arn} holds no string secret")))
+    }
+
+    fn owns(&self, arn: &str) -> bool {
+        // arn:aws:secretsmanager:<region>:<account>:secret:<name>[-<6 random>]
+        arn.splitn(7, ':').nth(6).is_some_and(|name| name.starts_with(&self.prefix))
     }
 }
