@@ -2,7 +2,7 @@
 //! equivalent policies (`cases.json`, explained in docs/performance.md):
 //!
 //! - [`Registry`]: the registry's own path (`RuleSet` on a `PreparedContext`, and
-//!   `resolve` for an agent);
+//!   `resolve` for an agent; [`RegistryRules`]: a resolution's rule decisions alone);
 //! - [`PlainCel`]: the unmodified `cel` crate used as its documentation shows, the
 //!   request JSON converted into `cel` values per request;
 //! - [`Cedar`]: `cedar-policy`, the request as a Cedar `context`;
@@ -462,13 +462,49 @@ impl Peer for Registry {
     }
 }
 
-/// The plain `cel` crate: one `Program` per rule, a `Context` built per request from
-/// the JSON (`cel::to_value` of each top-level variable), first match, an error denies.
+/// The registry's decisions alone in a resolution, as the peers decide it: each tool's
+/// `RuleSet` on one prepared context, without the rest of `resolve` (the agent's
+/// definitions read, the inline agent built). Only for the `resolution` case.
+pub struct RegistryRules {
+    sets: Vec<RuleSet>,
+}
+
+impl Peer for RegistryRules {
+    type Request = PreparedContext<'static>;
+    const NAME: &'static str = "registry-rules";
+
+    fn new(case: &Case) -> Result<Self, String> {
+        let Kind::Resolution { tools, rules } = &case.kind else {
+            return Err(format!("{}: not a resolution", case.name));
+        };
+        let sets = (0..*tools)
+            .map(|_| RuleSet::compile(rules).map_err(|e| format!("{e:?}")))
+            .collect::<Result<_, _>>()?;
+        Ok(Self { sets })
+    }
+
+    fn prepare(&self, json: &str) -> Result<Self::Request, String> {
+        Ok(PreparedContext::from_json(json.as_bytes()).map_err(|e| format!("{e:?}"))?.into_owned())
+    }
+
+    fn decide(&mut self, prepared: &Self::Request) -> Decision {
+        self.sets.iter().enumerate().fold(0, |bits, (i, set)| {
+            bits | (Decision::from(set.evaluate(prepared).is_allowed()) << i)
+        })
+    }
+}
+
+/// The plain `cel` crate: one `Program` per rule, first match, an error denies. Per
+/// request the JSON is parsed and each top-level variable converted (`cel::to_value`)
+/// into a scope over a root `Context` built once (`Context::default()` builds the
+/// standard library's environment, about 25 us, so a server keeps one).
 pub struct PlainCel {
     /// Per tool (one for a single decision), its rules: (allows?, program).
     tools: Vec<Vec<(bool, cel::Program)>>,
     /// The request is an authorize body: variables from `context`, plus `call`.
     call: bool,
+    /// The root context: the standard library, no variables.
+    root: cel::Context<'static, 'static>,
 }
 
 fn cel_rules(rules: &[AccessRule]) -> Result<Vec<(bool, cel::Program)>, String> {
@@ -484,27 +520,10 @@ fn cel_rules(rules: &[AccessRule]) -> Result<Vec<(bool, cel::Program)>, String> 
         .collect()
 }
 
-impl Peer for PlainCel {
-    type Request = cel::Context<'static, 'static>;
-    const NAME: &'static str = "cel";
-
-    fn new(case: &Case) -> Result<Self, String> {
-        Ok(match &case.kind {
-            Kind::Access { condition } => Self {
-                tools: vec![vec![(true, cel::Program::compile(condition).map_err(err)?)]],
-                call: false,
-            },
-            Kind::Call { rules } => Self { tools: vec![cel_rules(rules)?], call: true },
-            Kind::Resolution { tools, rules } => Self {
-                tools: (0..*tools).map(|_| cel_rules(rules)).collect::<Result<_, _>>()?,
-                call: false,
-            },
-        })
-    }
-
-    fn prepare(&self, json: &str) -> Result<Self::Request, String> {
+impl PlainCel {
+    /// Binds the request's variables in `context`.
+    fn bind(&self, context: &mut cel::Context<'_, '_>, json: &str) -> Result<(), String> {
         let request: Value = serde_json::from_str(json).map_err(err)?;
-        let mut context = cel::Context::default();
         let (variables, call) = if self.call {
             (&request["context"], Some(&request["call"]))
         } else {
@@ -516,10 +535,10 @@ impl Peer for PlainCel {
                 .add_variable(name.to_string(), cel::to_value(value).map_err(err)?)
                 .map_err(err)?;
         }
-        Ok(context)
+        Ok(())
     }
 
-    fn decide(&mut self, context: &Self::Request) -> Decision {
+    fn decide_in(&self, context: &cel::Context<'_, '_>) -> Decision {
         self.tools.iter().enumerate().fold(0, |bits, (i, rules)| {
             let allowed = rules
                 .iter()
@@ -531,6 +550,40 @@ impl Peer for PlainCel {
                 .unwrap_or(false);
             bits | (Decision::from(allowed) << i)
         })
+    }
+}
+
+impl Peer for PlainCel {
+    type Request = cel::Context<'static, 'static>;
+    const NAME: &'static str = "cel";
+
+    fn new(case: &Case) -> Result<Self, String> {
+        let (tools, call) = match &case.kind {
+            Kind::Access { condition } => {
+                (vec![vec![(true, cel::Program::compile(condition).map_err(err)?)]], false)
+            }
+            Kind::Call { rules } => (vec![cel_rules(rules)?], true),
+            Kind::Resolution { tools, rules } => {
+                ((0..*tools).map(|_| cel_rules(rules)).collect::<Result<_, _>>()?, false)
+            }
+        };
+        Ok(Self { tools, call, root: cel::Context::default() })
+    }
+
+    fn prepare(&self, json: &str) -> Result<Self::Request, String> {
+        let mut context = cel::Context::default();
+        self.bind(&mut context, json)?;
+        Ok(context)
+    }
+
+    fn decide(&mut self, context: &Self::Request) -> Decision {
+        self.decide_in(context)
+    }
+
+    fn decide_json(&mut self, json: &str) -> Result<Decision, String> {
+        let mut context = self.root.new_inner_scope();
+        self.bind(&mut context, json)?;
+        Ok(self.decide_in(&context))
     }
 }
 

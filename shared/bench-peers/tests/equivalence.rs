@@ -3,7 +3,9 @@
 //! states: the bench compares equivalent policies. Decisions only, no timing.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use registry_bench_peers::{Case, Cedar, Decision, Peer, PlainCel, Registry, Rego, cases};
+use registry_bench_peers::{
+    Case, Cedar, Decision, Kind, Peer, PlainCel, Registry, RegistryRules, Rego, cases,
+};
 
 fn decisions<P: Peer>(case: &Case) -> Vec<String> {
     let mut peer = P::new(case).unwrap_or_else(|e| panic!("{} on {}: {e}", P::NAME, case.name));
@@ -35,6 +37,9 @@ fn every_engine_decides_every_request_as_the_case_says() {
         wrong.extend(decisions::<PlainCel>(case));
         wrong.extend(decisions::<Cedar>(case));
         wrong.extend(decisions::<Rego>(case));
+        if let Kind::Resolution { .. } = case.kind {
+            wrong.extend(decisions::<RegistryRules>(case));
+        }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
