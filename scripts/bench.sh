@@ -2,8 +2,10 @@
 # Every benchmark in one go, with the ratios the performance goals are stated in
 # (docs/performance.md), all measured in the same run on this machine:
 #   1. criterion benches of registry-access, registry-core and bedrock-action-group;
-#   2. the JavaScript CEL baseline (shared/bench/js-cel-baseline.mjs), after installing
-#      its one npm package into a temporary directory;
+#   2. the peer bench (shared/bench-peers: the registry, the plain `cel` crate, Cedar and
+#      Rego on equivalent policies) and the JavaScript CEL baseline
+#      (scripts/bench/js-cel-baseline.mjs, its npm package installed into a temporary
+#      directory), printed as one table with the ratios and each peer goal met or not;
 #   3. the HTTP load test (scripts/load.sh), with the console's page server time on the
 #      same seeded registry (scripts/load/console.py, goal <= 50 ms per page).
 #   scripts/bench.sh [--quick]     --quick: shorter criterion runs and 5 s load routes
@@ -13,8 +15,8 @@ QUICK="${1:-}"
 if [ "$QUICK" = "--quick" ]; then CRIT=(--warm-up-time 1 --measurement-time 2); LOAD=5; JS_N=50000
 else CRIT=(--warm-up-time 2 --measurement-time 5); LOAD=10; JS_N=200000; fi
 TARGET="${CARGO_TARGET_DIR:-target}"
-SHARED="${BENCH_SHARED_DIR:-../shared/bench}"
-[ -f "$SHARED/js-cel-baseline.mjs" ] || { echo "bench: $SHARED/js-cel-baseline.mjs not found (set BENCH_SHARED_DIR)" >&2; exit 1; }
+mkdir -p "$TARGET"
+JS_ENGINE="@marcbachmann/cel-js@8.0.0"
 
 echo "== machine: $(nproc) cores, $(uname -m), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 echo "== criterion"
@@ -28,19 +30,26 @@ cargo bench -q -p bedrock-action-group --features guard --bench guard -- "${CRIT
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (guard) failed" >&2; exit 1; }
 grep -E '^[^ ].*time:|^ +time:' "$TARGET/bench-criterion.log" || true
 
-echo "== JavaScript baseline"
+echo "== peers (criterion)"
+cargo bench -q -p registry-bench-peers --bench peers -- "${CRIT[@]}" >"$TARGET/bench-peers.log" 2>&1 \
+  || { tail -20 "$TARGET/bench-peers.log" >&2; echo "bench: peer bench failed" >&2; exit 1; }
+
+echo "== JavaScript baseline ($JS_ENGINE)"
 JS_DIR="$(mktemp -d)"
 trap 'rm -rf "$JS_DIR"' EXIT
-(cd "$JS_DIR" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund @marcbachmann/cel-js@8.0.0 >/dev/null)
-CEL_BENCH_DIR="$JS_DIR" node "$SHARED/js-cel-baseline.mjs" "$SHARED/access-cases.json" "$JS_N" | tee "$JS_DIR/js.tsv"
+(cd "$JS_DIR" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund "$JS_ENGINE" >/dev/null)
+CEL_BENCH_DIR="$JS_DIR" node scripts/bench/js-cel-baseline.mjs "$JS_N" | tee "$JS_DIR/js.tsv"
 
 echo "== ratios"
 python3 - "$TARGET/criterion" "$JS_DIR/js.tsv" <<'PY'
 import json, os, sys
 crit, js_file = sys.argv[1], sys.argv[2]
 def median(bench):
-    # criterion's directory names replace '/' and '>' in a bench id with '_'
-    path = os.path.join(crit, bench.replace("/", "_").replace(">", "_"), "new", "estimates.json")
+    # criterion's directory names replace '/' and '>' in a bench id with '_'; a group's
+    # benches live in its directory (peers/<case>/<engine>-<path>)
+    group, _, name = bench.rpartition("/") if bench.startswith("peers/") else ("", "", bench)
+    parts = [crit] + ([group.replace("/", "_"), name] if group else [name.replace("/", "_").replace(">", "_")])
+    path = os.path.join(*parts, "new", "estimates.json")
     try:
         return json.load(open(path))["median"]["point_estimate"]
     except OSError:
@@ -49,15 +58,45 @@ js = {}
 for line in open(js_file):
     case, mode, ns = line.split("\t")
     js[(case, mode)] = float(ns)
-cases = sorted({c for c, _ in js})
-print("case\tours eval\tJS eval\tJS/ours (goal >= 5x, ours <= 100 ns)\tours from JSON\tJS json+eval\tJS/ours (goal >= 3x, ours <= 1.5 us)")
-for case in cases:
-    ev = median(f"evaluate_{case}")
-    dj = median(f"decision-from-json_{case}")
-    jev, jjson = js[(case, "eval")], js[(case, "json+eval")]
-    fmt = lambda v: "-" if v is None else f"{v:,.0f} ns"
-    ratio = lambda a, b: "-" if b is None else f"{a / b:.1f}x"
-    print(f"{case}\t{fmt(ev)}\t{jev:,.0f} ns\t{ratio(jev, ev)}\t{fmt(dj)}\t{jjson:,.0f} ns\t{ratio(jjson, dj)}")
+ACCESS = ["type+tier", "role-in-list", "entity-allowlist", "startsWith+size", "has+exists"]
+# (row, case, the registry's engine); the last row is informative: the rule decisions
+# of a resolution alone, as the peers decide it (no goals counted on it)
+ROWS = [(c, c, "registry") for c in ACCESS + ["refund", "resolution"]] + \
+       [("resolution, rules only", "resolution", "registry-rules")]
+PEERS = ["cel", "cedar", "rego", "js"]
+# (path, peer) -> the least ratio peer / registry the goals ask for
+GOALS = {("json", "cel"): 3, ("json", "cedar"): 3, ("json", "rego"): 3, ("json", "js"): 2,
+         ("prepared", "cel"): 2, ("prepared", "js"): 2}
+fmt = lambda v: "-" if v is None else f"{v / 1000:,.2f} us" if v >= 10000 else f"{v:,.0f} ns"
+met, missed = 0, []
+for path, title in [("json", "request JSON -> decision"), ("prepared", "request already prepared")]:
+    print(f"\npeers, {title} (median; ratio = peer / registry; goal: " +
+          ", ".join(f"{p} >= {GOALS[(path, p)]}x" for p in PEERS if (path, p) in GOALS) +
+          (", registry <= 100 ns on the five access cases" if path == "prepared" else "") + ")")
+    print("case\tregistry\t" + "\t".join(PEERS))
+    for row, case, registry in ROWS:
+        counted = registry == "registry"
+        ours = median(f"peers/{case}/{registry}-{path}")
+        cells = [fmt(ours)]
+        if path == "prepared" and case in ACCESS and ours is not None:
+            ok = ours <= 100
+            cells[0] += " (<= 100 ns: " + ("met" if ok else "NOT met") + ")"
+            met, missed = (met + 1, missed) if ok else (met, missed + [f"{case} prepared {ours:,.0f} ns > 100 ns"])
+        for p in PEERS:
+            v = js.get((case, path)) if p == "js" else median(f"peers/{case}/{p}-{path}")
+            cell = fmt(v)
+            if v is not None and ours:
+                ratio = v / ours
+                cell += f" ({ratio:.1f}x"
+                goal = GOALS.get((path, p)) if counted else None
+                if goal:
+                    ok = ratio >= goal
+                    cell += " met" if ok else " NOT met"
+                    met, missed = (met + 1, missed) if ok else (met, missed + [f"{case} {path} vs {p}: {ratio:.1f}x < {goal}x"])
+                cell += ")"
+            cells.append(cell)
+        print(f"{row}\t" + "\t".join(cells))
+print(f"\npeer goals: {met} met, {len(missed)} not met" + "".join(f"\n  NOT met: {m}" for m in missed))
 def line(bench, goal_ns, what):
     v = median(bench)
     if v is None:

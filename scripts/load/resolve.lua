@@ -1,7 +1,8 @@
--- wrk script: POST a resolution request for an internal user.
+-- wrk script: POST a resolution request for an internal user (the body is
+-- scripts/load/resolve-body.json; wrk runs from the repository's root).
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer " .. os.getenv("LOAD_TOKEN")
-wrk.body = '{"user":{"userId":"u-1","userType":"internal-user","roles":["analyst"]},' ..
-  '"customData":{"tier":"premium"},"account":{"accountId":"acct-1"},' ..
-  '"request":{"region":"us-east-1"}}'
+local body = assert(io.open("scripts/load/resolve-body.json", "r"))
+wrk.body = body:read("*a")
+body:close()
