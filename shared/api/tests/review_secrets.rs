@@ -157,14 +157,7 @@ async fn secrets_manager_keeps_only_the_served_secret_after_every_review_path() 
     let store = local::fresh_store("review-secrets").await.unwrap();
     let prefix = format!("agent-registry/review-{}/", uuid::Uuid::now_v7());
     let config = registry_sdk_config::sdk_config(Some(endpoint)).await;
-    // The local server takes any credentials; these keep the test off the environment's.
-    let sm = aws_sdk_secretsmanager::Client::from_conf(
-        aws_sdk_secretsmanager::config::Builder::from(&config)
-            .credentials_provider(aws_sdk_secretsmanager::config::Credentials::new(
-                "test", "test", None, None, "tests",
-            ))
-            .build(),
-    );
+    let sm = common::secrets_manager(&config);
     let vault = SecretsManagerVault::new(sm.clone(), prefix.clone());
     let registry = Registry::new(Arc::new(store)).with_vault(Arc::new(vault)).with_review(REVIEW);
     let readable: Readable = Box::new(move || {

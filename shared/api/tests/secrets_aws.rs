@@ -34,14 +34,7 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
     let table = store.table().to_owned();
     let prefix = format!("agent-registry/test-{}/", uuid::Uuid::now_v7());
     let config = registry_sdk_config::sdk_config(Some(endpoint.clone())).await;
-    // The local server takes any credentials; these keep the test off the environment's.
-    let sm = aws_sdk_secretsmanager::Client::from_conf(
-        aws_sdk_secretsmanager::config::Builder::from(&config)
-            .credentials_provider(aws_sdk_secretsmanager::config::Credentials::new(
-                "test", "test", None, None, "tests",
-            ))
-            .build(),
-    );
+    let sm = common::secrets_manager(&config);
     let vault = SecretsManagerVault::new(sm.clone(), prefix.clone());
     let registry = Registry::new(Arc::new(store)).with_vault(Arc::new(vault));
     let editor = Principal::new("eve", Role::Editor);

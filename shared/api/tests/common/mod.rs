@@ -319,3 +319,17 @@ pub fn parse_raw(bytes: &[u8]) -> (u16, String, Value) {
     let status = head.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
     (status, head.to_ascii_lowercase(), serde_json::from_str(body).unwrap_or(Value::Null))
 }
+
+/// A Secrets Manager client for the local AWS-API server of `config`. The local server
+/// takes any credentials; these keep the tests off the environment's.
+#[cfg(feature = "aws")]
+pub fn secrets_manager<'a, C>(config: &'a C) -> aws_sdk_secretsmanager::Client
+where
+    aws_sdk_secretsmanager::config::Builder: From<&'a C>,
+{
+    use aws_sdk_secretsmanager::config::{Builder, Credentials};
+    let credentials = Credentials::new("test", "test", None, None, "tests");
+    aws_sdk_secretsmanager::Client::from_conf(
+        Builder::from(config).credentials_provider(credentials).build(),
+    )
+}
