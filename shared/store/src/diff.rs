@@ -51,10 +51,6 @@ pub fn diff(before: &Value, after: &Value) -> Vec<PatchOp> {
     ops
 }
 
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 fn diff_at(path: String, before: &Value, after: &Value, ops: &mut Vec<PatchOp>) {
     match (before, after) {
         (Value::Object(b), Value::Object(a)) => diff_objects(&path, b, a, ops),
@@ -70,7 +66,7 @@ fn diff_objects(
     ops: &mut Vec<PatchOp>,
 ) {
     for (key, old) in before {
-        let child = format!("{path}/{}", escape(key));
+        let child = registry_core::pointer(path, key);
         match after.get(key) {
             Some(new) => diff_at(child, old, new, ops),
             None => ops.push(PatchOp::Remove { path: child }),
@@ -78,7 +74,7 @@ fn diff_objects(
     }
     for (key, new) in after {
         if !before.contains_key(key) {
-            ops.push(PatchOp::Add { path: format!("{path}/{}", escape(key)), value: new.clone() });
+            ops.push(PatchOp::Add { path: registry_core::pointer(path, key), value: new.clone() });
         }
     }
 }

@@ -79,7 +79,7 @@ impl TypeDefinition {
     /// JSON Pointer of the properties of this type at `path`, in the form it was written.
     pub fn properties_path(&self, path: &str) -> String {
         match self.form {
-            Form::Wrapped => crate::pointer::join(path, "properties"),
+            Form::Wrapped => crate::pointer::pointer(path, "properties"),
             Form::Seed => path.to_owned(),
         }
     }
