@@ -8,6 +8,7 @@ mod rule_ids;
 mod secret;
 pub mod session;
 pub mod validate;
+mod version_cache;
 mod violation;
 
 pub use model::*;
@@ -19,4 +20,5 @@ pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, 
 pub use release::{Release, ReleaseChoice, SkipReason, ToolRef, choose_release, release_order};
 pub use rule_ids::assign_rule_ids;
 pub use secret::Secret;
+pub use version_cache::VersionCache;
 pub use violation::{Violation, Violations};

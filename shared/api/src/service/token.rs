@@ -15,9 +15,8 @@
 //! Upstream failures name only the status: never the secret, never the upstream body.
 //! Redirects are not followed.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use registry_access::{Decision, DecisionPoint, DecisionRecord, Effect, ReasonCode};
@@ -40,7 +39,9 @@ pub const TOKEN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest token-endpoint response read.
 pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;
 
-/// Most cache entries (tool version and scope) kept; the cache is emptied when full.
+/// Most cache entries (tool version and scope) kept, and most tool versions whose
+/// waiters are counted; when full, the entry least worth keeping that no request holds
+/// makes room (decision 81).
 const MAX_CACHED_TOKENS: usize = 4_096;
 
 /// Lifetime of a token whose endpoint answers no `expires_in` (RFC 6749 section 5.1
@@ -208,11 +209,48 @@ impl Drop for Waiting {
     }
 }
 
+/// Keeps an entry a request holds: evicting it would start a second single flight for
+/// its key, or a second count of its tool's waiters past [`MAX_WAITERS_PER_TOOL`].
+#[derive(Clone, Copy, Default)]
+struct Held;
+
+impl<K, T> quick_cache::Lifecycle<K, Arc<T>> for Held {
+    type RequestState = ();
+    fn is_pinned(&self, _key: &K, value: &Arc<T>) -> bool {
+        Arc::strong_count(value) > 1
+    }
+    fn begin_request(&self) {}
+}
+
+/// A bounded map of [`Held`] entries.
+type HeldCache<K, V> = quick_cache::sync::Cache<
+    K,
+    V,
+    quick_cache::UnitWeighter,
+    quick_cache::DefaultHashBuilder,
+    Held,
+>;
+
+fn held_cache<K: Eq + std::hash::Hash, T>() -> HeldCache<K, Arc<T>> {
+    let capacity = MAX_CACHED_TOKENS;
+    HeldCache::with(capacity, capacity as u64, quick_cache::UnitWeighter, Default::default(), Held)
+}
+
+/// The entry of `key`, made empty when there is none.
+fn held<K: Eq + std::hash::Hash + Clone, T: Default>(
+    cache: &HeldCache<K, Arc<T>>,
+    key: &K,
+) -> Arc<T> {
+    let Ok(value) =
+        cache.get_or_insert_with(key, || Ok::<_, std::convert::Infallible>(Arc::default()));
+    value
+}
+
 /// The HTTP client, the token cache and the broker's budget of requests.
 pub(crate) struct TokenBroker {
     client: reqwest::Client,
-    slots: Mutex<HashMap<Key, Slot>>,
-    waiters: Mutex<HashMap<(String, u64), ToolWaiters>>,
+    slots: HeldCache<Key, Slot>,
+    waiters: HeldCache<(String, u64), ToolWaiters>,
     budget: Arc<tokio::sync::Semaphore>,
 }
 
@@ -225,8 +263,8 @@ impl Default for TokenBroker {
             .unwrap_or_default();
         Self {
             client,
-            slots: Mutex::default(),
-            waiters: Mutex::default(),
+            slots: held_cache(),
+            waiters: held_cache(),
             budget: Arc::new(tokio::sync::Semaphore::new(MAX_BROKER_REQUESTS)),
         }
     }
@@ -243,27 +281,13 @@ impl TokenBroker {
         })
     }
 
-    fn slot(&self, key: Key) -> Slot {
-        let mut slots = match self.slots.lock() {
-            Ok(slots) => slots,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if slots.len() >= MAX_CACHED_TOKENS && !slots.contains_key(&key) {
-            slots.clear();
-        }
-        Arc::clone(slots.entry(key).or_default())
+    fn slot(&self, key: &Key) -> Slot {
+        held(&self.slots, key)
     }
 
-    /// The waiters of one tool version; entries nobody waits in are dropped as it grows.
-    fn waiters(&self, tool: (String, u64)) -> ToolWaiters {
-        let mut waiters = match self.waiters.lock() {
-            Ok(waiters) => waiters,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if waiters.len() >= MAX_CACHED_TOKENS && !waiters.contains_key(&tool) {
-            waiters.retain(|_, count| Arc::strong_count(count) > 1);
-        }
-        Arc::clone(waiters.entry(tool).or_default())
+    /// The waiters of one tool version.
+    fn waiters(&self, tool: &(String, u64)) -> ToolWaiters {
+        held(&self.waiters, tool)
     }
 }
 
@@ -304,7 +328,7 @@ impl Registry {
         }
         let tool = self.tool_for_token(&id).await?;
         let key = (id.clone(), tool.version(), request.scope.unwrap_or_default().to_owned());
-        let slot = self.tokens.slot(key);
+        let slot = self.tokens.slot(&key);
         // A cached token is answered without waiting, outside the budget.
         if let Ok(state) = slot.state.try_lock()
             && let Some(out) = usable(&state, Instant::now())
@@ -316,7 +340,7 @@ impl Registry {
             self.log_token(&request, &id, "refused", &e.to_string());
             e
         };
-        let waiters = self.tokens.waiters((id.clone(), tool.version()));
+        let waiters = self.tokens.waiters(&(id.clone(), tool.version()));
         let _waiting = Waiting::enter(&waiters).map_err(refused)?;
         let _permit = self.tokens.admit().map_err(refused)?;
         let asked = Instant::now();
