@@ -252,7 +252,7 @@ impl<'a> Checker<'a> {
         };
         let mut values: Vec<(&Value, &str)> = Vec::new();
         for (index, variant) in variants.iter().enumerate() {
-            let variant_path = pointer(&any_of_path, &index.to_string());
+            let variant_path = pointer(&any_of_path, index);
             let Some(target) = self.types.get(variant) else {
                 self.push(variant_path, format!("type `{variant}` is not defined in `types`"));
                 continue;
@@ -418,9 +418,9 @@ impl<'a> Checker<'a> {
         let mut seen = BTreeSet::new();
         for (index, value) in values.iter().enumerate() {
             match value.as_str() {
-                None => self.push(pointer(path, &index.to_string()), "enum values must be strings"),
+                None => self.push(pointer(path, index), "enum values must be strings"),
                 Some(text) if !seen.insert(text) => {
-                    self.push(pointer(path, &index.to_string()), "duplicate enum value")
+                    self.push(pointer(path, index), "duplicate enum value")
                 }
                 Some(_) => {}
             }
@@ -537,7 +537,7 @@ fn type_references<'a>(name: &str, def: &'a TypeDefinition) -> Vec<(&'a str, Str
         param_references(items, &pointer(&path, "items"), &mut out);
     }
     for (index, variant) in def.any_of.iter().flatten().enumerate() {
-        out.push((variant.as_str(), pointer(&pointer(&path, "anyOf"), &index.to_string())));
+        out.push((variant.as_str(), pointer(&pointer(&path, "anyOf"), index)));
     }
     out
 }
