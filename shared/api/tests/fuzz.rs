@@ -572,7 +572,7 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, item) in map {
-                let child = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let child = registry_types::pointer(&at, key);
                 out.push(child.clone());
                 pointers(item, child, out);
             }
