@@ -2,28 +2,41 @@
 //! ([`RuleSetAuthorizer`]): the access rules first, then the call rules, as the API decides.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bedrock_action_group::return_control::{Authorizer, authorize};
-use bedrock_action_group::{ControlCall, parse_return_control};
+use bedrock_action_group::return_control::{Authorizer, Operation, authorize};
+use bedrock_action_group::{ControlCall, Parameter};
 use registry_guard::RuleSetAuthorizer;
 use serde_json::{Value, json};
 
+/// `convert` of `convert_units` from `value` km to m, as a runtime got it back.
 fn call(value: &str) -> ControlCall {
-    let payload = json!({"invocationId": "inv-1", "invocationInputs": [{"functionInvocationInput": {
-        "actionGroup": "convert_units", "function": "convert", "actionInvocationType": "RESULT",
-        "parameters": [{"name": "value", "type": "number", "value": value},
-                       {"name": "from", "type": "string", "value": "km"},
-                       {"name": "to", "type": "string", "value": "m"}]}}]});
-    parse_return_control(&payload).unwrap().calls.remove(0)
+    let parameter = |name: &str, kind: &str, value: &str| Parameter {
+        name: name.to_owned(),
+        kind: kind.to_owned(),
+        value: value.to_owned(),
+    };
+    ControlCall {
+        action_group: "convert_units".to_owned(),
+        operation: Operation::Function("convert".to_owned()),
+        agent_id: None,
+        collaborator_name: None,
+        parameters: vec![
+            parameter("value", "number", value),
+            parameter("from", "string", "km"),
+            parameter("to", "string", "m"),
+        ],
+    }
 }
 
+/// A signed-in agent user, as the runtime resolved the agent for.
 fn context() -> Value {
-    json!({"user": {"userId": "u-42", "roles": ["agent"]}, "request": {"agentId": "support-bot"}})
+    json!({"request": {"agentId": "support-bot"}, "user": {"roles": ["agent"], "userId": "u-42"}})
 }
 
-/// `(responseState, body)` of a function result entry.
+/// The state and text the model would read of a refused call's result entry.
 fn entry(result: &Value) -> (Option<&str>, &str) {
-    let f = &result["functionResult"];
-    (f["responseState"].as_str(), f["responseBody"]["TEXT"]["body"].as_str().unwrap())
+    let answer = &result["functionResult"];
+    let text = answer["responseBody"]["TEXT"]["body"].as_str().unwrap();
+    (answer["responseState"].as_str(), text)
 }
 
 #[tokio::test]
