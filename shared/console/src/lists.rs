@@ -5,16 +5,18 @@ use axum::extract::{Query, State};
 use axum::response::Response;
 use registry_api::Problem;
 use registry_api::http::params::ListParams;
+use maud::{Markup, html};
+use registry_api::service::Resource as _;
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_store::ListQuery;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::Console;
-use crate::html::{Html, url_component};
+use crate::html::url_component;
 use crate::kind::Kind;
-use crate::page::{self, badge, link, status_of, str_of, tags};
-use crate::session::SignedIn;
+use crate::page;
+use crate::parts::{badge, filters, link, select, tags, tool_name, violations};
+use crate::session::{Session, SignedIn};
 
 /// Rows on one page of a list.
 pub const PAGE_SIZE: u32 = 25;
@@ -87,9 +89,19 @@ impl ListForm {
 }
 
 /// One page of matches and the cursor after it.
-struct Found {
-    items: Vec<Value>,
+struct Found<R> {
+    items: Vec<R>,
     next_cursor: Option<String>,
+}
+
+/// A kind of definition with a list page.
+trait Listed: Kind + Sized {
+    /// The page's title.
+    const TITLE: &'static str;
+    /// Whether the list filters by execution type (tools).
+    const BY_TYPE: bool;
+    /// One page of matches as a table.
+    fn table(items: &[Self]) -> Markup;
 }
 
 /// `GET /console/agents`.
@@ -110,50 +122,35 @@ pub async fn tools(
     list::<ToolDefinition>(&console, &session, &form).await
 }
 
-async fn list<R: Kind>(
-    console: &Console,
-    session: &crate::session::Session,
-    form: &ListForm,
-) -> Response {
-    let tools = R::PATH == "tools";
-    let title = if tools { "Tools" } else { "Agents" };
-    let mut body = Html::new();
-    filters(&mut body, R::PATH, tools, form);
-    match find::<R>(console, form, tools).await {
-        Ok(found) => {
-            if tools {
-                tool_table(&mut body, &found.items);
-            } else {
-                agent_table(&mut body, &found.items);
+async fn list<R: Listed>(console: &Console, session: &Session, form: &ListForm) -> Response {
+    let path = R::PATH;
+    let found = find::<R>(console, form).await;
+    let body = html! {
+        (filter_form(path, R::BY_TYPE, form))
+        @match &found {
+            Ok(found) => {
+                (R::table(&found.items))
+                nav.pager aria-label="Pages" {
+                    @if !form.cursor.is_empty() { a href={ "/console/" (path) } { "First page" } }
+                    @if let Some(next) = &found.next_cursor {
+                        a rel="next" href={ "/console/" (path) "?" (form.with_cursor(next)) } { "Next page" }
+                    }
+                }
             }
-            body.raw("<nav class=\"pager\" aria-label=\"Pages\">");
-            if !form.cursor.is_empty() {
-                body.raw("<a href=\"/console/").raw(R::PATH).raw("\">First page</a>");
+            Err(problem) => {
+                div.error role="alert" { p { "These filters are not valid:" } (violations(&problem.errors)) }
             }
-            if let Some(next) = found.next_cursor {
-                body.raw("<a rel=\"next\" href=\"/console/")
-                    .raw(R::PATH)
-                    .raw("?")
-                    .text(&form.with_cursor(&next))
-                    .raw("\">Next page</a>");
-            }
-            body.raw("</nav>");
-            page::ok(title, session, body)
         }
-        Err(problem) => {
-            body.raw("<div class=\"error\" role=\"alert\"><p>These filters are not valid:</p>");
-            page::violations(&mut body, &problem.errors);
-            body.raw("</div>");
-            page::respond(problem.status_code(), page::page(title, Some(session), body))
-        }
-    }
+    };
+    let status = found.as_ref().err().map_or(http::StatusCode::OK, Problem::status_code);
+    page::reply(status, R::TITLE, session, body)
 }
 
 /// Reads one page through the service; a name search reads pages until it has a page
 /// of matches (or [`NAME_SCAN_LIMIT`] definitions were read).
-async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Result<Found, Problem> {
+async fn find<R: Listed>(console: &Console, form: &ListForm) -> Result<Found<R>, Problem> {
     let needle = form.name.trim().to_lowercase();
-    let mut query: ListQuery = form.params(tools, PAGE_SIZE).to_query(R::KIND, true)?;
+    let mut query: ListQuery = form.params(R::BY_TYPE, PAGE_SIZE).to_query(R::KIND, true)?;
     let page_size = usize::try_from(query.limit).unwrap_or(usize::MAX);
     if !needle.is_empty() {
         query.limit = 100;
@@ -163,11 +160,11 @@ async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Resul
     loop {
         let page = console.api.registry.list::<R>(&query).await.map_err(Problem::from)?;
         read += page.items.len();
-        for item in page.items {
-            if needle.is_empty() || item.id().to_lowercase().contains(&needle) {
-                items.push(serde_json::to_value(&item).unwrap_or(Value::Null));
-            }
-        }
+        items.extend(
+            page.items
+                .into_iter()
+                .filter(|item| needle.is_empty() || item.id().to_lowercase().contains(&needle)),
+        );
         let done = needle.is_empty() || items.len() >= page_size || read >= NAME_SCAN_LIMIT;
         match page.next_cursor {
             Some(next) if !done => query.cursor = Some(next),
@@ -176,102 +173,98 @@ async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Resul
     }
 }
 
-fn filters(h: &mut Html, path: &'static str, tools: bool, form: &ListForm) {
-    h.raw("<form class=\"filters\" method=\"get\" action=\"/console/")
-        .raw(path)
-        .raw("\" role=\"search\">")
-        .raw("<div><label for=\"f-name\">Name</label><input type=\"search\" id=\"f-name\" ")
-        .raw("name=\"name\" placeholder=\"part of the id\" value=\"")
-        .text(&form.name)
-        .raw("\"></div><div><label for=\"f-tag\">Tag</label><input type=\"text\" id=\"f-tag\" ")
-        .raw("name=\"tag\" placeholder=\"key or key=value\" value=\"")
-        .text(&form.tag)
-        .raw("\"></div><div><label for=\"f-status\">Status</label>")
-        .raw("<select id=\"f-status\" name=\"status\">");
-    options(h, &form.status, &["", "active", "deprecated", "disabled", "retired"]);
-    h.raw("</select></div>");
-    if tools {
-        h.raw("<div><label for=\"f-type\">Execution type</label>")
-            .raw("<select id=\"f-type\" name=\"executionType\">");
-        options(h, &form.execution_type, &["", "lambda", "mcp", "inline"]);
-        h.raw("</select></div>");
-    }
-    h.raw("<div><button type=\"submit\">Filter</button> <a href=\"/console/")
-        .raw(path)
-        .raw("\">Clear</a></div></form>");
-}
-
-/// `<option>`s of `values` ("" is "any"), `selected` chosen.
-pub fn options(h: &mut Html, selected: &str, values: &[&str]) {
-    for v in values {
-        h.raw("<option value=\"").text(v).raw("\"");
-        if *v == selected {
-            h.raw(" selected");
+fn filter_form(path: &str, by_type: bool, form: &ListForm) -> Markup {
+    let fields = html! {
+        div {
+            label for="f-name" { "Name" }
+            input type="search" id="f-name" name="name" placeholder="part of the id" value=(form.name);
         }
-        h.raw(">").text(if v.is_empty() { "any" } else { v }).raw("</option>");
+        div {
+            label for="f-tag" { "Tag" }
+            input type="text" id="f-tag" name="tag" placeholder="key or key=value" value=(form.tag);
+        }
+        (select("f-status", "status", "Status", &form.status, &["", "active", "deprecated", "disabled", "retired"]))
+        @if by_type {
+            (select("f-type", "executionType", "Execution type", &form.execution_type, &["", "lambda", "mcp", "inline"]))
+        }
+    };
+    let submit = html! { button type="submit" { "Filter" } " " a href={ "/console/" (path) } { "Clear" } };
+    filters(&format!("/console/{path}"), fields, submit)
+}
+
+impl Listed for AgentDefinition {
+    const TITLE: &'static str = "Agents";
+    const BY_TYPE: bool = false;
+
+    fn table(items: &[Self]) -> Markup {
+        html! {
+            @if items.is_empty() {
+                p.muted #empty { "No agent matches these filters." }
+            } @else {
+                div.scroll { table #agents {
+                    caption.muted { (items.len()) " agents" }
+                    thead { tr {
+                        th scope="col" { "Agent" } th scope="col" { "Description" }
+                        th scope="col" { "Status" } th scope="col" { "Tags" }
+                        th scope="col" { "Tools" } th scope="col" { "Version" }
+                    } }
+                    tbody { @for a in items { tr {
+                        td { (link("agents", &a.agent_id)) }
+                        td { (a.description.as_deref().unwrap_or_default()) }
+                        td { (badge(a.status().as_str())) }
+                        td { (tags(a.tags.as_ref())) }
+                        td { (a.tool_ids.len()) }
+                        td { (a.version()) }
+                    } } }
+                } }
+            }
+        }
     }
 }
 
-fn agent_table(h: &mut Html, items: &[Value]) {
-    if items.is_empty() {
-        h.raw("<p class=\"muted\" id=\"empty\">No agent matches these filters.</p>");
-        return;
-    }
-    h.raw("<div class=\"scroll\"><table id=\"agents\"><caption class=\"muted\">")
-        .num(items.len())
-        .raw(" agents</caption><thead><tr><th scope=\"col\">Agent</th><th scope=\"col\">")
-        .raw("Description</th><th scope=\"col\">Status</th><th scope=\"col\">Tags</th>")
-        .raw("<th scope=\"col\">Tools</th><th scope=\"col\">Version</th></tr></thead><tbody>");
-    for a in items {
-        h.raw("<tr><td>");
-        link(h, "agents", str_of(a, "agentId"));
-        h.el("</td><td>", str_of(a, "description"), "</td><td>");
-        badge(h, status_of(a));
-        h.raw("</td><td>");
-        tags(h, a);
-        h.raw("</td><td>")
-            .num(a.get("toolIds").and_then(Value::as_array).map_or(0, Vec::len))
-            .raw("</td><td>")
-            .num(a.get("version").and_then(Value::as_u64).unwrap_or(0))
-            .raw("</td></tr>");
-    }
-    h.raw("</tbody></table></div>");
-}
+impl Listed for ToolDefinition {
+    const TITLE: &'static str = "Tools";
+    const BY_TYPE: bool = true;
 
-fn tool_table(h: &mut Html, items: &[Value]) {
-    if items.is_empty() {
-        h.raw("<p class=\"muted\" id=\"empty\">No tool matches these filters.</p>");
-        return;
-    }
-    let mut rows: Vec<&Value> = items.iter().collect();
-    rows.sort_by(|a, b| registry_core::release_order(str_of(a, "toolId"), str_of(b, "toolId")));
-    h.raw("<div class=\"scroll\"><table id=\"tools\"><caption class=\"muted\">")
-        .num(items.len())
-        .raw(" releases, grouped by tool name</caption><thead><tr><th scope=\"col\">Release</th>")
-        .raw("<th scope=\"col\">Display name</th><th scope=\"col\">Type</th><th scope=\"col\">")
-        .raw("Description</th><th scope=\"col\">Status</th><th scope=\"col\">Tags</th>")
-        .raw("<th scope=\"col\">Version</th></tr></thead><tbody>");
-    let mut current = "";
-    for t in rows {
-        let id = str_of(t, "toolId");
-        let name = id.split_once('@').map_or(id, |(n, _)| n);
-        if name != current {
+    fn table(items: &[Self]) -> Markup {
+        let mut sorted: Vec<&ToolDefinition> = items.iter().collect();
+        sorted.sort_by(|a, b| registry_core::release_order(&a.tool_id, &b.tool_id));
+        // Each release, with its tool's name when it starts a group.
+        let mut current = "";
+        let mut rows = Vec::with_capacity(sorted.len());
+        for t in sorted {
+            let name = tool_name(&t.tool_id);
+            rows.push(((name != current).then_some(name), t));
             current = name;
-            h.raw("<tr class=\"group\"><th colspan=\"7\" scope=\"rowgroup\">")
-                .text(name)
-                .raw("</th></tr>");
         }
-        h.raw("<tr><td>");
-        link(h, "tools", id);
-        h.el("</td><td>", str_of(t, "displayName"), "</td><td>")
-            .text(str_of(t, "executionType"))
-            .el("</td><td>", str_of(t, "description"), "</td><td>");
-        badge(h, status_of(t));
-        h.raw("</td><td>");
-        tags(h, t);
-        h.raw("</td><td>")
-            .num(t.get("version").and_then(Value::as_u64).unwrap_or(0))
-            .raw("</td></tr>");
+        html! {
+            @if items.is_empty() {
+                p.muted #empty { "No tool matches these filters." }
+            } @else {
+                div.scroll { table #tools {
+                    caption.muted { (items.len()) " releases, grouped by tool name" }
+                    thead { tr {
+                        th scope="col" { "Release" } th scope="col" { "Display name" }
+                        th scope="col" { "Type" } th scope="col" { "Description" }
+                        th scope="col" { "Status" } th scope="col" { "Tags" }
+                        th scope="col" { "Version" }
+                    } }
+                    tbody { @for (group, t) in rows {
+                        @if let Some(name) = group {
+                            tr.group { th colspan="7" scope="rowgroup" { (name) } }
+                        }
+                        tr {
+                            td { (link("tools", &t.tool_id)) }
+                            td { (t.display_name) }
+                            td { (t.execution_type.as_str()) }
+                            td { (t.description) }
+                            td { (badge(t.status().as_str())) }
+                            td { (tags(t.tags.as_ref())) }
+                            td { (t.version()) }
+                        }
+                    } }
+                } }
+            }
+        }
     }
-    h.raw("</tbody></table></div>");
 }
