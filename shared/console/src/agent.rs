@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::response::Response;
 use maud::{Markup, html};
 use registry_api::Problem;
@@ -16,11 +16,7 @@ use crate::parts::{link, pre_json, tool_name, wire};
 use crate::session::SignedIn;
 
 /// `GET /console/agents/{id}`.
-pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
-    Path(id): Path<String>,
-) -> Response {
+pub async fn show(SignedIn(console, session): SignedIn, Path(id): Path<String>) -> Response {
     let agent = match console.api.registry.get::<AgentDefinition>(&id).await {
         Ok(agent) => agent,
         Err(e) => return page::problem(&session, &Problem::from(e)),

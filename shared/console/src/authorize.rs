@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::Response;
 use maud::{Markup, html};
 use registry_access::{RuleOutcome, RuleResult};
@@ -14,19 +14,20 @@ use registry_core::{RequestContext, ToolDefinition};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::Console;
 use crate::context::ContextForm;
 use crate::html::url_component;
 use crate::page;
-use crate::parts::{badge, csrf_field, filters, link, pre_json, select, text_field, wire, yes_no};
+use crate::parts::{
+    badge, csrf_field, filters, link, pre_json, select, table, text_field, wire, yes_no,
+};
 use crate::posted::Posted;
 use crate::session::{Session, SignedIn};
 
 /// The function picked (`?function=`).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct Pick {
     /// A function name of the tool's schema (the first when empty).
-    #[serde(default)]
     pub function: String,
 }
 
@@ -59,8 +60,7 @@ type FieldErrors = HashMap<String, Vec<String>>;
 
 /// `GET /console/tools/{id}/authorize`: the form.
 pub async fn form(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(pick): Query<Pick>,
 ) -> Response {
@@ -73,11 +73,8 @@ pub async fn form(
 }
 
 /// `POST /console/tools/{id}/authorize`: decides the call and shows why.
-pub async fn submit(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let session = &form.session;
     let tool = match crate::tool::read(&console, session, &id).await {
         Ok(tool) => tool,
@@ -125,8 +122,10 @@ pub async fn submit(
                         _ => other.push(e.clone()),
                     }
                 }
-                let detail =
-                    format!("{}: nothing was decided. Correct the fields marked above.", problem.detail);
+                let detail = format!(
+                    "{}: nothing was decided. Correct the fields marked above.",
+                    problem.detail
+                );
                 crate::parts::error_box(Some("authorize-error"), &detail, &other)
             }
         };
@@ -347,12 +346,7 @@ fn decision(tool: &ToolDefinition, a: &Authorization) -> Markup {
 /// Each rule's result as a table.
 fn rule_results(table_id: &str, rows: &[RuleOutcome]) -> Markup {
     html! {
-        div.scroll { table id=(table_id) {
-            thead { tr {
-                th scope="col" { "#" } th scope="col" { "Id" } th scope="col" { "Effect" }
-                th scope="col" { "Mode" } th scope="col" { "Result" } th scope="col" { "Decided" }
-            } }
-            tbody { @for r in rows { tr {
+        (table(table_id, &["#", "Id", "Effect", "Mode", "Result", "Decided"], html! { @for r in rows { tr {
                 td { (r.rule_index) }
                 td { code { (r.rule_id.as_deref().unwrap_or_default()) } }
                 td { (wire(&r.effect)) }
@@ -365,8 +359,7 @@ fn rule_results(table_id: &str, rows: &[RuleOutcome]) -> Markup {
                     }
                 }
                 td { (yes_no(r.decisive)) }
-            } } }
-        } }
+            } } }))
     }
 }
 

@@ -1,34 +1,31 @@
 //! Release compare: what changed between two releases of a tool, each change
 //! breaking, additive or documentation, and the smallest version bump allowed.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::Response;
 use maud::html;
 use registry_api::Problem;
 use serde::Deserialize;
 
-use crate::Console;
 use crate::detail::releases;
 use crate::html::url_component;
 use crate::page::{self, problem_box};
-use crate::parts::{badge, filters, link, select, wire};
+use crate::parts::{badge, filters, link, select, table, wire};
 use crate::session::SignedIn;
 
 /// The compare form's fields: two versions of the tool.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct CompareForm {
     /// The older version (`1.0.0`).
-    #[serde(default)]
     pub from: String,
     /// The newer version.
-    #[serde(default)]
     pub to: String,
 }
 
 /// `GET /console/tools/{name}/compare?from=&to=`.
 pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(name): Path<String>,
     Query(form): Query<CompareForm>,
 ) -> Response {
@@ -65,16 +62,11 @@ pub async fn show(
                     "the smallest version bump allowed is " strong { (c.required_bump) } "."
                 }
                 @if !c.changes.is_empty() {
-                    div.scroll { table #changes {
-                        thead { tr {
-                            th scope="col" { "Where" } th scope="col" { "Kind" } th scope="col" { "What" }
-                        } }
-                        tbody { @for change in &c.changes { tr {
+                    (table("changes", &["Where", "Kind", "What"], html! { @for change in &c.changes { tr {
                             td { code { (change.path) } }
                             td { (badge(&wire(&change.kind))) }
                             td { (change.message) }
-                        } } }
-                    } }
+                        } } }))
                 }
             }
             Err(e) => (problem_box(None, &Problem::from(e))),

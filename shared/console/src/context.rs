@@ -9,34 +9,25 @@ use crate::parts::text_field;
 
 /// The form's fields: the request context, member by member.
 #[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(default, rename_all = "camelCase")]
 pub struct ContextForm {
     /// `user.userId`.
-    #[serde(default)]
     pub user_id: String,
     /// `user.userType`.
-    #[serde(default)]
     pub user_type: String,
     /// `user.email`.
-    #[serde(default)]
     pub email: String,
     /// `user.roles`, comma-separated.
-    #[serde(default)]
     pub roles: String,
     /// `account.accountId`.
-    #[serde(default)]
     pub account_id: String,
     /// `account.accountType`.
-    #[serde(default)]
     pub account_type: String,
     /// `request.region`.
-    #[serde(default)]
     pub region: String,
     /// `customData`, a JSON object.
-    #[serde(default)]
     pub custom_data: String,
     /// Present once the resolve form was sent.
-    #[serde(default)]
     pub run: Option<String>,
 }
 

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::Console;
 use crate::html::url_component;
 use crate::kind::Kind;
-use crate::parts::{badge, csrf_field, link, pre_json, tags, time, wire};
+use crate::parts::{badge, csrf_field, link, pre_json, table, tags, time, wire};
 use crate::session::Session;
 
 /// One property of a definition: label, JSON member name (the `data-field` of its
@@ -115,25 +115,24 @@ impl Column {
 fn rule_table(rules: &[AccessRule], table_id: &str) -> Markup {
     let columns: Vec<Column> =
         Column::ALL.into_iter().filter(|c| rules.iter().any(|r| c.text(r).is_some())).collect();
-    html! {
-        div.scroll { table.rules id=(table_id) {
-            thead { tr {
-                th scope="col" { "#" }
-                @for c in &columns { th scope="col" { (c.name()) } }
-            } }
-            tbody { @for (i, rule) in rules.iter().enumerate() { tr {
-                td { (i) }
-                @for c in &columns {
-                    @let text = c.text(rule).unwrap_or_default();
-                    @match c {
-                        Column::Condition => td { code { (text) } },
-                        Column::Effect => td { (badge(&text)) },
-                        _ => td { (text) },
+    let headings: Vec<&str> = ["#"].into_iter().chain(columns.iter().map(|c| c.name())).collect();
+    table(
+        table_id,
+        &headings,
+        html! {
+                @for (i, rule) in rules.iter().enumerate() { tr {
+                    td { (i) }
+                    @for c in &columns {
+                        @let text = c.text(rule).unwrap_or_default();
+                        @match c {
+                            Column::Condition => td { code { (text) } },
+                            Column::Effect => td { (badge(&text)) },
+                            _ => td { (text) },
+                        }
                     }
-                }
-            } } }
-        } }
-    }
+                } }
+        },
+    )
 }
 
 /// Every live release of the tool `name`, in semantic order (empty when none).
@@ -164,13 +163,7 @@ pub fn release_rows(releases: &[ToolDefinition], current: Option<&str>) -> Marku
 /// A releases table with the id `table_id` around `rows`.
 pub fn release_table(table_id: &str, rows: Markup) -> Markup {
     html! {
-        div.scroll { table id=(table_id) {
-            thead { tr {
-                th scope="col" { "Release" } th scope="col" { "Status" }
-                th scope="col" { "Version" } th scope="col" { "Description" }
-            } }
-            tbody { (rows) }
-        } }
+        (table(table_id, &["Release", "Status", "Version", "Description"], html! { (rows) }))
     }
 }
 

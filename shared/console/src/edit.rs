@@ -5,16 +5,15 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::response::{IntoResponse, Redirect, Response};
 use http::StatusCode;
+use maud::html;
 use registry_api::http::Code;
 use registry_api::service::{Outcome, Precondition};
-use maud::html;
 use registry_api::{Problem, Role};
 use serde_json::{Map, Value, json};
 
-use crate::Console;
 use crate::html::url_component;
 use crate::kind::Kind;
 use crate::page;
@@ -24,8 +23,7 @@ use crate::session::{Session, SignedIn};
 
 /// `GET /console/{agents|tools}/{id}/edit`.
 pub async fn form<R: Kind>(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
     if !session.principal.has(Role::Editor) {
@@ -50,11 +48,8 @@ pub async fn form<R: Kind>(
 
 /// `POST /console/{agents|tools}/{id}/edit`: a JSON Merge Patch of the form's fields at
 /// the page's version; then the history with the change.
-pub async fn submit<R: Kind>(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn submit<R: Kind>(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let session = &form.session;
     let Some(version) = form.version() else {
         return page::problem(
@@ -106,11 +101,8 @@ pub async fn submit<R: Kind>(
 
 /// `POST /console/{agents|tools}/{id}/lifecycle`: disable or enable at the page's
 /// version.
-pub async fn lifecycle<R: Kind>(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn lifecycle<R: Kind>(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let session = &form.session;
     let version = form.version().unwrap_or(0);
     let status = form.field("status");

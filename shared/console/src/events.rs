@@ -2,7 +2,7 @@
 //! actor and action. The service pages oldest first after a sequence number; "Newer"
 //! continues after the page, "Older" goes back along the pages already seen.
 
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::response::Response;
 use registry_api::Problem;
 use registry_core::Kind;
@@ -12,10 +12,9 @@ use serde::Deserialize;
 use maud::{Markup, html};
 use registry_store::EventPage;
 
-use crate::Console;
 use crate::html::url_component;
 use crate::page;
-use crate::parts::{filters, link, select, text_field, time};
+use crate::parts::{filters, link, select, table, text_field, time};
 use crate::session::SignedIn;
 
 /// Events per page.
@@ -26,25 +25,20 @@ const MAX_BACK: usize = 50;
 
 /// The events page's query.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct EventsForm {
     /// `agent`, `tool` or "".
-    #[serde(default)]
     pub kind: String,
     /// A definition id.
-    #[serde(default)]
     pub id: String,
     /// A principal.
-    #[serde(default)]
     pub actor: String,
     /// An action such as `patch` or `proposal.applied`.
-    #[serde(default)]
     pub action: String,
     /// The sequence number the page starts after (empty: from the first event); read
     /// with [`parse_event_seq`], anything else is refused with a 400 page.
-    #[serde(default)]
     pub after: String,
     /// The `after` of the pages before, comma-separated (for "Older").
-    #[serde(default)]
     pub back: String,
 }
 
@@ -63,8 +57,7 @@ impl EventsForm {
 
 /// `GET /console/events`.
 pub async fn list(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Query(form): Query<EventsForm>,
 ) -> Response {
     let after = match form.after.as_str() {
@@ -110,24 +103,17 @@ pub async fn list(
         Ok(page) => page,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
-    let body = html! { (picker) (table(&page)) (pager(&form, after, &page)) };
+    let body = html! { (picker) (events(&page)) (pager(&form, after, &page)) };
     page::ok("Audit events", &session, body)
 }
 
 /// The events of a page, or that none match.
-fn table(page: &EventPage) -> Markup {
+fn events(page: &EventPage) -> Markup {
     html! {
         @if page.events.is_empty() {
             p.muted #empty { "No events match these filters here." }
         } @else {
-            div.scroll { table #events {
-                thead { tr {
-                    th scope="col" { "#" } th scope="col" { "Time" } th scope="col" { "Actor" }
-                    th scope="col" { "Action" } th scope="col" { "Definition" }
-                    th scope="col" { "Versions" } th scope="col" { "Changed" }
-                    th scope="col" { "Proposal" }
-                } }
-                tbody { @for e in &page.events { tr {
+            (table("events", &["#", "Time", "Actor", "Action", "Definition", "Versions", "Changed", "Proposal"], html! { @for e in &page.events { tr {
                     td { (e.seq) }
                     td { (time(&e.time)) }
                     td.actor { (e.actor) }
@@ -144,8 +130,7 @@ fn table(page: &EventPage) -> Markup {
                             a href={ "/console/proposals/" (url_component(p)) } { (p) }
                         }
                     }
-                } } }
-            } }
+                } } }))
         }
     }
 }
@@ -155,7 +140,10 @@ fn pager(form: &EventsForm, after: u64, page: &EventPage) -> Markup {
     let filters = form.filters();
     let stack: Vec<&str> = form.back.split(',').filter(|s| parse_event_seq(s).is_some()).collect();
     let older = stack.split_last().map(|(previous, before)| {
-        format!("/console/events?{filters}&after={previous}&back={}", url_component(&before.join(",")))
+        format!(
+            "/console/events?{filters}&after={previous}&back={}",
+            url_component(&before.join(","))
+        )
     });
     let newer = (page.events.len() == PAGE as usize).then(|| {
         let after = after.to_string();

@@ -1,19 +1,18 @@
 //! A definition's history: every revision, and the difference between any two.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::Response;
+use maud::{Markup, html};
 use registry_api::Problem;
 use registry_store::ListQuery;
-use maud::{Markup, html};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::Console;
 use crate::diff::diff;
 use crate::html::url_component;
 use crate::kind::Kind;
 use crate::page;
-use crate::parts::{badge, filters, json_text, link, time};
+use crate::parts::{badge, filters, json_text, link, table, time};
 use crate::session::SignedIn;
 
 /// Most revisions listed.
@@ -21,6 +20,7 @@ pub const MAX_REVISIONS: usize = 500;
 
 /// The compare form's fields.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct HistoryForm {
     /// Older revision.
     pub from: Option<u64>,
@@ -32,8 +32,7 @@ pub struct HistoryForm {
 
 /// `GET /console/{agents|tools}/{id}/history`.
 pub async fn show<R: Kind>(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(form): Query<HistoryForm>,
 ) -> Response {
@@ -81,12 +80,7 @@ pub async fn show<R: Kind>(
             _ => p.error role="alert" { "Pick two versions from the lists." },
         }
         h2 { "Revisions" }
-        div.scroll { table #revisions {
-            thead { tr {
-                th scope="col" { "Version" } th scope="col" { "Updated" } th scope="col" { "By" }
-                th scope="col" { "Status" } th scope="col" { "Compare" }
-            } }
-            tbody { @for r in revisions.iter().rev() {
+        (table("revisions", &["Version", "Updated", "By", "Status", "Compare"], html! { @for r in revisions.iter().rev() {
                 @let v = r.version();
                 @let server = r.server();
                 tr {
@@ -100,8 +94,7 @@ pub async fn show<R: Kind>(
                         }
                     }
                 }
-            } }
-        } }
+            } }))
     };
     let title = format!("History of {} {id}", R::NOUN);
     page::ok(&title, &session, body)
@@ -116,18 +109,13 @@ fn changes<R: Kind>(a: &R, b: &R, from: u64, to: u64) -> Markup {
         @if changes.is_empty() {
             p.muted #diff { "No difference." }
         } @else {
-            div.scroll { table #diff {
-                thead { tr {
-                    th scope="col" { "Member" }
-                    th scope="col" { "Version " (from) }
-                    th scope="col" { "Version " (to) }
-                } }
-                tbody { @for c in &changes { tr {
+            (table("diff", &["Member".to_owned(), format!("Version {from}"), format!("Version {to}")], html! {
+                @for c in &changes { tr {
                     td { code { (c.path) } }
                     td.diff-before { (text(&c.before)) }
                     td.diff-after { (text(&c.after)) }
-                } } }
-            } }
+                } }
+            }))
         }
     }
 }

@@ -33,12 +33,18 @@ impl Kind for AgentDefinition {
     const PATH: &'static str = "agents";
     const NOUN: &'static str = "agent";
     const FIELDS: &'static [Field<Self>] = &[
-        Field { name: "description", label: "Description", multiline: true, read: |a| {
-            a.description.as_deref().unwrap_or_default()
-        } },
-        Field { name: "basePrompt", label: "Base prompt", multiline: true, read: |a| {
-            &a.base_prompt
-        } },
+        Field {
+            name: "description",
+            label: "Description",
+            multiline: true,
+            read: |a| a.description.as_deref().unwrap_or_default(),
+        },
+        Field {
+            name: "basePrompt",
+            label: "Base prompt",
+            multiline: true,
+            read: |a| &a.base_prompt,
+        },
     ];
     fn tags(&self) -> Option<&Tags> {
         self.tags.as_ref()
@@ -49,12 +55,18 @@ impl Kind for ToolDefinition {
     const PATH: &'static str = "tools";
     const NOUN: &'static str = "tool";
     const FIELDS: &'static [Field<Self>] = &[
-        Field { name: "displayName", label: "Display name", multiline: false, read: |t| {
-            &t.display_name
-        } },
-        Field { name: "description", label: "Description", multiline: true, read: |t| {
-            &t.description
-        } },
+        Field {
+            name: "displayName",
+            label: "Display name",
+            multiline: false,
+            read: |t| &t.display_name,
+        },
+        Field {
+            name: "description",
+            label: "Description",
+            multiline: true,
+            read: |t| &t.description,
+        },
     ];
     fn tags(&self) -> Option<&Tags> {
         self.tags.as_ref()

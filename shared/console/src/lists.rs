@@ -1,11 +1,11 @@
 //! The agents and tools lists: filters (name, tag, status, execution type), pages, and
 //! a tool's releases grouped under its name.
 
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::response::Response;
+use maud::{Markup, html};
 use registry_api::Problem;
 use registry_api::http::params::ListParams;
-use maud::{Markup, html};
 use registry_api::service::Resource as _;
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_store::ListQuery;
@@ -15,7 +15,7 @@ use crate::Console;
 use crate::html::url_component;
 use crate::kind::Kind;
 use crate::page;
-use crate::parts::{badge, filters, link, select, tags, tool_name, violations};
+use crate::parts::{badge, filters, link, select, table, tags, tool_name, violations};
 use crate::session::{Session, SignedIn};
 
 /// Rows on one page of a list.
@@ -26,24 +26,20 @@ pub const NAME_SCAN_LIMIT: usize = 1_000;
 
 /// The filter form's fields (empty ones are ignored).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ListForm {
     /// Part of the id, any case.
-    #[serde(default)]
     pub name: String,
     /// `key` or `key=value`.
-    #[serde(default)]
     pub tag: String,
     /// Lifecycle status.
-    #[serde(default)]
     pub status: String,
     /// Tools: `lambda`, `mcp` or `inline`.
-    #[serde(default, rename = "executionType")]
+    #[serde(rename = "executionType")]
     pub execution_type: String,
     /// The next page's cursor.
-    #[serde(default)]
     pub cursor: String,
     /// Rows per page (default [`PAGE_SIZE`]; the API's bounds).
-    #[serde(default)]
     pub limit: String,
 }
 
@@ -106,19 +102,14 @@ trait Listed: Kind + Sized {
 
 /// `GET /console/agents`.
 pub async fn agents(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Query(form): Query<ListForm>,
 ) -> Response {
     list::<AgentDefinition>(&console, &session, &form).await
 }
 
 /// `GET /console/tools`.
-pub async fn tools(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
-    Query(form): Query<ListForm>,
-) -> Response {
+pub async fn tools(SignedIn(console, session): SignedIn, Query(form): Query<ListForm>) -> Response {
     list::<ToolDefinition>(&console, &session, &form).await
 }
 
@@ -188,7 +179,8 @@ fn filter_form(path: &str, by_type: bool, form: &ListForm) -> Markup {
             (select("f-type", "executionType", "Execution type", &form.execution_type, &["", "lambda", "mcp", "inline"]))
         }
     };
-    let submit = html! { button type="submit" { "Filter" } " " a href={ "/console/" (path) } { "Clear" } };
+    let submit =
+        html! { button type="submit" { "Filter" } " " a href={ "/console/" (path) } { "Clear" } };
     filters(&format!("/console/{path}"), fields, submit)
 }
 
@@ -201,22 +193,15 @@ impl Listed for AgentDefinition {
             @if items.is_empty() {
                 p.muted #empty { "No agent matches these filters." }
             } @else {
-                div.scroll { table #agents {
-                    caption.muted { (items.len()) " agents" }
-                    thead { tr {
-                        th scope="col" { "Agent" } th scope="col" { "Description" }
-                        th scope="col" { "Status" } th scope="col" { "Tags" }
-                        th scope="col" { "Tools" } th scope="col" { "Version" }
-                    } }
-                    tbody { @for a in items { tr {
+                p.muted { (items.len()) " agents" }
+                (table("agents", &["Agent", "Description", "Status", "Tags", "Tools", "Version"], html! { @for a in items { tr {
                         td { (link("agents", &a.agent_id)) }
                         td { (a.description.as_deref().unwrap_or_default()) }
                         td { (badge(a.status().as_str())) }
                         td { (tags(a.tags.as_ref())) }
                         td { (a.tool_ids.len()) }
                         td { (a.version()) }
-                    } } }
-                } }
+                    } } }))
             }
         }
     }
@@ -241,15 +226,8 @@ impl Listed for ToolDefinition {
             @if items.is_empty() {
                 p.muted #empty { "No tool matches these filters." }
             } @else {
-                div.scroll { table #tools {
-                    caption.muted { (items.len()) " releases, grouped by tool name" }
-                    thead { tr {
-                        th scope="col" { "Release" } th scope="col" { "Display name" }
-                        th scope="col" { "Type" } th scope="col" { "Description" }
-                        th scope="col" { "Status" } th scope="col" { "Tags" }
-                        th scope="col" { "Version" }
-                    } }
-                    tbody { @for (group, t) in rows {
+                p.muted { (items.len()) " releases, grouped by tool name" }
+                (table("tools", &["Release", "Display name", "Type", "Description", "Status", "Tags", "Version"], html! { @for (group, t) in rows {
                         @if let Some(name) = group {
                             tr.group { th colspan="7" scope="rowgroup" { (name) } }
                         }
@@ -262,8 +240,7 @@ impl Listed for ToolDefinition {
                             td { (tags(t.tags.as_ref())) }
                             td { (t.version()) }
                         }
-                    } }
-                } }
+                    } }))
             }
         }
     }

@@ -118,3 +118,14 @@ pub fn json_text(value: &serde_json::Value) -> String {
         other => other.to_string(),
     }
 }
+
+/// A table that scrolls sideways in a narrow window: a header row of `headings`, then
+/// `rows`.
+pub fn table<S: AsRef<str>>(id: &str, headings: &[S], rows: Markup) -> Markup {
+    html! {
+        div.scroll { table id=(id) {
+            thead { tr { @for h in headings { th scope="col" { (h.as_ref()) } } } }
+            tbody { (rows) }
+        } }
+    }
+}

@@ -2,50 +2,45 @@
 //! (tools) the release check, and Approve / Reject for approvers who did not write it.
 //! The service decides who may approve; the buttons only follow its rule.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::{IntoResponse, Redirect, Response};
+use http::StatusCode;
+use maud::{Markup, html};
 use registry_api::Problem;
+use registry_api::ProposalView;
 use registry_api::auth::same_principal;
 use registry_api::service::can_approve;
-use registry_api::ProposalView;
 use registry_core::Kind;
 use registry_store::{PatchOp, ProposalQuery, ProposalState};
 use serde::Deserialize;
-use maud::{Markup, html};
-use http::StatusCode;
 
 use crate::Console;
 use crate::html::url_component;
 use crate::page::{self, problem_box};
-use crate::parts::{badge, csrf_field, filters, link, pre_json, select, time, violations};
+use crate::parts::{badge, csrf_field, filters, link, pre_json, select, table, time, violations};
 use crate::posted::Posted;
 use crate::session::{Session, SignedIn};
 
 /// The list's query.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ListForm {
     /// A state (`open` when absent; "" is any).
-    #[serde(default)]
     pub state: Option<String>,
     /// The last proposal id of the previous page.
-    #[serde(default)]
     pub cursor: Option<String>,
 }
 
 /// The proposal page's query: what was just done to it.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ShowForm {
     /// `approved` or `rejected`.
-    #[serde(default)]
     pub done: String,
 }
 
 /// `GET /console/proposals`.
-pub async fn list(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
-    Query(form): Query<ListForm>,
-) -> Response {
+pub async fn list(SignedIn(console, session): SignedIn, Query(form): Query<ListForm>) -> Response {
     let state = form.state.as_deref().unwrap_or("open");
     let mut names = vec![""];
     names.extend(ProposalState::ALL.iter().map(|s| s.as_str()));
@@ -67,21 +62,14 @@ pub async fn list(
         @if page.items.is_empty() {
             p.muted #empty { "No proposal in this state." }
         } @else {
-            div.scroll { table #proposals {
-                thead { tr {
-                    th scope="col" { "Proposal" } th scope="col" { "Changes" }
-                    th scope="col" { "Author" } th scope="col" { "Created" }
-                    th scope="col" { "State" } th scope="col" { "Approvals" }
-                } }
-                tbody { @for p in &page.items { tr {
+            (table("proposals", &["Proposal", "Changes", "Author", "Created", "State", "Approvals"], html! { @for p in &page.items { tr {
                     td { a href={ "/console/proposals/" (url_component(&p.id)) } { (p.id) } }
                     td { (p.kind.as_str()) " " (link(kind_path(p.kind), &p.definition_id)) }
                     td { (p.author) }
                     td { (time(&p.created_at)) }
                     td { (badge(p.state.as_str())) }
                     td { (p.approvals.len()) " of " (p.required_approvals) }
-                } } }
-            } }
+                } } }))
         }
         @if let Some(next) = &page.next_cursor {
             p { a #next href={ "/console/proposals?state=" (url_component(state)) "&cursor=" (url_component(next)) } { "Next page" } }
@@ -100,8 +88,7 @@ fn kind_path(kind: Kind) -> &'static str {
 
 /// `GET /console/proposals/{id}`.
 pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(form): Query<ShowForm>,
 ) -> Response {
@@ -113,21 +100,15 @@ pub async fn show(
 
 /// `POST /console/proposals/{id}/approve`: approves as the signed-in principal; the
 /// service refuses the author and roles below approver.
-pub async fn approve(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn approve(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let answer = console.api.registry.approve(&form.session.principal, &id).await;
     after(&console, &form.session, &id, answer.map(|_| "approved")).await
 }
 
 /// `POST /console/proposals/{id}/reject`: rejects with the reason given.
-pub async fn reject(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn reject(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let reason = form.field("reason");
     let answer = console.api.registry.reject(&form.session.principal, &id, Some(reason)).await;
     after(&console, &form.session, &id, answer.map(|_| "rejected")).await
@@ -245,9 +226,7 @@ fn diff(ops: Option<&[PatchOp]>) -> Markup {
         h2 { "Changes" }
         @match ops.filter(|d| !d.is_empty()) {
             None => p.muted { "No changes from the base version." },
-            Some(ops) => div.scroll { table #diff {
-                thead { tr { th scope="col" { "Operation" } th scope="col" { "Path" } th scope="col" { "Value" } } }
-                tbody { @for op in ops {
+            Some(ops) => (table("diff", &["Operation", "Path", "Value"], html! { @for op in ops {
                     @let (name, path, value) = match op {
                         PatchOp::Add { path, value } => ("add", path, Some(value)),
                         PatchOp::Remove { path } => ("remove", path, None),
@@ -258,8 +237,7 @@ fn diff(ops: Option<&[PatchOp]>) -> Markup {
                         td { code { (path) } }
                         td { code { (value.map(crate::parts::json_text).unwrap_or_default()) } }
                     }
-                } }
-            } },
+                } })),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Resolve as a user: a form for the caller's context, the tools granted and left out
 //! with the rule that decided each, and the full trace on demand.
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::Response;
 use maud::{Markup, html};
 use registry_api::Problem;
@@ -13,13 +13,12 @@ use crate::Console;
 use crate::context::ContextForm;
 use crate::html::url_component;
 use crate::page::{self, problem_box};
-use crate::parts::{badge, link, pre_json, wire};
+use crate::parts::{badge, link, pre_json, table, wire};
 use crate::session::SignedIn;
 
 /// `GET /console/agents/{id}/resolve`.
 pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(form): Query<ContextForm>,
 ) -> Response {
@@ -63,7 +62,9 @@ async fn granted(console: &Console, resolution: &Resolution) -> Markup {
     let (granted, left): (Vec<&ToolTrace>, Vec<&ToolTrace>) =
         trace.tools.iter().partition(|t| t.outcome == ToolOutcome::Included);
     let mut tables = Vec::new();
-    for (heading, table_id, rows) in [("Granted tools", "granted", granted), ("Left out", "left-out", left)] {
+    for (heading, table_id, rows) in
+        [("Granted tools", "granted", granted), ("Left out", "left-out", left)]
+    {
         let mut decided = Vec::with_capacity(rows.len());
         for t in rows {
             let tool = console.api.registry.get::<ToolDefinition>(&t.tool_id).await;
@@ -84,16 +85,11 @@ async fn granted(console: &Console, resolution: &Resolution) -> Markup {
             @if rows.is_empty() {
                 p.muted id=(table_id) { "None." }
             } @else {
-                div.scroll { table id=(table_id) {
-                    thead { tr {
-                        th scope="col" { "Tool" } th scope="col" { "Outcome" } th scope="col" { "Deciding rule" }
-                    } }
-                    tbody { @for (t, why) in rows { tr {
+                (table(table_id, &["Tool", "Outcome", "Deciding rule"], html! { @for (t, why) in rows { tr {
                         td { (link("tools", &t.tool_id)) }
                         td { (badge(&wire(&t.outcome))) }
                         td.rule { (why) }
-                    } } }
-                } }
+                    } } }))
             }
         }
         @if !left_out.is_empty() {

@@ -15,10 +15,10 @@ use crate::posted::Posted;
 use crate::session::{self, COOKIE};
 
 /// The sign-in form's fields.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct SignInForm {
     /// A registry token (as for `Authorization: Bearer`).
-    #[serde(default)]
     pub token: String,
 }
 
@@ -108,8 +108,8 @@ fn refused() -> Response {
 }
 
 /// `POST /console/sign-out`: ends the session.
-pub async fn sign_out(State(console): State<Console>, form: Posted) -> Response {
-    console.sessions.end(&form.session.id);
+pub async fn sign_out(form: Posted) -> Response {
+    form.console.sessions.end(&form.session.id);
     let mut response = Redirect::to("/console/sign-in").into_response();
     if let Ok(v) = HeaderValue::from_str(&session::clear_cookie()) {
         response.headers_mut().insert(header::SET_COOKIE, v);

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::Response;
 use maud::{Markup, html};
 use registry_api::Problem;
@@ -16,14 +16,14 @@ use crate::detail::{
 };
 use crate::html::url_component;
 use crate::page;
-use crate::parts::{filters, pre_json, select, tool_name, wire, yes_no};
+use crate::parts::{filters, pre_json, select, table, tool_name, wire, yes_no};
 use crate::session::{Session, SignedIn};
 
 /// The tool page's query: a provider format to compile the schema to.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ToolForm {
     /// `json-schema`, `bedrock`, `openai`, `anthropic` or `mcp`.
-    #[serde(default)]
     pub format: String,
 }
 
@@ -43,8 +43,7 @@ pub(crate) async fn read(
 
 /// `GET /console/tools/{id}`.
 pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(form): Query<ToolForm>,
 ) -> Response {
@@ -106,18 +105,14 @@ fn schema(
                 @if f.parameters.is_empty() {
                     p.muted { "No parameters." }
                 } @else {
-                    div.scroll { table.schema {
-                        thead { tr {
-                            th scope="col" { "Parameter" } th scope="col" { "Type" }
-                            th scope="col" { "Required" } th scope="col" { "Description" }
-                        } }
-                        tbody { @for (name, p) in &f.parameters { tr {
+                    (table(&format!("parameters-{}", f.name), &["Parameter", "Type", "Required", "Description"], html! {
+                        @for (name, p) in &f.parameters { tr {
                             td { code { (name) } }
                             td { code { (type_text(p)) } }
                             td { (yes_no(p.is_required())) }
                             td { (p.description) }
-                        } } }
-                    } }
+                        } }
+                    }))
                 }
             },
         }
@@ -171,18 +166,12 @@ async fn compiled(console: &Console, id: &str, format: &str) -> Markup {
                 @if compiled.report.is_empty() {
                     p #compat { "Lossless: " (format.as_str()) " expresses every type." }
                 } @else {
-                    div.scroll { table #compat {
-                        thead { tr {
-                            th scope="col" { "Where" } th scope="col" { "Cannot express" }
-                            th scope="col" { "Mapped as" } th scope="col" { "Blocking" }
-                        } }
-                        tbody { @for issue in &compiled.report { tr {
+                    (table("compat", &["Where", "Cannot express", "Mapped as", "Blocking"], html! { @for issue in &compiled.report { tr {
                             td { code { (issue.path) } }
                             td { (issue.issue) }
                             td { (issue.mapping) }
                             td { (yes_no(issue.blocking)) }
-                        } } }
-                    } }
+                        } } }))
                 }
                 (pre_json(&compiled.schema))
             },
