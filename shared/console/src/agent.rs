@@ -33,7 +33,7 @@ pub async fn show(SignedIn(console, session): SignedIn, Path(id): Path<String>) 
     ];
     let body = html! {
         (actions(&session, &agent))
-        (props(&agent, fields))
+        (props(&agent, fields, agent.tags.as_ref()))
         h2 { "Base prompt" }
         pre.prompt { (agent.base_prompt) }
         h2 { "Tools" }

@@ -18,7 +18,8 @@ use crate::context::ContextForm;
 use crate::html::url_component;
 use crate::page;
 use crate::parts::{
-    badge, csrf_field, filters, link, pre_json, select, table, text_field, wire, yes_no,
+    Control, badge, csrf_field, field, filters, link, pre_json, select, table, text_field, wire,
+    yes_no,
 };
 use crate::posted::Posted;
 use crate::session::{Session, SignedIn};
@@ -76,7 +77,7 @@ pub async fn form(
 pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
     let console = &form.console;
     let session = &form.session;
-    let tool = match crate::tool::read(&console, session, &id).await {
+    let tool = match crate::tool::read(console, session, &id).await {
         Ok(tool) => tool,
         Err(page) => return page,
     };
@@ -229,20 +230,29 @@ fn render(
     let caller: ContextForm =
         serde_json::to_value(fields).and_then(serde_json::from_value).unwrap_or_default();
     let params = params_of(tool, chosen);
+    let agent = "Agent id (optional: the agent making the call)";
+    let session_id = "Session id (optional, needs the agent id: counts against its budgets)";
     let extra = html! {
-        (text_field("agentId", "Agent id (optional: the agent making the call)", value("agentId")))
-        (text_field("sessionId", "Session id (optional, needs the agent id: counts against its budgets)", value("sessionId")))
+        (text_field("agentId", agent, value("agentId")))
+        (text_field("sessionId", session_id, value("sessionId")))
     };
+    let picker = filters(
+        &action,
+        select("function", "function", "Function", chosen, &names),
+        html! { button type="submit" { "Pick" } },
+    );
     let context_error = errors.get(CONTEXT).map(|m| m.join("; "));
     html! {
         p { (link("tools", &tool.tool_id)) }
-        (filters(&action, select("function", "function", "Function", chosen, &names), html! { button type="submit" { "Pick" } }))
+        (picker)
         form method="post" #authorize-form novalidate action=(action) {
             (csrf_field(session))
             input type="hidden" name="function" value=(chosen);
             h2 { "Arguments of " code { (chosen) } }
             @if params.is_empty() { p.muted { "No parameters." } }
-            @for p in &params { (argument(p, value(&format!("arg.{}", p.name)), errors.get(&p.name))) }
+            @for p in &params {
+                (argument(p, value(&format!("arg.{}", p.name)), errors.get(&p.name)))
+            }
             h2 { "Caller" }
             (caller.fields(extra, context_error.as_deref()))
             button type="submit" #authorize { "Authorize" }
@@ -252,28 +262,22 @@ fn render(
 
 /// One argument's labelled input, typed by its parameter, with its errors.
 fn argument(p: &Param, value: &str, messages: Option<&Vec<String>>) -> Markup {
-    let name = format!("arg.{}", p.name);
     let dom_id = format!("arg-{}", p.name);
-    let error_id = messages.map(|_| format!("error-{dom_id}"));
-    let invalid = messages.map(|_| "true");
-    html! {
-        div.field {
-            label for=(dom_id) {
-                code { (p.name) } " (" (p.input.label()) @if p.required { ", required" } ")"
-                @if !p.description.is_empty() { " " span.muted { (p.description) } }
-            }
-            @match p.input {
-                Input::Json => textarea id=(dom_id) name=(name) aria-invalid=[invalid] aria-describedby=[&error_id] { (value) },
-                Input::Boolean => input type="checkbox" id=(dom_id) name=(name) checked[!value.is_empty()] aria-invalid=[invalid] aria-describedby=[&error_id];,
-                Input::Number => input id=(dom_id) name=(name) type="text" inputmode="decimal" aria-invalid=[invalid] aria-describedby=[&error_id] value=(value);,
-                Input::Integer => input id=(dom_id) name=(name) type="text" inputmode="numeric" aria-invalid=[invalid] aria-describedby=[&error_id] value=(value);,
-                Input::Text => input id=(dom_id) name=(name) type="text" aria-invalid=[invalid] aria-describedby=[&error_id] value=(value);,
-            }
-            @if let (Some(messages), Some(error_id)) = (messages, &error_id) {
-                p.field-error id=(error_id) { code { (p.name) } " " (messages.join("; ")) }
-            }
-        }
-    }
+    let error_id = format!("error-{dom_id}");
+    let label = html! {
+        code { (p.name) } " (" (p.input.label()) @if p.required { ", required" } ")"
+        @if !p.description.is_empty() { " " span.muted { (p.description) } }
+    };
+    let control = match p.input {
+        Input::Json => Control::TextArea,
+        Input::Boolean => Control::Checkbox,
+        Input::Number => Control::Text(Some("decimal")),
+        Input::Integer => Control::Text(Some("numeric")),
+        Input::Text => Control::Text(None),
+    };
+    let error =
+        messages.map(|m| (error_id.as_str(), html! { code { (p.name) } " " (m.join("; ")) }));
+    field((&dom_id, &format!("arg.{}", p.name)), label, control, value, error)
 }
 
 /// The description of the rule `rule_id` of `tool` (call rules first), or "".
@@ -321,7 +325,8 @@ fn decision(tool: &ToolDefinition, a: &Authorization) -> Markup {
                 }
             }
             @if let Some(limit) = &a.limit {
-                dt { "Limit" } dd #limit { code { (limit) } " " (a.message.as_deref().unwrap_or_default()) }
+                dt { "Limit" }
+                dd #limit { code { (limit) } " " (a.message.as_deref().unwrap_or_default()) }
             }
             dt { "Version" } dd { (a.version) }
             dt { "Decision id" } dd { code { (a.decision_id) } }
@@ -346,7 +351,10 @@ fn decision(tool: &ToolDefinition, a: &Authorization) -> Markup {
 /// Each rule's result as a table.
 fn rule_results(table_id: &str, rows: &[RuleOutcome]) -> Markup {
     html! {
-        (table(table_id, &["#", "Id", "Effect", "Mode", "Result", "Decided"], html! { @for r in rows { tr {
+        (table(
+            table_id,
+            &["#", "Id", "Effect", "Mode", "Result", "Decided"],
+            html! { @for r in rows { tr {
                 td { (r.rule_index) }
                 td { code { (r.rule_id.as_deref().unwrap_or_default()) } }
                 td { (wire(&r.effect)) }

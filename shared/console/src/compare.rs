@@ -62,7 +62,10 @@ pub async fn show(
                     "the smallest version bump allowed is " strong { (c.required_bump) } "."
                 }
                 @if !c.changes.is_empty() {
-                    (table("changes", &["Where", "Kind", "What"], html! { @for change in &c.changes { tr {
+                    (table(
+                        "changes",
+                        &["Where", "Kind", "What"],
+                        html! { @for change in &c.changes { tr {
                             td { code { (change.path) } }
                             td { (badge(&wire(&change.kind))) }
                             td { (change.message) }

@@ -5,7 +5,7 @@ use maud::{Markup, html};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::parts::text_field;
+use crate::parts::{Control, field, text_field};
 
 /// The form's fields: the request context, member by member.
 #[derive(Debug, Default, Deserialize)]
@@ -88,31 +88,39 @@ impl ContextForm {
     /// The fields in two columns, `extra` before the custom data, which carries
     /// `error` (what is wrong with the context) when there is one.
     pub fn fields(&self, extra: Markup, error: Option<&str>) -> Markup {
-        let error_id = error.map(|_| "error-customData");
         html! {
             div.cols {
                 div {
                     (text_field("userId", "User id (user.userId)", &self.user_id))
                     div.field {
                         label for="userType" { "User type (user.userType)" }
-                        input type="text" id="userType" name="userType" list="user-types" value=(self.user_type);
+                        input type="text" id="userType" name="userType" list="user-types"
+                            value=(self.user_type);
                         datalist #user-types {
-                            option value="internal-user"; option value="external-user"; option value="blocked-user";
+                            @for t in ["internal-user", "external-user", "blocked-user"] {
+                                option value=(t);
+                            }
                         }
                     }
                     (text_field("email", "Email (user.email)", &self.email))
                     (text_field("roles", "Roles (user.roles, comma-separated)", &self.roles))
                     (text_field("accountId", "Account id (account.accountId)", &self.account_id))
-                    (text_field("accountType", "Account type (account.accountType)", &self.account_type))
+                    (text_field(
+                        "accountType",
+                        "Account type (account.accountType)",
+                        &self.account_type,
+                    ))
                     (text_field("region", "Region (request.region)", &self.region))
                 }
                 div {
                     (extra)
-                    div.field {
-                        label for="customData" { "Custom data (customData, a JSON object)" }
-                        textarea id="customData" name="customData" aria-invalid=[error_id.map(|_| "true")] aria-describedby=[error_id] { (self.custom_data) }
-                        @if let (Some(e), Some(id)) = (error, error_id) { p.field-error id=(id) { (e) } }
-                    }
+                    (field(
+                        ("customData", "customData"),
+                        html! { "Custom data (customData, a JSON object)" },
+                        Control::TextArea,
+                        &self.custom_data,
+                        error.map(|e| ("error-customData", html! { (e) })),
+                    ))
                 }
             }
         }
@@ -135,8 +143,11 @@ mod tests {
         let ctx = form.context().unwrap_or_default();
         assert_eq!(
             ctx,
-            json!({"user": {"userId": "u-1", "roles": ["a", "b"]}, "request": {"region": "eu-west-1"},
-                   "customData": {"tier": "premium"}})
+            json!({
+                "user": {"userId": "u-1", "roles": ["a", "b"]},
+                "request": {"region": "eu-west-1"},
+                "customData": {"tier": "premium"}
+            })
         );
         let list = ContextForm { custom_data: "[1]".into(), ..ContextForm::default() };
         assert!(matches!(list.context(), Err(CustomDataError::NotAnObject)));

@@ -5,7 +5,7 @@ use maud::{Markup, html};
 use registry_api::Role;
 use registry_api::http::params::ListParams;
 use registry_api::service::Resource;
-use registry_core::{AccessRule, LifecycleStatus, ToolDefinition};
+use registry_core::{AccessRule, LifecycleStatus, Tags, ToolDefinition};
 use serde::Serialize;
 
 use crate::Console;
@@ -19,7 +19,7 @@ use crate::session::Session;
 pub type Prop = (&'static str, &'static str, Option<String>);
 
 /// A definition list: the properties set, then status, version, who and when, tags.
-pub fn props<R: Kind>(definition: &R, fields: Vec<Prop>) -> Markup {
+pub fn props<R: Kind>(definition: &R, fields: Vec<Prop>, tag_list: Option<&Tags>) -> Markup {
     let server = definition.server();
     let who = [
         ("Created", server.created_at.as_ref().map(time)),
@@ -27,7 +27,7 @@ pub fn props<R: Kind>(definition: &R, fields: Vec<Prop>) -> Markup {
         ("Updated", server.updated_at.as_ref().map(time)),
         ("Updated by", server.last_modified_by.clone()),
     ];
-    let tag_list = definition.tags().filter(|t| !t.is_empty());
+    let tag_list = tag_list.filter(|t| !t.is_empty());
     html! {
         dl.props {
             @for (label, key, value) in fields {
@@ -179,7 +179,9 @@ pub fn actions<R: Kind>(session: &Session, definition: &R) -> Markup {
     html! {
         div.actions {
             a #history-link href={ (base) "/history" } { "History" }
-            @if R::PATH == "agents" { a #resolve-link href={ (base) "/resolve" } { "Resolve as a user" } }
+            @if R::PATH == "agents" {
+                a #resolve-link href={ (base) "/resolve" } { "Resolve as a user" }
+            }
             @if session.principal.has(Role::Editor) {
                 a #edit-link href={ (base) "/edit" } { "Edit" }
                 @if let Some((status, label)) = toggle {

@@ -8,16 +8,16 @@ use std::collections::HashMap;
 use axum::extract::Path;
 use axum::response::{IntoResponse, Redirect, Response};
 use http::StatusCode;
-use maud::html;
+use maud::{Markup, html};
 use registry_api::http::Code;
 use registry_api::service::{Outcome, Precondition};
 use registry_api::{Problem, Role};
 use serde_json::{Map, Value, json};
 
 use crate::html::url_component;
-use crate::kind::Kind;
+use crate::kind::{Field, Kind};
 use crate::page;
-use crate::parts::{csrf_field, error_box, link};
+use crate::parts::{Control, csrf_field, error_box, field, link};
 use crate::posted::Posted;
 use crate::session::{Session, SignedIn};
 
@@ -136,6 +136,14 @@ fn conflict_detail(mut problem: Problem, version: u64) -> Problem {
     problem
 }
 
+/// The input of field `f` holding `value`, with the service's `messages` about it.
+fn edit_field<R: Kind>(f: &Field<R>, value: &str, messages: Option<&Vec<&str>>) -> Markup {
+    let error_id = format!("error-{}", f.name);
+    let error = messages.map(|m| (error_id.as_str(), html! { (m.join("; ")) }));
+    let control = if f.multiline { Control::TextArea } else { Control::Text(None) };
+    field((&format!("field-{}", f.name), f.name), html! { (f.label) }, control, value, error)
+}
+
 fn render<R: Kind>(
     session: &Session,
     id: &str,
@@ -182,20 +190,7 @@ fn render<R: Kind>(
             input type="hidden" name="version" value=(version);
             @for f in R::FIELDS {
                 @let value = values.get(f.name).map(String::as_str).unwrap_or_default();
-                @let errors = by_field.get(f.name);
-                @let dom_id = format!("field-{}", f.name);
-                @let error_id = errors.map(|_| format!("error-{}", f.name));
-                div.field {
-                    label for=(dom_id) { (f.label) }
-                    @if f.multiline {
-                        textarea id=(dom_id) name=(f.name) aria-invalid=[errors.map(|_| "true")] aria-describedby=[&error_id] { (value) }
-                    } @else {
-                        input type="text" id=(dom_id) name=(f.name) aria-invalid=[errors.map(|_| "true")] aria-describedby=[&error_id] value=(value);
-                    }
-                    @if let (Some(messages), Some(error_id)) = (errors, &error_id) {
-                        p.field-error id=(error_id) { (messages.join("; ")) }
-                    }
-                }
+                (edit_field(f, value, by_field.get(f.name)))
             }
             div.actions {
                 button type="submit" #save { "Save" }

@@ -14,7 +14,7 @@ use registry_store::EventPage;
 
 use crate::html::url_component;
 use crate::page;
-use crate::parts::{filters, link, select, table, text_field, time};
+use crate::parts::{filters, kind_path, link, select, table, text_field, time};
 use crate::session::SignedIn;
 
 /// Events per page.
@@ -113,12 +113,15 @@ fn events(page: &EventPage) -> Markup {
         @if page.events.is_empty() {
             p.muted #empty { "No events match these filters here." }
         } @else {
-            (table("events", &["#", "Time", "Actor", "Action", "Definition", "Versions", "Changed", "Proposal"], html! { @for e in &page.events { tr {
+            (table(
+                "events",
+                &["#", "Time", "Actor", "Action", "Definition", "Versions", "Changed", "Proposal"],
+                html! { @for e in &page.events { tr {
                     td { (e.seq) }
                     td { (time(&e.time)) }
                     td.actor { (e.actor) }
                     td.action { (e.action.as_str()) }
-                    td { (e.kind.as_str()) " " (link(if e.kind == Kind::Agent { "agents" } else { "tools" }, &e.id)) }
+                    td { (e.kind.as_str()) " " (link(kind_path(e.kind), &e.id)) }
                     td {
                         @if let Some(b) = e.version_before { (b) }
                         " \u{2192} "

@@ -68,7 +68,9 @@ pub async fn show<R: Kind>(
     let body = html! {
         @if let Some(saved) = form.saved {
             div.notice role="status" #saved {
-                @if form.from == Some(saved) { "Nothing changed: the form matched version " (saved) "." }
+                @if form.from == Some(saved) {
+                    "Nothing changed: the form matched version " (saved) "."
+                }
                 @else { "Saved as version " (saved) "." }
             }
         }
@@ -80,7 +82,10 @@ pub async fn show<R: Kind>(
             _ => p.error role="alert" { "Pick two versions from the lists." },
         }
         h2 { "Revisions" }
-        (table("revisions", &["Version", "Updated", "By", "Status", "Compare"], html! { @for r in revisions.iter().rev() {
+        (table(
+            "revisions",
+            &["Version", "Updated", "By", "Status", "Compare"],
+            html! { @for r in revisions.iter().rev() {
                 @let v = r.version();
                 @let server = r.server();
                 tr {
@@ -90,7 +95,9 @@ pub async fn show<R: Kind>(
                     td { (badge(r.status().as_str())) }
                     td {
                         @if v > 1 {
-                            a href={ (base) "/history?from=" (v - 1) "&to=" (v) } { "with version " (v - 1) }
+                            a href={ (base) "/history?from=" (v - 1) "&to=" (v) } {
+                                "with version " (v - 1)
+                            }
                         }
                     }
                 }
@@ -109,7 +116,10 @@ fn changes<R: Kind>(a: &R, b: &R, from: u64, to: u64) -> Markup {
         @if changes.is_empty() {
             p.muted #diff { "No difference." }
         } @else {
-            (table("diff", &["Member".to_owned(), format!("Version {from}"), format!("Version {to}")], html! {
+            (table(
+                "diff",
+                &["Member".to_owned(), format!("Version {from}"), format!("Version {to}")],
+                html! {
                 @for c in &changes { tr {
                     td { code { (c.path) } }
                     td.diff-before { (text(&c.before)) }

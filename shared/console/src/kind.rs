@@ -1,8 +1,8 @@
-//! What the console needs to know about each kind of definition: its path, its name,
-//! its tags and the fields its edit form offers.
+//! What the console needs to know about each kind of definition: its path, its name
+//! and the fields its edit form offers.
 
 use registry_api::service::Resource;
-use registry_core::{AgentDefinition, Tags, ToolDefinition};
+use registry_core::{AgentDefinition, ToolDefinition};
 
 /// A field of an edit form: JSON name, label, whether it is a multi-line text, and how
 /// to read it from the definition.
@@ -17,6 +17,18 @@ pub struct Field<R: 'static> {
     pub read: fn(&R) -> &str,
 }
 
+impl<R> Field<R> {
+    /// A one-line field.
+    const fn line(name: &'static str, label: &'static str, read: fn(&R) -> &str) -> Self {
+        Self { name, label, multiline: false, read }
+    }
+
+    /// A multi-line field.
+    const fn text(name: &'static str, label: &'static str, read: fn(&R) -> &str) -> Self {
+        Self { name, label, multiline: true, read }
+    }
+}
+
 /// An agent or a tool, as the console shows it.
 pub trait Kind: Resource + 'static {
     /// Path segment: `agents` or `tools`.
@@ -25,50 +37,22 @@ pub trait Kind: Resource + 'static {
     const NOUN: &'static str;
     /// Fields the edit form changes (a JSON Merge Patch of these members).
     const FIELDS: &'static [Field<Self>];
-    /// The definition's tags.
-    fn tags(&self) -> Option<&Tags>;
 }
 
 impl Kind for AgentDefinition {
     const PATH: &'static str = "agents";
     const NOUN: &'static str = "agent";
     const FIELDS: &'static [Field<Self>] = &[
-        Field {
-            name: "description",
-            label: "Description",
-            multiline: true,
-            read: |a| a.description.as_deref().unwrap_or_default(),
-        },
-        Field {
-            name: "basePrompt",
-            label: "Base prompt",
-            multiline: true,
-            read: |a| &a.base_prompt,
-        },
+        Field::text("description", "Description", |a| a.description.as_deref().unwrap_or_default()),
+        Field::text("basePrompt", "Base prompt", |a| &a.base_prompt),
     ];
-    fn tags(&self) -> Option<&Tags> {
-        self.tags.as_ref()
-    }
 }
 
 impl Kind for ToolDefinition {
     const PATH: &'static str = "tools";
     const NOUN: &'static str = "tool";
     const FIELDS: &'static [Field<Self>] = &[
-        Field {
-            name: "displayName",
-            label: "Display name",
-            multiline: false,
-            read: |t| &t.display_name,
-        },
-        Field {
-            name: "description",
-            label: "Description",
-            multiline: true,
-            read: |t| &t.description,
-        },
+        Field::line("displayName", "Display name", |t| &t.display_name),
+        Field::text("description", "Description", |t| &t.description),
     ];
-    fn tags(&self) -> Option<&Tags> {
-        self.tags.as_ref()
-    }
 }

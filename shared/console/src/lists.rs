@@ -15,7 +15,7 @@ use crate::Console;
 use crate::html::url_component;
 use crate::kind::Kind;
 use crate::page;
-use crate::parts::{badge, filters, link, select, table, tags, tool_name, violations};
+use crate::parts::{badge, error_box, filters, link, select, table, tags, tool_name};
 use crate::session::{Session, SignedIn};
 
 /// Rows on one page of a list.
@@ -23,6 +23,11 @@ pub const PAGE_SIZE: u32 = 25;
 /// Most definitions a name search reads for one page (it filters ids in the console:
 /// the store has no substring index).
 pub const NAME_SCAN_LIMIT: usize = 1_000;
+
+/// The statuses the filter offers ("" is any).
+const STATUSES: [&str; 5] = ["", "active", "deprecated", "disabled", "retired"];
+/// The execution types the filter offers ("" is any).
+const TYPES: [&str; 4] = ["", "lambda", "mcp", "inline"];
 
 /// The filter form's fields (empty ones are ignored).
 #[derive(Debug, Default, Deserialize)]
@@ -96,8 +101,12 @@ trait Listed: Kind + Sized {
     const TITLE: &'static str;
     /// Whether the list filters by execution type (tools).
     const BY_TYPE: bool;
-    /// One page of matches as a table.
-    fn table(items: &[Self]) -> Markup;
+    /// What a number of rows is a number of, and how they are ordered.
+    const COUNTED: &'static str;
+    /// The table's columns.
+    const HEADINGS: &'static [&'static str];
+    /// One page of matches as table rows.
+    fn rows(items: &[Self]) -> Markup;
 }
 
 /// `GET /console/agents`.
@@ -120,16 +129,23 @@ async fn list<R: Listed>(console: &Console, session: &Session, form: &ListForm) 
         (filter_form(path, R::BY_TYPE, form))
         @match &found {
             Ok(found) => {
-                (R::table(&found.items))
+                @if found.items.is_empty() {
+                    p.muted #empty { "No " (R::NOUN) " matches these filters." }
+                } @else {
+                    p.muted { (found.items.len()) " " (R::COUNTED) }
+                    (table(R::PATH, R::HEADINGS, R::rows(&found.items)))
+                }
                 nav.pager aria-label="Pages" {
                     @if !form.cursor.is_empty() { a href={ "/console/" (path) } { "First page" } }
                     @if let Some(next) = &found.next_cursor {
-                        a rel="next" href={ "/console/" (path) "?" (form.with_cursor(next)) } { "Next page" }
+                        a rel="next" href={ "/console/" (path) "?" (form.with_cursor(next)) } {
+                            "Next page"
+                        }
                     }
                 }
             }
             Err(problem) => {
-                div.error role="alert" { p { "These filters are not valid:" } (violations(&problem.errors)) }
+                (error_box(None, "These filters are not valid:", &problem.errors))
             }
         }
     };
@@ -168,15 +184,16 @@ fn filter_form(path: &str, by_type: bool, form: &ListForm) -> Markup {
     let fields = html! {
         div {
             label for="f-name" { "Name" }
-            input type="search" id="f-name" name="name" placeholder="part of the id" value=(form.name);
+            input type="search" id="f-name" name="name" placeholder="part of the id"
+                value=(form.name);
         }
         div {
             label for="f-tag" { "Tag" }
             input type="text" id="f-tag" name="tag" placeholder="key or key=value" value=(form.tag);
         }
-        (select("f-status", "status", "Status", &form.status, &["", "active", "deprecated", "disabled", "retired"]))
+        (select("f-status", "status", "Status", &form.status, &STATUSES))
         @if by_type {
-            (select("f-type", "executionType", "Execution type", &form.execution_type, &["", "lambda", "mcp", "inline"]))
+            (select("f-type", "executionType", "Execution type", &form.execution_type, &TYPES))
         }
     };
     let submit =
@@ -187,22 +204,20 @@ fn filter_form(path: &str, by_type: bool, form: &ListForm) -> Markup {
 impl Listed for AgentDefinition {
     const TITLE: &'static str = "Agents";
     const BY_TYPE: bool = false;
+    const COUNTED: &'static str = "agents";
+    const HEADINGS: &'static [&'static str] =
+        &["Agent", "Description", "Status", "Tags", "Tools", "Version"];
 
-    fn table(items: &[Self]) -> Markup {
+    fn rows(items: &[Self]) -> Markup {
         html! {
-            @if items.is_empty() {
-                p.muted #empty { "No agent matches these filters." }
-            } @else {
-                p.muted { (items.len()) " agents" }
-                (table("agents", &["Agent", "Description", "Status", "Tags", "Tools", "Version"], html! { @for a in items { tr {
-                        td { (link("agents", &a.agent_id)) }
-                        td { (a.description.as_deref().unwrap_or_default()) }
-                        td { (badge(a.status().as_str())) }
-                        td { (tags(a.tags.as_ref())) }
-                        td { (a.tool_ids.len()) }
-                        td { (a.version()) }
-                    } } }))
-            }
+            @for a in items { tr {
+                td { (link("agents", &a.agent_id)) }
+                td { (a.description.as_deref().unwrap_or_default()) }
+                td { (badge(a.status().as_str())) }
+                td { (tags(a.tags.as_ref())) }
+                td { (a.tool_ids.len()) }
+                td { (a.version()) }
+            } }
         }
     }
 }
@@ -210,8 +225,11 @@ impl Listed for AgentDefinition {
 impl Listed for ToolDefinition {
     const TITLE: &'static str = "Tools";
     const BY_TYPE: bool = true;
+    const COUNTED: &'static str = "releases, grouped by tool name";
+    const HEADINGS: &'static [&'static str] =
+        &["Release", "Display name", "Type", "Description", "Status", "Tags", "Version"];
 
-    fn table(items: &[Self]) -> Markup {
+    fn rows(items: &[Self]) -> Markup {
         let mut sorted: Vec<&ToolDefinition> = items.iter().collect();
         sorted.sort_by(|a, b| registry_core::release_order(&a.tool_id, &b.tool_id));
         // Each release, with its tool's name when it starts a group.
@@ -223,24 +241,19 @@ impl Listed for ToolDefinition {
             current = name;
         }
         html! {
-            @if items.is_empty() {
-                p.muted #empty { "No tool matches these filters." }
-            } @else {
-                p.muted { (items.len()) " releases, grouped by tool name" }
-                (table("tools", &["Release", "Display name", "Type", "Description", "Status", "Tags", "Version"], html! { @for (group, t) in rows {
-                        @if let Some(name) = group {
-                            tr.group { th colspan="7" scope="rowgroup" { (name) } }
-                        }
-                        tr {
-                            td { (link("tools", &t.tool_id)) }
-                            td { (t.display_name) }
-                            td { (t.execution_type.as_str()) }
-                            td { (t.description) }
-                            td { (badge(t.status().as_str())) }
-                            td { (tags(t.tags.as_ref())) }
-                            td { (t.version()) }
-                        }
-                    } }))
+            @for (group, t) in rows {
+                @if let Some(name) = group {
+                    tr.group { th colspan="7" scope="rowgroup" { (name) } }
+                }
+                tr {
+                    td { (link("tools", &t.tool_id)) }
+                    td { (t.display_name) }
+                    td { (t.execution_type.as_str()) }
+                    td { (t.description) }
+                    td { (badge(t.status().as_str())) }
+                    td { (tags(t.tags.as_ref())) }
+                    td { (t.version()) }
+                }
             }
         }
     }

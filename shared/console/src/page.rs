@@ -34,7 +34,9 @@ pub fn page(title: &str, session: Option<&Session>, body: Markup) -> Markup {
                             a href="/console/events" { "Events" }
                         }
                         form.who method="post" action="/console/sign-out" {
-                            span #who { (s.principal.name) " " span.role { (s.principal.role.as_str()) } }
+                            span #who {
+                                (s.principal.name) " " span.role { (s.principal.role.as_str()) }
+                            }
                             (csrf_field(s))
                             button type="submit" { "Sign out" }
                         }

@@ -14,6 +14,14 @@ pub fn link(path: &str, id: &str) -> Markup {
     html! { a href={ "/console/" (path) "/" (url_component(id)) } { (id) } }
 }
 
+/// The console path of a definition kind: `agents` or `tools`.
+pub fn kind_path(kind: registry_core::Kind) -> &'static str {
+    match kind {
+        registry_core::Kind::Agent => "agents",
+        registry_core::Kind::Tool => "tools",
+    }
+}
+
 /// A status, effect or outcome badge.
 pub fn badge(status: &str) -> Markup {
     html! { span class={ "badge badge-" (status) } { (status) } }
@@ -42,7 +50,10 @@ pub fn options(selected: &str, values: &[&str]) -> Markup {
 /// A labelled `<select>` of `values` in a filter form.
 pub fn select(id: &str, name: &str, label: &str, selected: &str, values: &[&str]) -> Markup {
     html! {
-        div { label for=(id) { (label) } select id=(id) name=(name) { (options(selected, values)) } }
+        div {
+            label for=(id) { (label) }
+            select id=(id) name=(name) { (options(selected, values)) }
+        }
     }
 }
 
@@ -51,11 +62,50 @@ pub fn filters(action: &str, fields: Markup, submit: Markup) -> Markup {
     html! { form.filters method="get" action=(action) role="search" { (fields) div { (submit) } } }
 }
 
+/// What a form field is edited with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// A one-line text input, with the keyboard it asks for (`decimal`, `numeric`).
+    Text(Option<&'static str>),
+    /// A `<textarea>`.
+    TextArea,
+    /// A checkbox, checked when the value is not empty.
+    Checkbox,
+}
+
+/// A form field: `label`, then the `control` identified by `id` and named `name`
+/// holding `value`, then the `error` (its element id and text), which marks the
+/// control invalid.
+pub fn field(
+    (id, name): (&str, &str),
+    label: Markup,
+    control: Control,
+    value: &str,
+    error: Option<(&str, Markup)>,
+) -> Markup {
+    let (invalid, error_id) = match &error {
+        Some((error_id, _)) => (Some("true"), Some(*error_id)),
+        None => (None, None),
+    };
+    html! {
+        div.field {
+            label for=(id) { (label) }
+            @match control {
+                Control::TextArea => textarea id=(id) name=(name)
+                    aria-invalid=[invalid] aria-describedby=[error_id] { (value) },
+                Control::Checkbox => input type="checkbox" id=(id) name=(name)
+                    checked[!value.is_empty()] aria-invalid=[invalid] aria-describedby=[error_id];,
+                Control::Text(mode) => input type="text" id=(id) name=(name) inputmode=[mode]
+                    aria-invalid=[invalid] aria-describedby=[error_id] value=(value);,
+            }
+            @if let Some((error_id, text)) = error { p.field-error id=(error_id) { (text) } }
+        }
+    }
+}
+
 /// A labelled text input named (and identified by) `name`, holding `value`.
 pub fn text_field(name: &str, label: &str, value: &str) -> Markup {
-    html! {
-        div.field { label for=(name) { (label) } input type="text" id=(name) name=(name) value=(value); }
-    }
+    field((name, name), html! { (label) }, Control::Text(None), value, None)
 }
 
 /// The hidden CSRF field every form of a session carries.

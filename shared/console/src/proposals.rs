@@ -10,14 +10,15 @@ use registry_api::Problem;
 use registry_api::ProposalView;
 use registry_api::auth::same_principal;
 use registry_api::service::can_approve;
-use registry_core::Kind;
 use registry_store::{PatchOp, ProposalQuery, ProposalState};
 use serde::Deserialize;
 
 use crate::Console;
 use crate::html::url_component;
 use crate::page::{self, problem_box};
-use crate::parts::{badge, csrf_field, filters, link, pre_json, select, table, time, violations};
+use crate::parts::{
+    badge, csrf_field, filters, kind_path, link, pre_json, select, table, time, violations,
+};
 use crate::posted::Posted;
 use crate::session::{Session, SignedIn};
 
@@ -62,7 +63,10 @@ pub async fn list(SignedIn(console, session): SignedIn, Query(form): Query<ListF
         @if page.items.is_empty() {
             p.muted #empty { "No proposal in this state." }
         } @else {
-            (table("proposals", &["Proposal", "Changes", "Author", "Created", "State", "Approvals"], html! { @for p in &page.items { tr {
+            (table(
+                "proposals",
+                &["Proposal", "Changes", "Author", "Created", "State", "Approvals"],
+                html! { @for p in &page.items { tr {
                     td { a href={ "/console/proposals/" (url_component(&p.id)) } { (p.id) } }
                     td { (p.kind.as_str()) " " (link(kind_path(p.kind), &p.definition_id)) }
                     td { (p.author) }
@@ -72,18 +76,15 @@ pub async fn list(SignedIn(console, session): SignedIn, Query(form): Query<ListF
                 } } }))
         }
         @if let Some(next) = &page.next_cursor {
-            p { a #next href={ "/console/proposals?state=" (url_component(state)) "&cursor=" (url_component(next)) } { "Next page" } }
+            @let href = format!(
+                "/console/proposals?state={}&cursor={}",
+                url_component(state),
+                url_component(next)
+            );
+            p { a #next href=(href) { "Next page" } }
         }
     };
     page::ok("Proposals", &session, body)
-}
-
-/// The console path of a definition kind.
-fn kind_path(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Agent => "agents",
-        Kind::Tool => "tools",
-    }
 }
 
 /// `GET /console/proposals/{id}`.
@@ -103,7 +104,7 @@ pub async fn show(
 pub async fn approve(Path(id): Path<String>, form: Posted) -> Response {
     let console = &form.console;
     let answer = console.api.registry.approve(&form.session.principal, &id).await;
-    after(&console, &form.session, &id, answer.map(|_| "approved")).await
+    after(console, &form.session, &id, answer.map(|_| "approved")).await
 }
 
 /// `POST /console/proposals/{id}/reject`: rejects with the reason given.
@@ -111,7 +112,7 @@ pub async fn reject(Path(id): Path<String>, form: Posted) -> Response {
     let console = &form.console;
     let reason = form.field("reason");
     let answer = console.api.registry.reject(&form.session.principal, &id, Some(reason)).await;
-    after(&console, &form.session, &id, answer.map(|_| "rejected")).await
+    after(console, &form.session, &id, answer.map(|_| "rejected")).await
 }
 
 /// Back to the proposal page, or the proposal with the refusal (a stale proposal, a
@@ -161,7 +162,9 @@ fn render(session: &Session, p: &ProposalView, done: &str, problem: Option<&Prob
             @if let Some(version) = p.applied_version {
                 dt { "Applied as version" } dd #applied-version { (version) }
             }
-            @if let Some(note) = p.note.as_deref().filter(|n| !n.is_empty()) { dt { "Note" } dd { (note) } }
+            @if let Some(note) = p.note.as_deref().filter(|n| !n.is_empty()) {
+                dt { "Note" } dd { (note) }
+            }
             dt { "Approvals" }
             dd #approvals {
                 (p.approvals.len()) " of " (p.required_approvals)
@@ -171,7 +174,9 @@ fn render(session: &Session, p: &ProposalView, done: &str, problem: Option<&Prob
                 dt { "Closed by" }
                 dd #closed {
                     (closed.by) " " (time(&closed.at))
-                    @if let Some(reason) = closed.reason.as_deref().filter(|r| !r.is_empty()) { ": " (reason) }
+                    @if let Some(reason) = closed.reason.as_deref().filter(|r| !r.is_empty()) {
+                        ": " (reason)
+                    }
                 }
             }
         }

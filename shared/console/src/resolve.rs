@@ -44,7 +44,8 @@ pub async fn show(
     }
     let body = html! {
         p { (link("agents", &id)) }
-        form method="get" action={ "/console/agents/" (url_component(&id)) "/resolve" } #resolve-form {
+        form #resolve-form method="get"
+            action={ "/console/agents/" (url_component(&id)) "/resolve" } {
             input type="hidden" name="run" value="1";
             (form.fields(html! {}, custom_error.as_deref()))
             button type="submit" #resolve { "Resolve" }
@@ -85,7 +86,10 @@ async fn granted(console: &Console, resolution: &Resolution) -> Markup {
             @if rows.is_empty() {
                 p.muted id=(table_id) { "None." }
             } @else {
-                (table(table_id, &["Tool", "Outcome", "Deciding rule"], html! { @for (t, why) in rows { tr {
+                (table(
+                    table_id,
+                    &["Tool", "Outcome", "Deciding rule"],
+                    html! { @for (t, why) in rows { tr {
                         td { (link("tools", &t.tool_id)) }
                         td { (badge(&wire(&t.outcome))) }
                         td.rule { (why) }

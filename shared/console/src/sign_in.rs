@@ -47,11 +47,12 @@ fn sign_in_page(error: Option<&str>) -> Markup {
             div.field {
                 label for="token" { "Token" }
                 input type="password" id="token" name="token" autocomplete="current-password"
-                    required autofocus aria-describedby="token-hint" aria-invalid=[error.map(|_| "true")];
+                    required autofocus aria-describedby="token-hint"
+                    aria-invalid=[error.map(|_| "true")];
                 p.hint #token-hint {
-                    "The token " code { "agent-registry serve" } " printed on its first run, or one from "
-                    code { "agent-registry tokens add" } ". It is checked once; the console then keeps a "
-                    "session cookie, never the token."
+                    "The token " code { "agent-registry serve" } " printed on its first run, or "
+                    "one from " code { "agent-registry tokens add" } ". It is checked once; the "
+                    "console then keeps a session cookie, never the token."
                 }
             }
             button type="submit" { "Sign in" }

@@ -68,21 +68,25 @@ pub async fn show(
     let id_url = url_component(&tool.tool_id);
     let body = html! {
         (actions(&session, &tool))
-        (props(&tool, fields))
+        (props(&tool, fields, tool.tags.as_ref()))
         (schema(tool.function_schema.as_deref(), tool.types.as_ref()))
         (compiled(&console, &tool.tool_id, &form.format).await)
         h2 { "Releases" }
         (release_table("releases", release_rows(&all, Some(&tool.tool_id))))
         @if all.len() > 1 {
             p {
-                a #compare-link href={ "/console/tools/" (url_component(name)) "/compare" } { "Compare releases" }
+                a #compare-link href={ "/console/tools/" (url_component(name)) "/compare" } {
+                    "Compare releases"
+                }
                 " (what changed, and whether it breaks callers)"
             }
         }
         (rules(tool.access_rules.as_deref(), "Access rules"))
         (call_rules(tool.call_rules.as_deref()))
         p {
-            a #authorize-link href={ "/console/tools/" (id_url) "/authorize" } { "Authorize a call" }
+            a #authorize-link href={ "/console/tools/" (id_url) "/authorize" } {
+                "Authorize a call"
+            }
             " (fill in arguments and a caller, see the decision)"
         }
         (source(&tool))
@@ -105,7 +109,10 @@ fn schema(
                 @if f.parameters.is_empty() {
                     p.muted { "No parameters." }
                 } @else {
-                    (table(&format!("parameters-{}", f.name), &["Parameter", "Type", "Required", "Description"], html! {
+                    (table(
+                        &format!("parameters-{}", f.name),
+                        &["Parameter", "Type", "Required", "Description"],
+                        html! {
                         @for (name, p) in &f.parameters { tr {
                             td { code { (name) } }
                             td { code { (type_text(p)) } }
@@ -166,7 +173,10 @@ async fn compiled(console: &Console, id: &str, format: &str) -> Markup {
                 @if compiled.report.is_empty() {
                     p #compat { "Lossless: " (format.as_str()) " expresses every type." }
                 } @else {
-                    (table("compat", &["Where", "Cannot express", "Mapped as", "Blocking"], html! { @for issue in &compiled.report { tr {
+                    (table(
+                        "compat",
+                        &["Where", "Cannot express", "Mapped as", "Blocking"],
+                        html! { @for issue in &compiled.report { tr {
                             td { code { (issue.path) } }
                             td { (issue.issue) }
                             td { (issue.mapping) }
