@@ -69,7 +69,8 @@ pub async fn form(
         Ok(tool) => tool,
         Err(page) => return page,
     };
-    let body = render(&session, &tool, &pick.function, &HashMap::new(), &HashMap::new());
+    let sent = (&HashMap::new(), &ContextForm::default());
+    let body = render(&session, &tool, &pick.function, sent, &FieldErrors::new());
     page::ok(&format!("Authorize a call of {id}"), &session, body)
 }
 
@@ -131,7 +132,8 @@ pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
             }
         };
     }
-    let body = html! { (render(session, &tool, &function, &form.fields, &errors)) (result) };
+    let body =
+        html! { (render(session, &tool, &function, (&form.fields, &caller), &errors)) (result) };
     page::ok(&format!("Authorize a call of {id}"), session, body)
 }
 
@@ -209,12 +211,13 @@ impl Input {
     }
 }
 
-/// The function picker, then the call form with one typed input per parameter.
+/// The function picker, then the call form with one typed input per parameter and the
+/// caller, holding the `fields` sent (the caller's read as a context form).
 fn render(
     session: &Session,
     tool: &ToolDefinition,
     function: &str,
-    fields: &HashMap<String, String>,
+    (fields, caller): (&HashMap<String, String>, &ContextForm),
     errors: &FieldErrors,
 ) -> Markup {
     let action = format!("/console/tools/{}/authorize", url_component(&tool.tool_id));
@@ -227,8 +230,6 @@ fn render(
     };
     let chosen = if function.is_empty() { first } else { function };
     let value = |name: &str| fields.get(name).map_or("", String::as_str);
-    let caller: ContextForm =
-        serde_json::to_value(fields).and_then(serde_json::from_value).unwrap_or_default();
     let params = params_of(tool, chosen);
     let agent = "Agent id (optional: the agent making the call)";
     let session_id = "Session id (optional, needs the agent id: counts against its budgets)";

@@ -1,5 +1,5 @@
-//! Fragments every page uses: links, badges, tags, option lists, form fields, JSON
-//! blocks, violation lists and times.
+//! Fragments every page uses: links, badges, tags, filter forms, form fields, tables,
+//! JSON blocks, violation lists, times and wire names.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use maud::{Markup, html};
@@ -37,7 +37,7 @@ pub fn tags(tags: Option<&Tags>) -> Markup {
 }
 
 /// `<option>`s of `values` ("" is "any"), `selected` chosen.
-pub fn options(selected: &str, values: &[&str]) -> Markup {
+fn options(selected: &str, values: &[&str]) -> Markup {
     html! {
         @for v in values {
             option value=(v) selected[*v == selected] {
