@@ -34,6 +34,7 @@ impl CallDecision {
         let mut record = DecisionRecord::of(&undecided, point, stamp.id, stamp.time);
         record.outcome = self.outcome;
         record.reason = self.reason_code(point).to_owned();
+        record.stage = Some(self.stage.as_str());
         record.rule_id.clone_from(&self.rule_id);
         record.would_be_rule_id =
             self.would_be.as_ref().and_then(|w| w.rule_id.as_deref().map(str::to_owned));

@@ -19,6 +19,18 @@ pub enum Stage {
     Limit,
 }
 
+impl Stage {
+    /// The stage's wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lifecycle => "lifecycle",
+            Self::Access => "access",
+            Self::Call => "call",
+            Self::Limit => "limit",
+        }
+    }
+}
+
 /// Why the decision is what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason {
