@@ -602,9 +602,9 @@ impl World {
     async fn guard(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
         let lambdas = if case.store == Db::Down { &self.guard_down } else { &self.guards };
         let lambda = &lambdas.iter().find(|(id, _)| *id == tool.tool_id).unwrap().1;
-        let before = decision_lines(lambda).len();
+        let before = lambda.guard_lines().len();
         lambda.call(&event(case, tool, user, session)).await;
-        let lines = decision_lines(lambda);
+        let lines = lambda.guard_lines();
         assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
         let line = &lines[before];
         let text = |key: &str| line[key].as_str().map(str::to_owned);
@@ -661,15 +661,6 @@ async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str
     Lambda::start("example-tool", table, &env).await
 }
 
-/// The guard's decision lines so far.
-fn decision_lines(lambda: &Lambda) -> Vec<Value> {
-    lambda
-        .log()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["point"] == "guard")
-        .collect()
-}
 
 /// The session attribute resolution adds for `case` (or what stands in for it).
 fn principal(case: &Case, user: &str) -> Option<String> {
