@@ -1,8 +1,8 @@
 //! One table of calls, run through every enforcement point of the registry's decision
 //! (`registry_policy::decide`): `POST /tools/{id}/authorize` over HTTP against the real
 //! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
-//! the local DynamoDB-API server), the in-process return-of-control authorizer, and the
-//! resolver for the access part. Every point that can express a case must answer the
+//! the local DynamoDB-API server), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
+//! same table), and the resolver for the access part. Every point that can express a case must answer the
 //! same effect, outcome, stage and deciding rule; where a point cannot, the table says
 //! why, case by case ([`cannot`]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -11,12 +11,15 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use bedrock_action_group::return_control::Operation;
+use bedrock_action_group::{ControlCall, Parameter};
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
 use registry_e2e::{Lambda, Table};
+use registry_guard::{AuthorizeError, RuleSetAuthorizer};
 use registry_store::{Expected, Store};
 use registry_store_dynamodb::DynamoStore;
 use serde_json::{Value, json};
@@ -408,10 +411,11 @@ fn cases() -> Vec<Case> {
 enum Point {
     Authorize,
     Guard,
+    Authorizer,
     Resolver,
 }
 
-const POINTS: [Point; 3] = [Point::Authorize, Point::Guard, Point::Resolver];
+const POINTS: [Point; 4] = [Point::Authorize, Point::Guard, Point::Authorizer, Point::Resolver];
 
 /// Why `point` cannot express `case`, or `None` when it can.
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
@@ -422,6 +426,13 @@ fn cannot(point: Point, case: &Case) -> Option<&'static str> {
             Some("takes the request context as sent: there is no signed principal to miss")
         }
         Point::Authorize => None,
+        Point::Authorizer if signed_only => {
+            Some("takes the request context as the runtime holds it: no signed principal")
+        }
+        Point::Authorizer if case.store == Db::Down && case.tool != "rate" => {
+            Some("holds the tool in process: a call nothing counts reads no store")
+        }
+        Point::Authorizer => None,
         Point::Resolver if signed_only => {
             Some("resolves for the context as sent: there is no signed principal to miss")
         }
@@ -467,6 +478,7 @@ fn context(who: Who, user: &str) -> Value {
 struct World {
     table: Table,
     store: Arc<DynamoStore>,
+    store_down: Arc<DynamoStore>,
     api: Api,
     api_down: Api,
     reader: String,
@@ -519,7 +531,8 @@ impl World {
         let api = api_server(store.clone(), dir).await;
         let closed = closed_endpoint().await;
         let unreachable = registry_store_dynamodb::local::through(&store, &closed).await;
-        let api_down = api_server(Arc::new(unreachable), dir).await;
+        let store_down = Arc::new(unreachable);
+        let api_down = api_server(store_down.clone(), dir).await;
         let mut guards = Vec::new();
         let mut guard_down = Vec::new();
         for (_, tool) in tools() {
@@ -530,7 +543,7 @@ impl World {
                 guard_down.push((id.clone(), guard_lambda(&table, &env, Some(&closed)).await));
             }
         }
-        Self { table, store, api, api_down, reader, guards, guard_down }
+        Self { table, store, store_down, api, api_down, reader, guards, guard_down }
     }
 
     fn tool(&self, name: &str) -> ToolDefinition {
@@ -552,6 +565,34 @@ impl World {
                     self.guard(case, &tool, user, session).await;
                 }
                 self.guard(case, &tool, user, session).await
+            }
+            Point::Authorizer => {
+                let counters: Arc<dyn Store> = match case.store {
+                    Db::Up => self.store.clone(),
+                    Db::Down => self.store_down.clone(),
+                };
+                let agent = agents().into_iter().find(|a| a.agent_id == case.agent).unwrap();
+                let mut authorizer =
+                    RuleSetAuthorizer::new(tool).unwrap().for_agent(agent).counting_in(counters);
+                if case.session {
+                    authorizer = authorizer.in_session(session);
+                }
+                let context = context(case.who, user);
+                let call = control_call(case);
+                for _ in 0..case.before {
+                    let _ = authorizer.decide(&context, &call).await;
+                }
+                match authorizer.decide(&context, &call).await {
+                    Ok(d) => Seen::Decided {
+                        effect: serde_json::to_value(d.effect).unwrap().as_str().unwrap().into(),
+                        outcome: d.outcome.as_str().into(),
+                        stage: d.stage.as_str().into(),
+                        rule: d.rule_id,
+                    },
+                    Err(AuthorizeError::Arguments(_)) => Seen::Refused(Before::Arguments),
+                    Err(AuthorizeError::Counters(_)) => Seen::Refused(Before::Unavailable),
+                    Err(e) => panic!("{}: the authorizer could not decide: {e}", case.name),
+                }
             }
             Point::Resolver => self.resolve(case, &tool, user),
         }
@@ -661,7 +702,6 @@ async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str
     Lambda::start("example-tool", table, &env).await
 }
 
-
 /// The session attribute resolution adds for `case` (or what stands in for it).
 fn principal(case: &Case, user: &str) -> Option<String> {
     let context: RequestContext = serde_json::from_value(context(case.who, user)).unwrap();
@@ -677,12 +717,10 @@ fn principal(case: &Case, user: &str) -> Option<String> {
     }
 }
 
-/// `case`'s call as Bedrock sends it to the tool's Lambda.
-fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value {
-    let parameters: Vec<Value> = case
-        .args
-        .as_object()
-        .unwrap()
+/// `case`'s arguments as Bedrock's parameters: each value as text, with its type.
+fn parameters(case: &Case) -> Vec<Parameter> {
+    let arguments = case.args.as_object().unwrap();
+    arguments
         .iter()
         .map(|(name, value)| {
             let kind = match value {
@@ -690,12 +728,31 @@ fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value
                 Value::Number(_) => "number",
                 _ => "string",
             };
-            let text = match value {
+            let value = match value {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            json!({"name": name, "type": kind, "value": text})
+            Parameter { name: name.clone(), kind: kind.into(), value }
         })
+        .collect()
+}
+
+/// `case`'s call as a runtime gets it back from Bedrock (return of control).
+fn control_call(case: &Case) -> ControlCall {
+    ControlCall {
+        action_group: "table".into(),
+        operation: Operation::Function(case.function.into()),
+        agent_id: None,
+        collaborator_name: None,
+        parameters: parameters(case),
+    }
+}
+
+/// `case`'s call as Bedrock sends it to the tool's Lambda.
+fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value {
+    let parameters: Vec<Value> = parameters(case)
+        .into_iter()
+        .map(|p| json!({"name": p.name, "type": p.kind, "value": p.value}))
         .collect();
     let mut attributes = json!({});
     if let Some(p) = principal(case, user) {

@@ -96,7 +96,6 @@ fn answer(response: &Value) -> (Option<String>, String) {
     (state, f["responseBody"]["TEXT"]["body"].as_str().unwrap_or_default().to_owned())
 }
 
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
     let (table, store) = seeded().await;

@@ -5,11 +5,11 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::guard::clock::Clock;
-use crate::guard::fresh::{Freshness, Stale, Unread};
-use crate::guard::loaded::Loaded;
-use crate::guard::source::RuleSource;
-use crate::guard::verdict::Refusal;
+use crate::clock::Clock;
+use crate::fresh::{Freshness, Stale, Unread};
+use crate::loaded::Loaded;
+use crate::source::RuleSource;
+use crate::verdict::Refusal;
 
 /// The rules of one tool, cached.
 #[derive(Debug, Default)]
@@ -35,9 +35,9 @@ impl RuleCache {
         });
         let read = async {
             match source.tool(tool_id).await {
-                Ok(Some(tool)) => {
-                    Loaded::compile(tool, now_ms).map(Arc::new).map_err(Unread::Unusable)
-                }
+                Ok(Some(tool)) => Loaded::compile(tool, now_ms)
+                    .map(Arc::new)
+                    .map_err(|e| Unread::Unusable(format!("the tool's {e}"))),
                 Ok(None) => Err(Unread::Unusable(format!("the registry has no tool `{tool_id}`"))),
                 Err(e) => {
                     Err(Unread::Unreachable(format!("the registry's table could not be read: {e}")))

@@ -1,0 +1,142 @@
+//! Session budgets and rates in the guard (SPEC section 19): when the agent has limits,
+//! the tool a rate, or its call rules read `session`, `registry_policy::decide` admits
+//! the call against the session's counters in the registry's table, in one conditional
+//! write, before the handler runs; what cannot be counted is refused. The agent's limits are cached like the tool's rules, on the same timer
+//! ([`Freshness`]); while the table fails, counts are not tried until it backs off.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use registry_core::AgentDefinition;
+use registry_core::session::session_id_problem;
+use registry_policy::{Budget, Counting, Reason, counts_calls};
+use registry_store::Store;
+use registry_store::budget::Known;
+
+use crate::clock::Clock;
+use crate::fresh::{Freshness, Stale, Unread};
+use crate::loaded::Loaded;
+use crate::source::RuleSource;
+use bedrock_action_group::ActionGroupEvent;
+
+/// An agent as last read (`None`: there is none), and when it was read.
+type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
+
+/// Most agents a container keeps before it starts afresh.
+const MAX_AGENTS: usize = 1_000;
+
+/// The agents' limits as last read, and the counters this container wrote last.
+#[derive(Debug, Default)]
+pub(crate) struct Budgets {
+    agents: Mutex<HashMap<String, CachedAgent>>,
+    known: Known,
+}
+
+impl Budgets {
+    /// The agent `agent_id`, on the guard's one timer with the rules (`fresh`): from the
+    /// cache while fresh, re-read when due, served stale while the table does not answer
+    /// until the bound; `Err` when nothing usable is cached and it cannot be read.
+    async fn agent<S: RuleSource>(
+        &self,
+        source: &S,
+        fresh: &Freshness,
+        clock: &dyn Clock,
+        agent_id: &str,
+        now_ms: i64,
+    ) -> Result<Option<Arc<AgentDefinition>>, String> {
+        let cached =
+            self.agents.lock().unwrap_or_else(PoisonError::into_inner).get(agent_id).cloned();
+        let read = async {
+            source.agent(agent_id).await.map(|a| a.map(Arc::new)).map_err(Unread::Unreachable)
+        };
+        match fresh.serve(clock, cached, now_ms, read).await {
+            Ok((agent, read_at, read_now)) => {
+                if read_now {
+                    let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+                    if agents.len() >= MAX_AGENTS {
+                        agents.clear();
+                    }
+                    agents.insert(agent_id.to_owned(), (agent.clone(), read_at));
+                }
+                Ok(agent)
+            }
+            Err(Stale::Never(e)) => Err(e),
+            Err(Stale::Expired { age_ms, error }) => Err(format!(
+                "the cached agent is {age_ms} ms old, the bound is {} ms; {error}",
+                fresh.bound_ms()
+            )),
+        }
+    }
+
+    /// How the call of `event` by `agent_id` counts: not at all when nothing needs
+    /// counting (`registry_policy::counts_calls`), in the session's counters, or
+    /// refused with why it cannot be counted (the agent's limits unreadable, a session
+    /// id Bedrock never sends, no counters, the table backing off).
+    pub async fn count<'s, S: RuleSource>(
+        &self,
+        event: &ActionGroupEvent,
+        source: &'s S,
+        loaded: &Loaded,
+        agent_id: &str,
+        (fresh, clock): (&Freshness, &dyn Clock),
+        now_ms: i64,
+    ) -> Count<'s> {
+        let refused = |reason, message: String| Count::Refused(reason, message);
+        let agent = match self.agent(source, fresh, clock, agent_id, now_ms).await {
+            Ok(agent) => agent,
+            Err(e) => {
+                let message = format!("the agent's limits could not be read: {e}");
+                return refused(Reason::BudgetsUnavailable, message);
+            }
+        };
+        if !counts_calls(&loaded.tool, &loaded.rules, agent.as_deref()) {
+            return Count::Uncounted;
+        }
+        if let Some(problem) = session_id_problem(event.session_id()) {
+            return refused(Reason::InvalidSession, format!("the event's sessionId {problem}"));
+        }
+        let Some(counters) = source.counters() else {
+            let message = "no store keeps this tool's session counts".to_owned();
+            return refused(Reason::BudgetsUnavailable, message);
+        };
+        // while the table is failing, the counts are not tried on every call
+        if let Err(backing_off) = fresh.may_try(now_ms) {
+            let message = format!("the session's counts could not be read: {backing_off}");
+            return refused(Reason::BudgetsUnavailable, message);
+        }
+        let session = registry_store::session_key(agent_id, event.session_id());
+        Count::In { counters, session, agent }
+    }
+
+    /// The counters this container wrote last.
+    pub fn known(&self) -> &Known {
+        &self.known
+    }
+}
+
+/// How one call counts, as [`Budgets::count`] found.
+pub(crate) enum Count<'s> {
+    /// Nothing needs counting.
+    Uncounted,
+    /// In the session `session` of `agent`, in `counters`.
+    In { counters: &'s dyn Store, session: String, agent: Option<Arc<AgentDefinition>> },
+    /// It cannot be counted: the reason and what went wrong.
+    Refused(Reason, String),
+}
+
+impl Count<'_> {
+    /// The counting `decide` takes, with the container's `known` counters.
+    pub fn counting<'a>(&'a self, known: &'a Known) -> Counting<'a> {
+        match self {
+            Self::Uncounted => Counting::Uncounted,
+            Self::In { counters, session, agent } => Counting::In(Budget {
+                counters: *counters,
+                known,
+                session: Some((session.as_str(), agent.as_deref())),
+            }),
+            Self::Refused(reason, message) => {
+                Counting::Refused { reason: *reason, message: message.clone() }
+            }
+        }
+    }
+}

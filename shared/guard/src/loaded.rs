@@ -1,0 +1,56 @@
+//! A tool's definition read from the registry, its rules compiled (`ToolRules`, the
+//! one compilation resolution and `authorize` share) and its functions' schemas, ready
+//! to check calls against before `registry_policy::decide` decides them.
+
+use std::collections::BTreeMap;
+
+use registry_core::ToolDefinition;
+use registry_core::resolve::{CompileError, ToolRules};
+use registry_types::{ArgumentSchema, SchemaError};
+
+use bedrock_action_group::{ArgumentError, Arguments, InvalidArguments, Parameter};
+
+/// A tool's definition and its compiled rules, as read at `read_at_ms`.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    /// The access and call rules.
+    pub rules: ToolRules,
+    /// Each function's parameters, ready to check calls against, by function name
+    /// (`Err` when the tool's schema is invalid).
+    pub schemas: BTreeMap<String, Result<ArgumentSchema, SchemaError>>,
+    /// The definition they came from (lifecycle, rate, rule descriptions).
+    pub tool: ToolDefinition,
+    /// When the read that gave them started.
+    pub read_at_ms: i64,
+}
+
+impl Loaded {
+    /// Compiles `tool`'s access and call rules; `Err` says why they do not compile.
+    pub fn compile(tool: ToolDefinition, read_at_ms: i64) -> Result<Self, CompileError> {
+        let rules = ToolRules::compile(&tool)?;
+        let schemas = tool
+            .function_schema
+            .iter()
+            .flatten()
+            .map(|f| (f.name.clone(), ArgumentSchema::new(f, tool.types.as_ref())))
+            .collect();
+        Ok(Self { rules, schemas, tool, read_at_ms })
+    }
+
+    /// A call's arguments, decoded and checked against the tool's schema for
+    /// `function`; a function the tool lacks is refused, as `authorize` refuses it.
+    pub fn arguments(
+        &self,
+        function: &str,
+        parameters: &[Parameter],
+    ) -> Result<Arguments, InvalidArguments> {
+        match self.schemas.get(function) {
+            Some(Ok(schema)) => Arguments::from_parameters_checked(parameters, schema),
+            Some(Err(invalid)) => Err(InvalidArguments::one(invalid.clone().into())),
+            None => Err(InvalidArguments::one(ArgumentError::at(
+                "",
+                format!("`{function}` is not a function of this tool"),
+            ))),
+        }
+    }
+}
