@@ -1,7 +1,7 @@
-//! One call of a tool, decided (SPEC section 16): the tool's lifecycle, its access
-//! rules (is it granted to this principal?), then its call rules on the call's
-//! arguments typed by the tool's schema. The same engine as the guard of a tool
-//! Lambda, for runtimes that execute calls themselves (return of control, MCP, inline).
+//! One call of a tool, decided (SPEC section 16) by `registry_policy::decide`, as the
+//! guard of a tool Lambda decides it: the call checked against the tool's schema, then
+//! its lifecycle, access rules, budgets and rates, call rules. For runtimes that
+//! execute calls themselves (return of control, MCP, inline).
 
 use std::time::Instant;
 
