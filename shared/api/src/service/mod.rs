@@ -53,7 +53,7 @@ pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
 pub use review::{
     REQUIRE_REVIEW_ENV, REVIEW_APPROVALS_ENV, REVIEW_REQUIRED, REVIEW_TAG, ReviewPolicy,
-    can_approve, is_governed,
+    ReviewSettingError, can_approve, is_governed,
 };
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
