@@ -60,6 +60,10 @@ pub struct DecisionRecord {
     pub outcome: Outcome,
     /// Why: the reason code, or what refused before any rule (`NO_SIGNED_CONTEXT`...).
     pub reason: String,
+    /// Which check of a call's decision decided (`lifecycle`, `access`, `limit`,
+    /// `call`), for call decisions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<&'static str>,
     /// The id of the deciding rule, when one decided.
     pub rule_id: Option<String>,
     /// The log-only rule that would have decided otherwise, when one would have.
@@ -145,6 +149,7 @@ impl DecisionRecord {
             effect: decision.effect,
             outcome: decision.outcome(),
             reason: String::new(),
+            stage: None,
             rule_id: None,
             would_be_rule_id: None,
             log_only_matched: Vec::new(),

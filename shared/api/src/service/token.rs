@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use registry_access::{Decision, DecisionPoint, DecisionRecord, Effect, ReasonCode};
 use registry_core::resolve::ToolOutcome;
-use registry_core::{Kind, Secret, ToolDefinition};
+use registry_core::{Kind, RequestContext, Secret, ToolDefinition};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
@@ -223,8 +223,8 @@ pub struct TokenRequest<'a> {
     pub tool_id: &'a str,
     /// The agent the runtime runs, resolved to decide whether the tool is granted.
     pub agent_id: &'a str,
-    /// The request context, JSON, as for resolve.
-    pub context: &'a [u8],
+    /// The request context, as for resolve (parsed once, by the caller).
+    pub context: &'a RequestContext,
     /// The OAuth scope to ask for, if any.
     pub scope: Option<&'a str>,
 }
@@ -235,7 +235,7 @@ impl Registry {
     pub async fn token(&self, request: TokenRequest<'_>) -> Result<IssuedToken, ResolveFailure> {
         require_token_role(request.principal)?;
         let id = ToolDefinition::canonical_id(request.tool_id);
-        let resolution = self.resolve_json(request.agent_id, request.context).await?;
+        let resolution = self.resolve(request.agent_id, request.context).await?;
         let kept = resolution.trace.tools.iter().find(|t| t.tool_id == id).map(|t| t.outcome);
         if kept != Some(ToolOutcome::Included) {
             let why = kept.map_or_else(
