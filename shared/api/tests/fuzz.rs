@@ -22,6 +22,7 @@ use http::{HeaderValue, Request, StatusCode};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use registry_api::{AppState, Registry, Role, ServerLimits, TokenFile, router};
+use registry_store::contract::sample::{mcp_tool_json, tool_json};
 use registry_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -212,39 +213,17 @@ fn percent_encode(text: &str) -> String {
 // Valid bodies, mutated below.
 
 fn tool_body(id: &str) -> Value {
-    json!({
-        "toolId": id,
-        "executionType": "lambda",
-        "name": "weather",
-        "displayName": "Weather",
-        "description": "Looks up the weather.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:weather",
-        "accessRules": [{"effect": "allow", "condition": "user.userType == 'internal-user'"}],
-        "functionSchema": [{
-            "name": "get_weather",
-            "description": "Weather for a city.",
-            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
-        }]
-    })
+    let mut body = tool_json(id);
+    body["accessRules"] =
+        json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
+    body
 }
 
 fn mcp_body(id: &str) -> Value {
-    json!({
-        "toolId": id,
-        "executionType": "mcp",
-        "name": "forecast",
-        "displayName": "Forecast",
-        "description": "Forecast over MCP.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "url": "https://mcp.example.com/forecast",
-        "auth": { "clientId": "registry", "clientSecret": "s3cret-value", "tokenUrl": "https://auth.example.com/token" },
-        "functionSchema": [{
-            "name": "get_forecast",
-            "description": "Forecast for a city.",
-            "parameters": { "days": { "description": "Days", "type": "integer", "required": false } }
-        }]
-    })
+    let mut body = mcp_tool_json(id, "s3cret-value");
+    body["functionSchema"][0]["parameters"] =
+        json!({ "days": { "description": "Days", "type": "integer", "required": false } });
+    body
 }
 
 fn agent_body(id: &str, condition: &str) -> Value {
