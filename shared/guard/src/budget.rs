@@ -4,8 +4,7 @@
 //! write, before the handler runs; what cannot be counted is refused. The agent's limits are cached like the tool's rules, on the same timer
 //! ([`Freshness`]); while the table fails, counts are not tried until it backs off.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use registry_core::AgentDefinition;
 use registry_core::session::session_id_problem;
@@ -22,14 +21,20 @@ use bedrock_action_group::ActionGroupEvent;
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
 
-/// Most agents a container keeps before it starts afresh.
+/// Most agents a container keeps; when full, the one least worth keeping makes room.
 const MAX_AGENTS: usize = 1_000;
 
 /// The agents' limits as last read, and the counters this container wrote last.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Budgets {
-    agents: Mutex<HashMap<String, CachedAgent>>,
+    agents: quick_cache::sync::Cache<String, CachedAgent>,
     known: Known,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Self { agents: quick_cache::sync::Cache::new(MAX_AGENTS), known: Known::default() }
+    }
 }
 
 impl Budgets {
@@ -44,19 +49,14 @@ impl Budgets {
         agent_id: &str,
         now_ms: i64,
     ) -> Result<Option<Arc<AgentDefinition>>, String> {
-        let cached =
-            self.agents.lock().unwrap_or_else(PoisonError::into_inner).get(agent_id).cloned();
+        let cached = self.agents.get(agent_id);
         let read = async {
             source.agent(agent_id).await.map(|a| a.map(Arc::new)).map_err(Unread::Unreachable)
         };
         match fresh.serve(clock, cached, now_ms, read).await {
             Ok((agent, read_at, read_now)) => {
                 if read_now {
-                    let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-                    if agents.len() >= MAX_AGENTS {
-                        agents.clear();
-                    }
-                    agents.insert(agent_id.to_owned(), (agent.clone(), read_at));
+                    self.agents.insert(agent_id.to_owned(), (agent.clone(), read_at));
                 }
                 Ok(agent)
             }
