@@ -50,7 +50,7 @@ impl GuardConfig {
 
     /// Reads [`TOOL_ID_ENV`], [`KEYS_ENV`] and [`MAX_STALENESS_ENV`] through `var`
     /// (`std::env::var` in a Lambda); `Err` names every problem.
-    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let mut problems = Vec::new();
         let tool_id = var(TOOL_ID_ENV).filter(|v| !v.trim().is_empty());
         if tool_id.is_none() {
@@ -84,9 +84,17 @@ impl GuardConfig {
             (Some(tool_id), Some(keys)) if problems.is_empty() => {
                 Ok(Self { tool_id: tool_id.trim().to_owned(), keys, max_staleness })
             }
-            _ => Err(problems.join("; ")),
+            _ => Err(ConfigError { problems }),
         }
     }
+}
+
+/// Why the guard has no configuration: every problem, each naming its variable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .problems.join("; "))]
+pub struct ConfigError {
+    /// The problems, e.g. "REGISTRY_TOOL_ID is not set".
+    pub problems: Vec<String>,
 }
 
 /// Whether [`SWITCH_ENV`] turns the guard off.

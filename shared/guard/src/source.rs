@@ -10,7 +10,7 @@ use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
 use registry_store::Store;
 use registry_store_dynamodb::DynamoStore;
 
-use crate::config::{ENDPOINT_ENV, TABLE_ENV};
+use crate::config::{ConfigError, ENDPOINT_ENV, TABLE_ENV};
 
 /// Attempts per read of the table: a call waits for at most this many.
 const READ_ATTEMPTS: u32 = 2;
@@ -68,9 +68,10 @@ impl DynamoSource {
 
     /// [`DynamoSource::connect`] to the table named by [`TABLE_ENV`], through
     /// [`ENDPOINT_ENV`] when set.
-    pub async fn from_env() -> Result<Self, String> {
+    pub async fn from_env() -> Result<Self, ConfigError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let table = var(TABLE_ENV).ok_or_else(|| format!("{TABLE_ENV} is not set"))?;
+        let table = var(TABLE_ENV)
+            .ok_or_else(|| ConfigError { problems: vec![format!("{TABLE_ENV} is not set")] })?;
         Ok(Self::connect(table.trim(), var(ENDPOINT_ENV)).await)
     }
 }

@@ -573,7 +573,8 @@ fn configuration_from_the_environment_names_every_problem() {
     };
     let problems =
         GuardConfig::from_vars(vars(&[("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "soon")]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
     for name in
         ["REGISTRY_TOOL_ID", "REGISTRY_CONTEXT_KEYS", "REGISTRY_GUARD_MAX_STALENESS_SECONDS"]
     {
@@ -594,7 +595,8 @@ fn configuration_from_the_environment_names_every_problem() {
         ("REGISTRY_TOOL_ID", "t"),
         ("REGISTRY_CONTEXT_KEYS", "k1:short"),
     ]))
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(bad_keys.contains("REGISTRY_CONTEXT_KEYS"), "{bad_keys}");
     assert!(registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
     assert!(!registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));
