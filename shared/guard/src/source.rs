@@ -7,7 +7,7 @@ use std::time::Duration;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
-use registry_store::Store;
+use registry_store::{Store, StoreError};
 use registry_store_dynamodb::DynamoStore;
 
 use crate::config::{ConfigError, ENDPOINT_ENV, TABLE_ENV};
@@ -20,18 +20,18 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
 /// Reads the live definition of a tool (and of the agent calling it), and keeps the
 /// session counters.
 pub trait RuleSource: Send + Sync {
-    /// The live definition of `tool_id`: `Ok(None)` when there is none, `Err` with
-    /// what went wrong when it could not be read.
+    /// The live definition of `tool_id`: `Ok(None)` when there is none, `Err` when it
+    /// could not be read.
     fn tool(
         &self,
         tool_id: &str,
-    ) -> impl Future<Output = Result<Option<ToolDefinition>, String>> + Send;
+    ) -> impl Future<Output = Result<Option<ToolDefinition>, StoreError>> + Send;
 
     /// The live definition of `agent_id` (for its session budgets); none by default.
     fn agent(
         &self,
         agent_id: &str,
-    ) -> impl Future<Output = Result<Option<AgentDefinition>, String>> + Send {
+    ) -> impl Future<Output = Result<Option<AgentDefinition>, StoreError>> + Send {
         let _ = agent_id;
         async { Ok(None) }
     }
@@ -77,19 +77,19 @@ impl DynamoSource {
 }
 
 impl RuleSource for DynamoSource {
-    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, String> {
+    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, StoreError> {
         match self.store.get(Kind::Tool, tool_id).await {
             Ok(Some(Definition::Tool(tool))) => Ok(Some(tool)),
             Ok(_) => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e),
         }
     }
 
-    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, String> {
+    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
         match self.store.get(Kind::Agent, agent_id).await {
             Ok(Some(Definition::Agent(agent))) => Ok(Some(agent)),
             Ok(_) => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e),
         }
     }
 

@@ -13,6 +13,7 @@ use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, ToolDefinition};
+use registry_store::StoreError;
 use registry_guard::{Guard, GuardConfig, RuleSource, Verdict, handle_guarded};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -77,14 +78,14 @@ impl Table {
 }
 
 impl RuleSource for Table {
-    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, String> {
+    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, StoreError> {
         self.reads.fetch_add(1, Ordering::SeqCst);
-        self.answer(&self.tool)
+        self.answer(&self.tool).map_err(StoreError::Unavailable)
     }
 
-    async fn agent(&self, _: &str) -> Result<Option<AgentDefinition>, String> {
+    async fn agent(&self, _: &str) -> Result<Option<AgentDefinition>, StoreError> {
         self.agent_reads.fetch_add(1, Ordering::SeqCst);
-        self.answer(&self.agent)
+        self.answer(&self.agent).map_err(StoreError::Unavailable)
     }
 }
 
