@@ -121,7 +121,7 @@ async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
         "admin-api",
         &table,
         &[
-            ("ROLE_MAP", ROLE_MAP),
+            ("REGISTRY_ROLE_MAP", ROLE_MAP),
             ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true"),
             ("REGISTRY_CONTEXT_KEYS", KEYS),
         ],

@@ -51,10 +51,7 @@ pub use publish::{Drift, PublishReport, PublishRequest};
 pub use release_check::Comparison;
 pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
-pub use review::{
-    REQUIRE_REVIEW_ENV, REVIEW_APPROVALS_ENV, REVIEW_REQUIRED, REVIEW_TAG, ReviewPolicy,
-    can_approve, is_governed,
-};
+pub use review::{REVIEW_REQUIRED, REVIEW_TAG, ReviewPolicy, can_approve, is_governed};
 pub use schema::{CallCheck, CallRequest, ToolSchema};
 pub use strict_json::{JsonError, parse_strict};
 pub(crate) use token::require_token_role;
