@@ -21,7 +21,7 @@ pub async fn show(
     SignedIn(session): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
-    let agent = match console.api.registry.get::<AgentDefinition>(&id).await {
+    let agent = match console.api.registry.catalog.get::<AgentDefinition>(&id).await {
         Ok(agent) => agent,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
@@ -103,7 +103,7 @@ async fn collaborators(console: &Console, h: &mut Html, agent: &AgentDefinition)
         link(h, "agents", &c.agent_id);
         let c_json = serde_json::to_value(c).unwrap_or(Value::Null);
         h.el(" <span class=\"muted\">", str_of(&c_json, "instruction"), "</span>");
-        if let Ok(sub) = console.api.registry.get::<AgentDefinition>(&c.agent_id).await {
+        if let Ok(sub) = console.api.registry.catalog.get::<AgentDefinition>(&c.agent_id).await {
             let subs = sub.collaborators.as_deref().unwrap_or_default();
             if !subs.is_empty() {
                 h.raw("<ul>");

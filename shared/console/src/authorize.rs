@@ -114,7 +114,7 @@ pub async fn submit(
             agent_id: optional("agentId"),
             session_id: optional("sessionId"),
         };
-        match console.api.registry.authorize(&id, &request, true).await {
+        match console.api.registry.calls.authorize(&id, &request, true).await {
             Ok(answer) => {
                 let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
                 decision(&mut result, &v, &answer);

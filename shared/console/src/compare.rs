@@ -51,7 +51,7 @@ pub async fn show(
         let problem = Problem::not_found(format!("no live release of tool `{name}`"));
         return page::problem(&session, &problem);
     }
-    match console.api.registry.compare_releases(&name, from, to).await {
+    match console.api.registry.catalog.compare_releases(&name, from, to).await {
         Ok(comparison) => {
             let v = serde_json::to_value(&comparison).unwrap_or(Value::Null);
             h.raw("<p id=\"verdict\">");

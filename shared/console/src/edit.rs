@@ -37,7 +37,7 @@ pub async fn form<R: Kind>(
         );
         return page::problem(&session, &problem);
     }
-    let current = match console.api.registry.get::<R>(&id).await {
+    let current = match console.api.registry.catalog.get::<R>(&id).await {
         Ok(d) => serde_json::to_value(&d).unwrap_or(Value::Null),
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
@@ -79,7 +79,14 @@ pub async fn submit<R: Kind>(
     let written = console
         .api
         .registry
-        .patch::<R>(&session.principal, &id, &Value::Object(patch), Precondition::Version(version))
+        .catalog
+        .patch::<R>(
+            &session.principal,
+            &id,
+            &Value::Object(patch),
+            Precondition::Version(version),
+            None,
+        )
         .await;
     match written {
         Ok(w) if w.outcome == Outcome::Proposed => {
@@ -124,7 +131,8 @@ pub async fn lifecycle<R: Kind>(
     match console
         .api
         .registry
-        .patch::<R>(&session.principal, &id, &patch, Precondition::Version(version))
+        .catalog
+        .patch::<R>(&session.principal, &id, &patch, Precondition::Version(version), None)
         .await
     {
         Ok(_) => {

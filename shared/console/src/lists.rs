@@ -161,7 +161,7 @@ async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Resul
     let mut items = Vec::new();
     let mut read = 0;
     loop {
-        let page = console.api.registry.list::<R>(&query).await.map_err(Problem::from)?;
+        let page = console.api.registry.catalog.list::<R>(&query).await.map_err(Problem::from)?;
         read += page.items.len();
         for item in page.items {
             if needle.is_empty() || item.id().to_lowercase().contains(&needle) {

@@ -55,7 +55,7 @@ pub async fn list(
         after: form.cursor.clone().filter(|c| !c.is_empty()),
         ..ProposalQuery::default()
     };
-    let page = match console.api.registry.proposals(&query).await {
+    let page = match console.api.registry.catalog.proposals(&query).await {
         Ok(page) => page,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
@@ -110,7 +110,7 @@ pub async fn show(
     Path(id): Path<String>,
     Query(form): Query<ShowForm>,
 ) -> Response {
-    match console.api.registry.proposal(&id).await {
+    match console.api.registry.catalog.proposal(&id).await {
         Ok(p) => {
             let v = serde_json::to_value(&p).unwrap_or(Value::Null);
             render(&session, &v, &form.done, None)
@@ -126,7 +126,7 @@ pub async fn approve(
     Path(id): Path<String>,
     form: Posted,
 ) -> Response {
-    let answer = console.api.registry.approve(&form.session.principal, &id).await;
+    let answer = console.api.registry.catalog.approve(&form.session.principal, &id).await;
     after(&console, &form.session, &id, answer.map(|_| "approved")).await
 }
 
@@ -137,7 +137,8 @@ pub async fn reject(
     form: Posted,
 ) -> Response {
     let reason = form.field("reason");
-    let answer = console.api.registry.reject(&form.session.principal, &id, Some(reason)).await;
+    let answer =
+        console.api.registry.catalog.reject(&form.session.principal, &id, Some(reason)).await;
     after(&console, &form.session, &id, answer.map(|_| "rejected")).await
 }
 
@@ -154,7 +155,7 @@ async fn after(
             .into_response(),
         Err(e) => {
             let problem = Problem::from(e);
-            match console.api.registry.proposal(id).await {
+            match console.api.registry.catalog.proposal(id).await {
                 Ok(p) => {
                     let v = serde_json::to_value(&p).unwrap_or(Value::Null);
                     let mut response = render(session, &v, "", Some(&problem));

@@ -113,7 +113,7 @@ pub async fn show(
         h.raw("<h2>Context sent</h2>");
         page::pre_json(&mut h, ctx);
         let bytes = serde_json::to_vec(ctx).unwrap_or_default();
-        match console.api.registry.resolve_json(&id, &bytes).await {
+        match console.api.registry.resolver.resolve_json(&id, &bytes).await {
             Ok(resolution) => {
                 let mut v = serde_json::to_value(&resolution).unwrap_or(Value::Null);
                 if let Some(o) = v.as_object_mut() {
@@ -190,11 +190,16 @@ async fn result(console: &Console, h: &mut Html, v: &Value) {
     h.raw("<h2>Agent</h2><p id=\"agent-decision\">");
     badge(h, str_of(&trace, "outcome"));
     h.raw(" version ").num(trace.get("version").and_then(Value::as_u64).unwrap_or(0)).raw(": ");
-    let agent_rules =
-        match console.api.registry.get::<AgentDefinition>(str_of(&trace, "agentId")).await {
-            Ok(agent) => serde_json::to_value(&agent.access_rules).unwrap_or(Value::Null),
-            Err(_) => Value::Null,
-        };
+    let agent_rules = match console
+        .api
+        .registry
+        .catalog
+        .get::<AgentDefinition>(str_of(&trace, "agentId"))
+        .await
+    {
+        Ok(agent) => serde_json::to_value(&agent.access_rules).unwrap_or(Value::Null),
+        Err(_) => Value::Null,
+    };
     h.text(&decision_text(trace.get("access"), Some(&agent_rules))).raw("</p>");
     let tools = trace.get("tools").and_then(Value::as_array).cloned().unwrap_or_default();
     let (granted, left): (Vec<&Value>, Vec<&Value>) =
@@ -213,7 +218,7 @@ async fn result(console: &Console, h: &mut Html, v: &Value) {
             .raw("<th scope=\"col\">Deciding rule</th></tr></thead><tbody>");
         for t in rows.iter() {
             let tool_id = str_of(t, "toolId");
-            let rules = match console.api.registry.get::<ToolDefinition>(tool_id).await {
+            let rules = match console.api.registry.catalog.get::<ToolDefinition>(tool_id).await {
                 Ok(tool) => serde_json::to_value(&tool.access_rules).unwrap_or(Value::Null),
                 Err(_) => Value::Null,
             };

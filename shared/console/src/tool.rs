@@ -28,7 +28,7 @@ pub(crate) async fn read(
     session: &Session,
     id: &str,
 ) -> Result<(ToolDefinition, Value), Response> {
-    match console.api.registry.get::<ToolDefinition>(id).await {
+    match console.api.registry.catalog.get::<ToolDefinition>(id).await {
         Ok(tool) => {
             let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
             Ok((tool, v))
@@ -149,7 +149,7 @@ async fn compiled(console: &Console, h: &mut Html, id: &str, format: &str) {
         h.raw("<p class=\"error\" role=\"alert\">Pick a format from the list.</p>");
         return;
     };
-    match console.api.registry.tool_schema(id, format).await {
+    match console.api.registry.catalog.tool_schema(id, format).await {
         Ok(compiled) => {
             let v = serde_json::to_value(&compiled).unwrap_or(Value::Null);
             let report = v.get("report").and_then(Value::as_array).cloned().unwrap_or_default();

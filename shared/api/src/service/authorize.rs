@@ -19,7 +19,7 @@ use registry_store::budget::{Admission, Verdict, admit, rate_of, session_ttl_sec
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::service::{Registry, ServiceError};
+use crate::service::{CallPolicy, ServiceError};
 
 /// The call to decide.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
@@ -235,7 +235,7 @@ fn run(
     if explain { explained() } else { (evaluate(), Vec::new()) }
 }
 
-impl Registry {
+impl CallPolicy {
     /// Decides one call of the live tool `tool_id` for the principal of the request
     /// (SPEC section 16); logs the decision.
     pub async fn authorize(
@@ -244,7 +244,7 @@ impl Registry {
         request: &AuthorizeRequest,
         explain: bool,
     ) -> Result<Authorization, ServiceError> {
-        let tool: ToolDefinition = self.get(tool_id).await?;
+        let tool: ToolDefinition = self.catalog.get(tool_id).await?;
         check_call(&tool, &request.call)?;
         check_ids(request)?;
         let mut prepared = PreparedContext::new(&request.context).map_err(|errors| {
@@ -374,12 +374,13 @@ impl Registry {
     ) -> Result<Option<Budget>, ServiceError> {
         let session = match (&request.agent_id, &request.session_id) {
             (Some(agent_id), Some(session_id)) => {
-                let agent: AgentDefinition = self.get(agent_id).await.map_err(|e| match e {
-                    ServiceError::NotFound { .. } => {
-                        ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
-                    }
-                    other => other,
-                })?;
+                let agent: AgentDefinition =
+                    self.catalog.get(agent_id).await.map_err(|e| match e {
+                        ServiceError::NotFound { .. } => {
+                            ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
+                        }
+                        other => other,
+                    })?;
                 if !agent.uses_tool(&tool.tool_id) {
                     return Err(ServiceError::invalid(
                         "/agentId",
