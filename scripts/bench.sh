@@ -24,8 +24,8 @@ echo "== criterion"
 cargo bench -q -p registry-access -p registry-core -p bedrock-action-group \
   --bench access --bench resolve --bench convert -- "${CRIT[@]}" >"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion failed" >&2; exit 1; }
-# The call-time guard (feature `guard` of bedrock-action-group): its own cost per call.
-cargo bench -q -p bedrock-action-group --features guard --bench guard -- "${CRIT[@]}" \
+# The call-time guard (registry-guard): its own cost per call.
+cargo bench -q -p registry-guard --bench guard -- "${CRIT[@]}" \
   >>"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (guard) failed" >&2; exit 1; }
 grep -E '^[^ ].*time:|^ +time:' "$TARGET/bench-criterion.log" || true

@@ -7,10 +7,9 @@
 mod common;
 
 use bedrock_action_group::parse_return_control;
-use bedrock_action_group::return_control::{
-    ApiAuthorizer, ApiTransport, Authorizer, RuleSetAuthorizer, authorize,
-};
+use bedrock_action_group::return_control::{ApiAuthorizer, ApiTransport, Authorizer, authorize};
 use common::{Serve, serve};
+use registry_guard::RuleSetAuthorizer;
 use reqwest::Method;
 use serde_json::{Value, json};
 

@@ -25,13 +25,12 @@ use crate::template::{Deployment, Template};
 
 /// The environment variables that name AWS endpoints of the functions: all point at
 /// the recorder, so that no call escapes it.
-pub const ENDPOINT_VARIABLES: [&str; 6] = [
+pub const ENDPOINT_VARIABLES: [&str; 5] = [
     names::DYNAMODB_ENDPOINT_URL,
     names::EVENTBRIDGE_ENDPOINT_URL,
     names::SECRETSMANAGER_ENDPOINT_URL,
     names::LAMBDA_ENDPOINT_URL,
     names::BEDROCK_ENDPOINT_URL,
-    "DYNAMODB_ENDPOINT",
 ];
 /// The template, parsed once per test process.
 pub fn template() -> &'static Template {

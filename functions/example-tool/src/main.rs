@@ -2,7 +2,8 @@
 
 mod units;
 
-use bedrock_action_group::{RuntimeError, ToolError, run_guarded};
+use bedrock_action_group::{RuntimeError, ToolError};
+use registry_guard::run_guarded;
 use serde::{Deserialize, Serialize};
 
 /// Arguments of the `convert` function (see `events/` for invocations).

@@ -1,8 +1,8 @@
 //! Authorizing returned calls before the runtime runs them (SPEC section 16): the same
 //! call rules as the guard of tool Lambdas, decided by the registry's
-//! `POST /tools/{toolId}/authorize` ([`ApiAuthorizer`]) or in process on the tool's
-//! compiled rules (`RuleSetAuthorizer`, feature `guard`). [`authorize`] fails closed: a
-//! call that could not be decided is not run.
+//! `POST /tools/{toolId}/authorize` ([`ApiAuthorizer`]) or by any other [`Authorizer`]
+//! (in process on the tool's compiled rules: `registry-guard`'s `RuleSetAuthorizer`).
+//! [`authorize`] fails closed: a call that could not be decided is not run.
 
 use std::future::Future;
 
@@ -152,8 +152,9 @@ pub async fn authorize<A: Authorizer>(
     }
 }
 
-/// The one line a model reads for a call that is not permitted.
-pub(crate) fn not_permitted(name: &str, why: &str) -> String {
+/// The one line a model reads for a call that is not permitted (`why` without control
+/// characters).
+pub fn not_permitted(name: &str, why: &str) -> String {
     let why: String = why.chars().filter(|c| !c.is_control()).collect();
     format!("The call to `{name}` is not permitted: {why}.")
 }
@@ -179,54 +180,5 @@ impl ControlCall {
             Operation::Function(name) => name,
             Operation::Api { api_path, .. } => api_path,
         }
-    }
-}
-
-/// Authorizes in process on a tool's compiled call rules (feature `guard`): for
-/// runtimes that keep the tool definitions they resolved.
-#[cfg(feature = "guard")]
-#[derive(Debug)]
-pub struct RuleSetAuthorizer {
-    loaded: crate::guard::Loaded,
-}
-
-#[cfg(feature = "guard")]
-impl RuleSetAuthorizer {
-    /// Compiles `tool`'s call rules; `Err` says why they do not compile.
-    pub fn new(tool: registry_core::ToolDefinition) -> Result<Self, String> {
-        crate::guard::Loaded::compile(tool, 0).map(|loaded| Self { loaded })
-    }
-}
-
-#[cfg(feature = "guard")]
-impl Authorizer for RuleSetAuthorizer {
-    async fn authorize(
-        &self,
-        tool_id: &str,
-        context: &Value,
-        call: &ControlCall,
-    ) -> Result<Authorization, String> {
-        use crate::guard::Stage;
-        use registry_access::{PreparedContext, RequestContext, ToolCall};
-        let context: RequestContext = serde_json::from_value(context.clone())
-            .map_err(|e| format!("the request context is not valid: {e}"))?;
-        let mut prepared = PreparedContext::new(&context).map_err(|e| {
-            format!("the request context is over the limits ({} problems)", e.len())
-        })?;
-        prepared.set_tool_id(Some(tool_id));
-        let arguments =
-            self.loaded.arguments(call.name(), &call.parameters).map_err(|e| e.reprompt_text())?;
-        let http_method = match &call.operation {
-            Operation::Api { http_method, .. } => Some(http_method.as_str()),
-            Operation::Function(_) => None,
-        };
-        let call = ToolCall { function: call.name(), http_method, arguments: arguments.as_map() };
-        let stage = self.loaded.decide(&prepared, &call);
-        let rule_id = match &stage {
-            Stage::SwitchedOff => None,
-            Stage::Access(d) | Stage::Call(d) => d.rule_id.as_deref().map(str::to_owned),
-        };
-        let reason = self.loaded.denial(&stage);
-        Ok(Authorization { allowed: reason.is_none(), rule_id, reason })
     }
 }

@@ -30,6 +30,17 @@ where
     answer(event, |parsed| handler(Arguments::typed(parsed)?))
 }
 
+/// [`handle`] for an event already parsed (e.g. by [`parse_event`] before a check that
+/// reads it, as the registry's call guard does).
+pub fn handle_parsed<T, R, F>(parsed: ActionGroupEvent, handler: F) -> ActionGroupResponse
+where
+    T: DeserializeOwned,
+    R: Serialize,
+    F: FnOnce(T) -> Result<R, ToolError>,
+{
+    answer_parsed(parsed, |event| handler(Arguments::typed(event)?))
+}
+
 /// Runs a handler that sees the parsed event and the converted [`Arguments`]; for tools
 /// that serve several functions or need the session attributes.
 pub fn handle_event<R, F>(event: &Value, handler: F) -> ActionGroupResponse
@@ -53,7 +64,7 @@ where
 }
 
 /// Answers the parsed event `parsed` with what `call` makes of it (a panic included).
-pub(crate) fn answer_parsed<R, F>(parsed: ActionGroupEvent, call: F) -> ActionGroupResponse
+fn answer_parsed<R, F>(parsed: ActionGroupEvent, call: F) -> ActionGroupResponse
 where
     R: Serialize,
     F: FnOnce(&ActionGroupEvent) -> Result<R, ToolError>,

@@ -8,8 +8,6 @@ pub mod convert;
 mod error;
 pub mod event;
 mod extract;
-#[cfg(feature = "guard")]
-pub mod guard;
 mod handle;
 mod invalid;
 pub mod limit;
@@ -27,8 +25,8 @@ pub use canonical::{TextContent, ToolCall, ToolResult};
 pub use error::ToolError;
 pub use event::{ActionGroupEvent, Agent, ApiEvent, Attributes, FunctionEvent, Parameter};
 pub use handle::{
-    handle, handle_body, handle_event, handle_json, malformed_response, panic_message,
-    panic_response, respond, unreadable_response,
+    handle, handle_body, handle_event, handle_json, handle_parsed, malformed_response,
+    panic_message, panic_response, respond, unreadable_response,
 };
 pub use invalid::{ArgumentError, InvalidArguments, pointer};
 pub use limit::MAX_RESPONSE_BYTES;
@@ -39,5 +37,3 @@ pub use return_control::{
 };
 #[cfg(feature = "runtime")]
 pub use runtime::{RuntimeError, run, run_async};
-#[cfg(all(feature = "runtime", feature = "guard"))]
-pub use runtime::{run_guarded, run_with_guard};

@@ -6,8 +6,8 @@
 //!
 //! Before it runs a returned call, a runtime authorizes it against the tool's call rules
 //! ([`authorize`], SPEC section 16): through the registry's `POST /tools/{id}/authorize`
-//! ([`ApiAuthorizer`]) or, with feature `guard`, in process on the compiled rules
-//! (`RuleSetAuthorizer`).
+//! ([`ApiAuthorizer`]) or in process on the compiled rules (`registry-guard`'s
+//! `RuleSetAuthorizer`).
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
@@ -20,10 +20,9 @@ use crate::invalid::InvalidArguments;
 use crate::parse::EventError;
 use crate::response::{ResponseKind, ResponseState};
 
-#[cfg(feature = "guard")]
-pub use crate::authorize::RuleSetAuthorizer;
 pub use crate::authorize::{
     ApiAuthorizer, ApiTransport, Authorization, Authorizer, Refused, authorize, authorize_request,
+    not_permitted,
 };
 
 /// Most results one `inlineSessionState` carries (AWS `ReturnControlInvocationResults`).

@@ -2,8 +2,11 @@
 //!
 //! [`run`] answers each invocation from the body bytes the runtime received, read once
 //! ([`crate::handle_body`]), so even an event `serde_json` cannot read (for example a lone
-//! UTF-16 surrogate escape) is answered with a `FAILURE` response instead of a Lambda
-//! invocation error.
+//! UTF-16 surrogate escape, a body that is not JSON or not UTF-8) is answered with a
+//! `FAILURE` response instead of a Lambda invocation error. That needs the bytes before
+//! the runtime deserializes them, hence the layer in front of it (decision 51): a plain
+//! `service_fn` only sees what the runtime could deserialize. [`run_async`] is a plain
+//! `service_fn` over the event's text (a body that is not JSON is the runtime's error).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -146,119 +149,4 @@ where
         Ok(result) => respond(&parsed, result),
         Err(payload) => panic_response(&parsed, payload.as_ref()),
     }
-}
-
-/// Serves a synchronous handler that takes typed arguments, behind the call-time guard
-/// (features `runtime` and `guard`): [`crate::guard::Guard::from_env`], unless
-/// `REGISTRY_GUARD=off` turns it off (then this is [`run`]). Both cases are logged to
-/// stderr at start, with the problem when the guard's settings are missing or invalid
-/// (it then refuses every call).
-#[cfg(feature = "guard")]
-pub async fn run_guarded<T, R, F>(handler: F) -> Result<(), RuntimeError>
-where
-    T: DeserializeOwned,
-    R: Serialize,
-    F: Fn(T) -> Result<R, ToolError>,
-{
-    if crate::guard::switched_off(|name| std::env::var(name).ok()) {
-        eprintln!(
-            "call guard: off ({}=off); calls reach the handler unchecked",
-            crate::guard::SWITCH_ENV
-        );
-        return run(handler).await;
-    }
-    let guard = crate::guard::Guard::from_env().await;
-    match guard.problem() {
-        Some(problem) => eprintln!("call guard: every call is refused: {problem}"),
-        None => eprintln!("call guard: on for tool `{}`", guard.tool_id().unwrap_or_default()),
-    }
-    run_with_guard(&guard, handler).await
-}
-
-/// [`run`] behind `guard`: each call is checked before `handler` runs.
-#[cfg(feature = "guard")]
-pub async fn run_with_guard<S, T, R, F>(
-    guard: &crate::guard::Guard<S>,
-    handler: F,
-) -> Result<(), RuntimeError>
-where
-    S: crate::guard::RuleSource,
-    T: DeserializeOwned,
-    R: Serialize,
-    F: Fn(T) -> Result<R, ToolError>,
-{
-    let pending = Pending::default();
-    let answer =
-        guarded::Answer { guard, handler: &handler, pending: &pending, types: PhantomData };
-    let posted = service_fn(|_: LambdaEvent<IgnoredAny>| posted(&pending));
-    Runtime::new(posted).layer(answer).layer(TracingLayer::new()).run().await
-}
-
-/// The layer of [`run_with_guard`]: [`Answer`]'s, with the guard's asynchronous check
-/// before the handler.
-#[cfg(feature = "guard")]
-mod guarded {
-    use super::*;
-    use crate::guard::{Guard, RuleSource, handle_guarded};
-    use std::pin::Pin;
-
-    /// The layer.
-    pub(super) struct Answer<'h, G, F, T, R> {
-        pub guard: &'h Guard<G>,
-        pub handler: &'h F,
-        pub pending: &'h Pending,
-        pub types: PhantomData<fn(T) -> R>,
-    }
-
-    /// The service it wraps around the runtime's.
-    pub(super) struct AnswerService<'h, S, G, F, T, R> {
-        inner: S,
-        layer: Answer<'h, G, F, T, R>,
-    }
-
-    impl<'h, S, G, F, T, R> Layer<S> for Answer<'h, G, F, T, R> {
-        type Service = AnswerService<'h, S, G, F, T, R>;
-
-        fn layer(&self, inner: S) -> Self::Service {
-            AnswerService { inner, layer: *self }
-        }
-    }
-
-    impl<'h, S, G, F, T, R> Service<LambdaInvocation> for AnswerService<'h, S, G, F, T, R>
-    where
-        S: Service<LambdaInvocation>,
-        S::Future: 'h,
-        G: RuleSource,
-        T: DeserializeOwned,
-        R: Serialize,
-        F: Fn(T) -> Result<R, ToolError>,
-    {
-        type Response = S::Response;
-        type Error = S::Error;
-        type Future = Pin<Box<dyn Future<Output = Result<S::Response, S::Error>> + 'h>>;
-
-        fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-            self.inner.poll_ready(cx)
-        }
-
-        fn call(&mut self, mut invocation: LambdaInvocation) -> Self::Future {
-            let body = std::mem::replace(&mut invocation.body, Bytes::from_static(READ));
-            // The runtime's handler future only takes the pending response when polled,
-            // after the guarded answer below has left it.
-            let posted = self.inner.call(invocation);
-            let Answer { guard, handler, pending, .. } = self.layer;
-            Box::pin(async move {
-                pending.set(Some(handle_guarded(guard, &body, handler).await));
-                posted.await
-            })
-        }
-    }
-
-    impl<G, F, T, R> Clone for Answer<'_, G, F, T, R> {
-        fn clone(&self) -> Self {
-            *self
-        }
-    }
-
-    impl<G, F, T, R> Copy for Answer<'_, G, F, T, R> {}
 }

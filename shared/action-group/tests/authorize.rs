@@ -1,15 +1,15 @@
 //! Authorizing returned calls before the runtime runs them: through the registry API's
 //! `POST /tools/{toolId}/authorize` (the transport here is an in-process stand-in that
-//! answers as the API's contract says, recording what it was sent) and in process on
-//! the example tool's compiled call rules. Every result entry is checked against AWS's
-//! Bedrock Agent Runtime model.
+//! answers as the API's contract says, recording what it was sent); in process on the
+//! compiled rules is registry-guard's tests/authorize.rs. Every result entry is checked
+//! against AWS's Bedrock Agent Runtime model.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Mutex;
 
 use aws_conformance::Model;
 use bedrock_action_group::return_control::{
-    ApiAuthorizer, ApiTransport, Authorizer, authorize, authorize_request,
+    ApiAuthorizer, ApiTransport, authorize, authorize_request,
 };
 use bedrock_action_group::{ControlCall, parse_return_control};
 use serde_json::{Value, json};
@@ -116,43 +116,4 @@ async fn an_undecided_call_is_not_run() {
     let refused = authorize(&ApiAuthorizer::new(&transport), "t", &context(), &call("x")).await;
     assert!(refused.is_err());
     assert!(transport.sent.lock().unwrap().is_empty());
-}
-
-#[cfg(feature = "guard")]
-#[tokio::test]
-async fn in_process_on_the_compiled_rules() {
-    use bedrock_action_group::return_control::RuleSetAuthorizer;
-    let tool =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    let local = RuleSetAuthorizer::new(tool).unwrap();
-    let allowed = local.authorize("convert_units@1.0.0", &context(), &call("5")).await.unwrap();
-    assert_eq!((allowed.allowed, allowed.rule_id.as_deref()), (true, Some("allow-calls")));
-    let refused = authorize(&local, "convert_units@1.0.0", &context(), &call("2000000000"))
-        .await
-        .unwrap_err();
-    assert_eq!(
-        entry(refused.result.as_json()),
-        (
-            Some("REPROMPT"),
-            "The call to `convert` is not permitted: Quantities beyond a billion are refused (rule `no-huge-values`)."
-        )
-    );
-    // the tool's access rules first, as the API decides
-    let mut tool: registry_core::ToolDefinition =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    tool.access_rules = Some(vec![
-        serde_json::from_value(json!({"id": "staff-only", "effect": "allow",
-            "condition": "'staff' in user.roles"}))
-        .unwrap(),
-    ]);
-    let staff_only = RuleSetAuthorizer::new(tool).unwrap();
-    let refused =
-        authorize(&staff_only, "convert_units@1.0.0", &context(), &call("5")).await.unwrap_err();
-    assert_eq!(
-        entry(refused.result.as_json()).1,
-        "The call to `convert` is not permitted: the tool is not granted to this principal: no rule allows it."
-    );
-    let bad_context = json!({"user": {"nickname": "x"}});
-    let refused = authorize(&local, "t", &bad_context, &call("5")).await.unwrap_err();
-    assert_eq!(entry(refused.result.as_json()).0, Some("FAILURE"));
 }

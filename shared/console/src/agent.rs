@@ -3,121 +3,132 @@
 
 use std::collections::BTreeSet;
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::response::Response;
+use maud::{Markup, html};
 use registry_api::Problem;
-use registry_core::AgentDefinition;
-use serde_json::Value;
+use registry_core::{AgentDefinition, RolloutPolicy};
 
 use crate::Console;
-use crate::detail::{actions, props, release_rows, releases, rules, source};
-use crate::html::Html;
-use crate::page::{self, json_text, link, str_of};
+use crate::detail::{actions, props, release_rows, release_table, releases, rules, source};
+use crate::page;
+use crate::parts::{link, pre_json, tool_name, wire};
 use crate::session::SignedIn;
 
 /// `GET /console/agents/{id}`.
-pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
-    Path(id): Path<String>,
-) -> Response {
+pub async fn show(SignedIn(console, session): SignedIn, Path(id): Path<String>) -> Response {
     let agent = match console.api.registry.catalog.get::<AgentDefinition>(&id).await {
         Ok(agent) => agent,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
-    let v = serde_json::to_value(&agent).unwrap_or(Value::Null);
-    let mut h = Html::new();
-    actions(&mut h, &session, "agents", &agent.agent_id, &v);
-    props(
-        &mut h,
-        &v,
-        &[
-            ("Agent id", "agentId"),
-            ("Description", "description"),
-            ("Foundation model", "foundationModel"),
-            ("Idle session TTL (s)", "idleSessionTTLInSeconds"),
-        ],
-    );
-    h.el("<h2>Base prompt</h2><pre class=\"prompt\">", &agent.base_prompt, "</pre>");
+    let fields = vec![
+        ("Agent id", "agentId", Some(agent.agent_id.clone())),
+        ("Description", "description", agent.description.clone()),
+        ("Foundation model", "foundationModel", agent.foundation_model.clone()),
+        (
+            "Idle session TTL (s)",
+            "idleSessionTTLInSeconds",
+            agent.bedrock.idle_session_ttl_in_seconds.map(|s| s.to_string()),
+        ),
+    ];
+    let body = html! {
+        (actions(&session, &agent))
+        (props(&agent, fields, agent.tags.as_ref()))
+        h2 { "Base prompt" }
+        pre.prompt { (agent.base_prompt) }
+        h2 { "Tools" }
+        (release_table("agent-tools", tools(&console, &agent).await))
+        (collaborators(&console, &agent).await)
+        h2 { "Rollout" }
+        (rollout(agent.rollout_policy.as_ref()))
+        h2 { "Publication" }
+        @match &agent.server.publication {
+            Some(publication) => (pre_json(publication)),
+            None => p.muted { "Not published to Bedrock Agents." },
+        }
+        (rules(agent.access_rules.as_deref(), "Access rules"))
+        (source(&agent))
+    };
+    page::ok(&format!("Agent {}", agent.agent_id), &session, body)
+}
 
-    h.raw("<h2>Tools</h2><div class=\"scroll\"><table id=\"agent-tools\"><thead><tr>")
-        .raw("<th scope=\"col\">Release</th><th scope=\"col\">Status</th><th scope=\"col\">")
-        .raw("Version</th><th scope=\"col\">Description</th></tr></thead><tbody>");
+/// Each tool the agent names, once per name, with every live release of it.
+async fn tools(console: &Console, agent: &AgentDefinition) -> Markup {
     let mut names = BTreeSet::new();
+    let mut rows = Vec::new();
     for tool_id in &agent.tool_ids {
-        let name = tool_id.split_once('@').map_or(tool_id.as_str(), |(n, _)| n);
-        if !names.insert(name.to_owned()) {
-            continue;
+        let name = tool_name(tool_id);
+        if names.insert(name) {
+            rows.push((name, tool_id, releases(console, name).await));
         }
-        h.raw("<tr class=\"group\"><th colspan=\"4\" scope=\"rowgroup\">")
-            .text(name)
-            .raw(" <span class=\"muted\">named as <code>")
-            .text(tool_id)
-            .raw("</code></span></th></tr>");
-        let found = releases(&console, name).await;
-        if found.is_empty() {
-            h.raw("<tr><td colspan=\"4\" class=\"muted\">No live release.</td></tr>");
-        }
-        release_rows(&mut h, &found, None);
     }
-    h.raw("</tbody></table></div>");
+    html! {
+        @for (name, tool_id, found) in &rows {
+            tr.group { th colspan="4" scope="rowgroup" {
+                (name) " " span.muted { "named as " code { (tool_id) } }
+            } }
+            @if found.is_empty() { tr { td.muted colspan="4" { "No live release." } } }
+            (release_rows(found, None))
+        }
+    }
+}
 
-    collaborators(&console, &mut h, &agent).await;
-    h.raw("<h2>Rollout</h2>");
-    match v.get("rolloutPolicy") {
-        Some(policy) if policy.as_object().is_some_and(|o| !o.is_empty()) => {
-            h.raw("<dl class=\"props\" id=\"rollout\">");
-            for (k, val) in policy.as_object().into_iter().flatten() {
-                h.el("<dt>", k, "</dt>").el("<dd>", &json_text(val), "</dd>");
+/// The rollout policy's settings, or that every caller the rules allow gets the agent.
+fn rollout(policy: Option<&RolloutPolicy>) -> Markup {
+    let none = html! {
+        p.muted #rollout { "No rollout policy: every caller the rules allow gets this agent." }
+    };
+    let Some(policy) = policy else {
+        return none;
+    };
+    let list = |items: &Option<Vec<String>>| items.as_ref().map(|i| i.join(", "));
+    let overrides = policy.tool_overrides.as_ref().map(|o| {
+        o.iter().map(|(from, to)| format!("{from} \u{2192} {to}")).collect::<Vec<_>>().join(", ")
+    });
+    let settings = [
+        ("betaAccounts", list(&policy.beta_accounts)),
+        ("regionRestrictions", list(&policy.region_restrictions)),
+        ("toolOverrides", overrides),
+        ("percentage", policy.percentage.map(|p| p.to_string())),
+        ("stickiness", policy.stickiness.as_ref().map(wire)),
+    ];
+    if settings.iter().all(|(_, value)| value.is_none()) {
+        return none;
+    }
+    html! {
+        dl.props #rollout {
+            @for (name, value) in settings {
+                @if let Some(value) = value { dt { (name) } dd { (value) } }
             }
-            h.raw("</dl>");
-        }
-        _ => {
-            h.raw("<p class=\"muted\" id=\"rollout\">No rollout policy: every caller the rules ")
-                .raw("allow gets this agent.</p>");
         }
     }
-    h.raw("<h2>Publication</h2>");
-    match v.get("publication") {
-        Some(p) => page::pre_json(&mut h, p),
-        None => {
-            h.raw("<p class=\"muted\">Not published to Bedrock Agents.</p>");
-        }
-    }
-    rules(&mut h, &v, "Access rules");
-    source(&mut h, &v);
-    page::ok(&format!("Agent {}", agent.agent_id), &session, h)
 }
 
 /// The collaborators, each with its own collaborators (the graph two levels deep).
-async fn collaborators(console: &Console, h: &mut Html, agent: &AgentDefinition) {
-    h.raw("<h2>Collaborators</h2>");
+async fn collaborators(console: &Console, agent: &AgentDefinition) -> Markup {
     let list = agent.collaborators.as_deref().unwrap_or_default();
-    if list.is_empty() {
-        h.raw("<p class=\"muted\">None.</p>");
-        return;
-    }
-    h.raw("<ul class=\"graph\" id=\"collaborators\">");
+    let mut found = Vec::with_capacity(list.len());
     for c in list {
-        h.raw("<li>");
-        link(h, "agents", &c.agent_id);
-        let c_json = serde_json::to_value(c).unwrap_or(Value::Null);
-        h.el(" <span class=\"muted\">", str_of(&c_json, "instruction"), "</span>");
-        if let Ok(sub) = console.api.registry.catalog.get::<AgentDefinition>(&c.agent_id).await {
-            let subs = sub.collaborators.as_deref().unwrap_or_default();
-            if !subs.is_empty() {
-                h.raw("<ul>");
-                for s in subs {
-                    h.raw("<li>");
-                    link(h, "agents", &s.agent_id);
-                    h.raw("</li>");
-                }
-                h.raw("</ul>");
-            }
-        } else {
-            h.raw(" <span class=\"badge badge-disabled\">not found</span>");
-        }
-        h.raw("</li>");
+        found
+            .push((c, console.api.registry.catalog.get::<AgentDefinition>(&c.agent_id).await.ok()));
     }
-    h.raw("</ul>");
+    html! {
+        h2 { "Collaborators" }
+        @if found.is_empty() {
+            p.muted { "None." }
+        } @else {
+            ul.graph #collaborators { @for (c, sub) in &found { li {
+                (link("agents", &c.agent_id)) " " span.muted { (c.instruction) }
+                @match sub {
+                    Some(sub) => {
+                        @let subs = sub.collaborators.as_deref().unwrap_or_default();
+                        @if !subs.is_empty() {
+                            ul { @for s in subs { li { (link("agents", &s.agent_id)) } } }
+                        }
+                    }
+                    None => { " " span.badge.badge-disabled { "not found" } }
+                }
+            } } }
+        }
+    }
 }

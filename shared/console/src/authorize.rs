@@ -4,26 +4,31 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::response::Response;
+use maud::{Markup, html};
+use registry_access::{RuleOutcome, RuleResult};
 use registry_api::Problem;
-use registry_api::service::{AuthorizeRequest, CallInput};
-use registry_core::RequestContext;
+use registry_api::service::{Authorization, AuthorizeRequest, CallInput};
+use registry_core::{RequestContext, ToolDefinition};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::Console;
-use crate::html::{Html, url_component};
-use crate::page::{self, badge, csrf_field, json_text, link, str_of};
+use crate::context::ContextForm;
+use crate::html::url_component;
+use crate::page;
+use crate::parts::{
+    Control, badge, csrf_field, field, filters, link, pre_json, select, table, text_field, wire,
+    yes_no,
+};
 use crate::posted::Posted;
-use crate::resolve::{ResolveForm, text_field};
 use crate::session::{Session, SignedIn};
 
 /// The function picked (`?function=`).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct Pick {
     /// A function name of the tool's schema (the first when empty).
-    #[serde(default)]
     pub function: String,
 }
 
@@ -56,55 +61,47 @@ type FieldErrors = HashMap<String, Vec<String>>;
 
 /// `GET /console/tools/{id}/authorize`: the form.
 pub async fn form(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(pick): Query<Pick>,
 ) -> Response {
-    let (_, v) = match crate::tool::read(&console, &session, &id).await {
-        Ok(read) => read,
+    let tool = match crate::tool::read(&console, &session, &id).await {
+        Ok(tool) => tool,
         Err(page) => return page,
     };
-    let mut h = Html::new();
-    render(&mut h, &session, &id, &v, &pick.function, &HashMap::new(), &HashMap::new());
-    page::ok(&format!("Authorize a call of {id}"), &session, h)
+    let sent = (&HashMap::new(), &ContextForm::default());
+    let body = render(&session, &tool, &pick.function, sent, &FieldErrors::new());
+    page::ok(&format!("Authorize a call of {id}"), &session, body)
 }
 
 /// `POST /console/tools/{id}/authorize`: decides the call and shows why.
-pub async fn submit(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let session = &form.session;
-    let (_, v) = match crate::tool::read(&console, session, &id).await {
-        Ok(read) => read,
+    let tool = match crate::tool::read(console, session, &id).await {
+        Ok(tool) => tool,
         Err(page) => return page,
     };
     let function = form.field("function").to_owned();
-    let params = params_of(&v, &function);
+    let params = params_of(&tool, &function);
     let (arguments, mut errors) = arguments(&params, &form.fields);
-    let resolve: ResolveForm =
+    let caller: ContextForm =
         serde_json::to_value(&form.fields).and_then(serde_json::from_value).unwrap_or_default();
-    let context = match resolve.context() {
-        Ok(ctx) => registry_api::service::from_json::<RequestContext>(ctx).map_err(|errors| {
-            errors
-                .iter()
-                .map(|v| format!("{} {}", v.path, v.message))
-                .collect::<Vec<_>>()
-                .join("; ")
-        }),
-        Err(e) => Err(format!("Custom data {e}")),
-    };
-    let context = match context {
-        Ok(c) => Some(c),
+    let context = match caller.context() {
+        Ok(ctx) => match registry_api::service::from_json::<RequestContext>(ctx) {
+            Ok(context) => Some(context),
+            Err(violations) => {
+                let messages = violations.iter().map(|v| format!("{} {}", v.path, v.message));
+                errors.entry(CONTEXT.to_owned()).or_default().extend(messages);
+                None
+            }
+        },
         Err(e) => {
-            errors.entry("context".to_owned()).or_default().push(e);
+            errors.entry(CONTEXT.to_owned()).or_default().push(format!("Custom data {e}"));
             None
         }
     };
-    let mut h = Html::new();
-    let mut result = Html::new();
+    let mut result = html! {};
     if let (Some(context), true) = (context, errors.is_empty()) {
         let optional =
             |name: &str| Some(form.field(name).trim().to_owned()).filter(|s| !s.is_empty());
@@ -114,11 +111,8 @@ pub async fn submit(
             agent_id: optional("agentId"),
             session_id: optional("sessionId"),
         };
-        match console.api.registry.calls.authorize(&id, &request, true).await {
-            Ok(answer) => {
-                let answer = serde_json::to_value(&answer).unwrap_or(Value::Null);
-                decision(&mut result, &v, &answer);
-            }
+        result = match console.api.registry.calls.authorize(&id, &request, true).await {
+            Ok(answer) => decision(&tool, &answer),
             Err(e) => {
                 let problem = Problem::from(e);
                 let mut other = Vec::new();
@@ -130,42 +124,41 @@ pub async fn submit(
                         _ => other.push(e.clone()),
                     }
                 }
-                result.raw("<div class=\"error\" role=\"alert\" id=\"authorize-error\">").el(
-                    "<p>",
-                    &problem.detail,
-                    ": nothing was decided. Correct the fields marked above.</p>",
+                let detail = format!(
+                    "{}: nothing was decided. Correct the fields marked above.",
+                    problem.detail
                 );
-                page::violations(&mut result, &other);
-                result.raw("</div>");
+                crate::parts::error_box(Some("authorize-error"), &detail, &other)
             }
-        }
+        };
     }
-    render(&mut h, session, &id, &v, &function, &form.fields, &errors);
-    h.append(result);
-    page::ok(&format!("Authorize a call of {id}"), session, h)
+    let body =
+        html! { (render(session, &tool, &function, (&form.fields, &caller), &errors)) (result) };
+    page::ok(&format!("Authorize a call of {id}"), session, body)
 }
 
-/// The parameters of `function` (the first function when empty) of tool `v`.
-fn params_of(v: &Value, function: &str) -> Vec<Param> {
-    let functions = v.get("functionSchema").and_then(Value::as_array);
-    let f = functions
-        .and_then(|fs| fs.iter().find(|f| function.is_empty() || str_of(f, "name") == function));
-    let Some(params) = f.and_then(|f| f.get("parameters")).and_then(Value::as_object) else {
+/// The key of the caller's context among the field errors.
+const CONTEXT: &str = "customData";
+
+/// The parameters of `function` (the first function when empty) of `tool`.
+fn params_of(tool: &ToolDefinition, function: &str) -> Vec<Param> {
+    let functions = tool.function_schema.iter().flatten();
+    let Some(f) = functions.into_iter().find(|f| function.is_empty() || f.name == function) else {
         return Vec::new();
     };
-    params
+    f.parameters
         .iter()
         .map(|(name, p)| Param {
             name: name.clone(),
-            input: match str_of(p, "type") {
+            input: match p.ty.as_str() {
                 "number" => Input::Number,
                 "integer" => Input::Integer,
                 "boolean" => Input::Boolean,
                 "string" => Input::Text,
                 _ => Input::Json,
             },
-            required: p.get("required").and_then(Value::as_bool).unwrap_or(false),
-            description: str_of(p, "description").to_owned(),
+            required: p.is_required(),
+            description: p.description.clone(),
         })
         .collect()
 }
@@ -205,240 +198,178 @@ fn arguments(
     (arguments, errors)
 }
 
-/// The function picker, then the call form with one typed input per parameter.
-fn render(
-    h: &mut Html,
-    session: &Session,
-    id: &str,
-    v: &Value,
-    function: &str,
-    fields: &HashMap<String, String>,
-    errors: &FieldErrors,
-) {
-    let id_url = url_component(id);
-    h.raw("<p>");
-    link(h, "tools", id);
-    h.raw("</p>");
-    let names: Vec<&str> = v
-        .get("functionSchema")
-        .and_then(Value::as_array)
-        .map(|fs| fs.iter().map(|f| str_of(f, "name")).collect())
-        .unwrap_or_default();
-    if names.is_empty() {
-        h.raw("<p class=\"muted\">This tool has no function schema to call.</p>");
-        return;
-    }
-    let chosen = if function.is_empty() { names[0] } else { function };
-    h.raw("<form class=\"filters\" method=\"get\" action=\"/console/tools/")
-        .text(&id_url)
-        .raw("/authorize\"><div><label for=\"function\">Function</label>")
-        .raw("<select id=\"function\" name=\"function\">");
-    crate::lists::options(h, chosen, &names);
-    h.raw("</select></div><div><button type=\"submit\">Pick</button></div></form>");
-    let value = |name: &str| fields.get(name).map_or("", String::as_str);
-    h.raw("<form method=\"post\" id=\"authorize-form\" novalidate action=\"/console/tools/")
-        .text(&id_url)
-        .raw("/authorize\">");
-    csrf_field(h, session);
-    h.raw("<input type=\"hidden\" name=\"function\" value=\"").text(chosen).raw("\">");
-    h.el("<h2>Arguments of <code>", chosen, "</code></h2>");
-    let params = params_of(v, chosen);
-    if params.is_empty() {
-        h.raw("<p class=\"muted\">No parameters.</p>");
-    }
-    for p in &params {
-        let name = format!("arg.{}", p.name);
-        let dom_id = format!("arg-{}", p.name);
-        let field_errors = errors.get(&p.name);
-        h.raw("<div class=\"field\"><label for=\"").text(&dom_id).raw("\"><code>").text(&p.name);
-        h.raw("</code> (").raw(match p.input {
+impl Input {
+    /// The type named in the label.
+    fn label(self) -> &'static str {
+        match self {
             Input::Number => "number",
             Input::Integer => "integer",
             Input::Boolean => "boolean",
             Input::Text => "string",
             Input::Json => "JSON",
-        });
-        h.raw(if p.required { ", required)" } else { ")" });
-        if !p.description.is_empty() {
-            h.raw(" <span class=\"muted\">").text(&p.description).raw("</span>");
         }
-        h.raw("</label>");
-        let invalid = |h: &mut Html| {
-            if field_errors.is_some() {
-                h.raw(" aria-invalid=\"true\" aria-describedby=\"error-").text(&dom_id).raw("\"");
-            }
+    }
+}
+
+/// The function picker, then the call form with one typed input per parameter and the
+/// caller, holding the `fields` sent (the caller's read as a context form).
+fn render(
+    session: &Session,
+    tool: &ToolDefinition,
+    function: &str,
+    (fields, caller): (&HashMap<String, String>, &ContextForm),
+    errors: &FieldErrors,
+) -> Markup {
+    let action = format!("/console/tools/{}/authorize", url_component(&tool.tool_id));
+    let names: Vec<&str> = tool.function_schema.iter().flatten().map(|f| f.name.as_str()).collect();
+    let Some(first) = names.first() else {
+        return html! {
+            p { (link("tools", &tool.tool_id)) }
+            p.muted { "This tool has no function schema to call." }
         };
-        match p.input {
-            Input::Json => {
-                h.raw("<textarea id=\"").text(&dom_id).raw("\" name=\"").text(&name).raw("\"");
-                invalid(h);
-                h.raw(">").text(value(&name)).raw("</textarea>");
+    };
+    let chosen = if function.is_empty() { first } else { function };
+    let value = |name: &str| fields.get(name).map_or("", String::as_str);
+    let params = params_of(tool, chosen);
+    let agent = "Agent id (optional: the agent making the call)";
+    let session_id = "Session id (optional, needs the agent id: counts against its budgets)";
+    let extra = html! {
+        (text_field("agentId", agent, value("agentId")))
+        (text_field("sessionId", session_id, value("sessionId")))
+    };
+    let picker = filters(
+        &action,
+        select("function", "function", "Function", chosen, &names),
+        html! { button type="submit" { "Pick" } },
+    );
+    let context_error = errors.get(CONTEXT).map(|m| m.join("; "));
+    html! {
+        p { (link("tools", &tool.tool_id)) }
+        (picker)
+        form method="post" #authorize-form novalidate action=(action) {
+            (csrf_field(session))
+            input type="hidden" name="function" value=(chosen);
+            h2 { "Arguments of " code { (chosen) } }
+            @if params.is_empty() { p.muted { "No parameters." } }
+            @for p in &params {
+                (argument(p, value(&format!("arg.{}", p.name)), errors.get(&p.name)))
             }
-            Input::Boolean => {
-                h.raw("<input type=\"checkbox\" id=\"")
-                    .text(&dom_id)
-                    .raw("\" name=\"")
-                    .text(&name)
-                    .raw("\"");
-                if !value(&name).is_empty() {
-                    h.raw(" checked");
-                }
-                invalid(h);
-                h.raw(">");
-            }
-            input => {
-                h.raw("<input id=\"").text(&dom_id).raw("\" name=\"").text(&name).raw("\"");
-                h.raw(match input {
-                    Input::Number => " type=\"text\" inputmode=\"decimal\"",
-                    Input::Integer => " type=\"text\" inputmode=\"numeric\"",
-                    _ => " type=\"text\"",
-                });
-                invalid(h);
-                h.raw(" value=\"").text(value(&name)).raw("\">");
-            }
+            h2 { "Caller" }
+            (caller.fields(extra, context_error.as_deref()))
+            button type="submit" #authorize { "Authorize" }
         }
-        if let Some(messages) = field_errors {
-            h.raw("<p class=\"field-error\" id=\"error-")
-                .text(&dom_id)
-                .raw("\"><code>")
-                .text(&p.name)
-                .raw("</code> ")
-                .text(&messages.join("; "))
-                .raw("</p>");
-        }
-        h.raw("</div>");
     }
-    h.raw("<h2>Caller</h2><div class=\"cols\"><div>");
-    for (name, label) in [
-        ("userId", "User id (user.userId)"),
-        ("userType", "User type (user.userType)"),
-        ("roles", "Roles (user.roles, comma-separated)"),
-        ("email", "Email (user.email)"),
-    ] {
-        text_field(h, name, label, value(name));
+}
+
+/// One argument's labelled input, typed by its parameter, with its errors.
+fn argument(p: &Param, value: &str, messages: Option<&Vec<String>>) -> Markup {
+    let dom_id = format!("arg-{}", p.name);
+    let error_id = format!("error-{dom_id}");
+    let label = html! {
+        code { (p.name) } " (" (p.input.label()) @if p.required { ", required" } ")"
+        @if !p.description.is_empty() { " " span.muted { (p.description) } }
+    };
+    let control = match p.input {
+        Input::Json => Control::TextArea,
+        Input::Boolean => Control::Checkbox,
+        Input::Number => Control::Text(Some("decimal")),
+        Input::Integer => Control::Text(Some("numeric")),
+        Input::Text => Control::Text(None),
+    };
+    let error =
+        messages.map(|m| (error_id.as_str(), html! { code { (p.name) } " " (m.join("; ")) }));
+    field((&dom_id, &format!("arg.{}", p.name)), label, control, value, error)
+}
+
+/// The description of the rule `rule_id` of `tool` (call rules first), or "".
+fn describe<'a>(tool: &'a ToolDefinition, rule_id: &str) -> &'a str {
+    let call = tool.call_rules.iter().flatten();
+    let access = tool.access_rules.iter().flatten();
+    call.chain(access)
+        .find(|r| r.id.as_deref() == Some(rule_id))
+        .and_then(|r| r.description.as_deref())
+        .unwrap_or_default()
+}
+
+/// A rule id in `<code>`, with its description quoted when it has one.
+fn rule_named(tool: &ToolDefinition, rule_id: &str) -> Markup {
+    let description = describe(tool, rule_id);
+    html! {
+        code { (rule_id) }
+        @if !description.is_empty() { " \u{201c}" (description) "\u{201d}" }
     }
-    h.raw("</div><div>");
-    for (name, label) in [
-        ("accountId", "Account id (account.accountId)"),
-        ("accountType", "Account type (account.accountType)"),
-        ("region", "Region (request.region)"),
-        ("agentId", "Agent id (optional: the agent making the call)"),
-        ("sessionId", "Session id (optional, needs the agent id: counts against its budgets)"),
-    ] {
-        text_field(h, name, label, value(name));
-    }
-    h.raw("<div class=\"field\"><label for=\"customData\">Custom data (customData, a JSON ")
-        .raw("object)</label><textarea id=\"customData\" name=\"customData\">")
-        .text(value("customData"))
-        .raw("</textarea></div></div></div>");
-    if let Some(messages) = errors.get("context") {
-        h.raw("<p class=\"field-error\" id=\"error-context\">")
-            .text(&messages.join("; "))
-            .raw("</p>");
-    }
-    h.raw("<button type=\"submit\" id=\"authorize\">Authorize</button></form>");
 }
 
 /// The decision: effect, outcome, stage, deciding rule, log-only outcomes, the limit,
 /// and each rule's result.
-fn decision(h: &mut Html, tool: &Value, a: &Value) {
-    let describe = |rule_id: &str| -> String {
-        let rules = tool.get("callRules").and_then(Value::as_array).into_iter().flatten();
-        let access = tool.get("accessRules").and_then(Value::as_array).into_iter().flatten();
-        rules
-            .chain(access)
-            .find(|r| str_of(r, "id") == rule_id)
-            .map(|r| str_of(r, "description").to_owned())
-            .unwrap_or_default()
-    };
-    h.raw("<h2>Decision</h2><dl class=\"props\" id=\"decision\"><dt>Effect</dt><dd id=\"effect\">");
-    badge(h, str_of(a, "effect"));
-    h.raw("</dd><dt>Outcome</dt><dd id=\"outcome\">");
-    badge(h, str_of(a, "outcome"));
-    h.el("</dd><dt>Stage</dt><dd id=\"stage\">", str_of(a, "stage"), "</dd>").el(
-        "<dt>Reason</dt><dd id=\"reason\">",
-        str_of(a, "reason"),
-        "</dd>",
-    );
-    let rule_id = str_of(a, "ruleId");
-    if !rule_id.is_empty() {
-        h.el("<dt>Deciding rule</dt><dd id=\"deciding-rule\"><code>", rule_id, "</code>");
-        let d = describe(rule_id);
-        if !d.is_empty() {
-            h.el(" \u{201c}", &d, "\u{201d}");
-        }
-        h.raw("</dd>");
-    }
-    if let Some(w) = a.get("wouldBe") {
-        h.raw("<dt>With log-only rules enforced</dt><dd id=\"would-be\">");
-        badge(h, str_of(w, "effect"));
-        let by = str_of(w, "ruleId");
-        if !by.is_empty() {
-            h.el(" by <code>", by, "</code>");
-            let d = describe(by);
-            if !d.is_empty() {
-                h.el(" \u{201c}", &d, "\u{201d}");
+fn decision(tool: &ToolDefinition, a: &Authorization) -> Markup {
+    let trace = a.trace.as_ref();
+    let results = [
+        ("Access rules", "access-results", trace.map(|t| t.access_rules.as_slice())),
+        ("Call rules", "call-results", trace.map(|t| t.call_rules.as_slice())),
+    ];
+    html! {
+        h2 { "Decision" }
+        dl.props #decision {
+            dt { "Effect" } dd #effect { (badge(&wire(&a.effect))) }
+            dt { "Outcome" } dd #outcome { (badge(a.outcome.as_str())) }
+            dt { "Stage" } dd #stage { (wire(&a.stage)) }
+            dt { "Reason" } dd #reason { (a.reason) }
+            @if let Some(rule_id) = &a.rule_id {
+                dt { "Deciding rule" } dd #deciding-rule { (rule_named(tool, rule_id)) }
             }
-        }
-        h.raw("</dd>");
-    }
-    if let Some(limit) = a.get("limit").and_then(Value::as_str) {
-        h.el("<dt>Limit</dt><dd id=\"limit\"><code>", limit, "</code> ")
-            .text(str_of(a, "message"))
-            .raw("</dd>");
-    }
-    h.el("<dt>Version</dt><dd>", &json_text(a.get("version").unwrap_or(&Value::Null)), "</dd>").el(
-        "<dt>Decision id</dt><dd><code>",
-        str_of(a, "decisionId"),
-        "</code></dd></dl>",
-    );
-    if let Some(log_only) = a.get("logOnly").and_then(Value::as_array) {
-        h.raw("<h2>Log-only rules reached</h2><ul id=\"log-only\">");
-        for o in log_only {
-            let would = o.get("wouldDecide").and_then(Value::as_bool).unwrap_or(false);
-            h.el("<li><code>", str_of(o, "ruleId"), "</code> ")
-                .text(str_of(o, "effect"))
-                .raw(if would { ": would decide" } else { ": would not decide" })
-                .raw("</li>");
-        }
-        h.raw("</ul>");
-    }
-    let trace = a.get("trace").cloned().unwrap_or(Value::Null);
-    for (heading, key, table_id) in [
-        ("Access rules", "accessRules", "access-results"),
-        ("Call rules", "callRules", "call-results"),
-    ] {
-        let Some(rows) = trace.get(key).and_then(Value::as_array).filter(|r| !r.is_empty()) else {
-            continue;
-        };
-        h.raw("<h2>").raw(heading).raw("</h2><div class=\"scroll\"><table id=\"").raw(table_id);
-        h.raw("\"><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Id</th><th scope=\"col\">")
-            .raw("Effect</th><th scope=\"col\">Mode</th><th scope=\"col\">Result</th>")
-            .raw("<th scope=\"col\">Decided</th></tr></thead><tbody>");
-        for r in rows {
-            let mut rest = r.clone();
-            if let Some(o) = rest.as_object_mut() {
-                for k in ["ruleIndex", "ruleId", "order", "effect", "mode", "decisive"] {
-                    o.remove(k);
+            @if let Some(w) = &a.would_be {
+                dt { "With log-only rules enforced" }
+                dd #would-be {
+                    (badge(&wire(&w.effect)))
+                    @if let Some(by) = &w.rule_id { " by " (rule_named(tool, by)) }
                 }
             }
-            let decisive = r.get("decisive").and_then(Value::as_bool).unwrap_or(false);
-            h.el("<tr><td>", &json_text(r.get("ruleIndex").unwrap_or(&Value::Null)), "</td>")
-                .el("<td><code>", str_of(r, "ruleId"), "</code></td>")
-                .el("<td>", str_of(r, "effect"), "</td>")
-                .el(
-                    "<td>",
-                    if str_of(r, "mode").is_empty() { "enforce" } else { str_of(r, "mode") },
-                    "</td>",
-                )
-                .el("<td>", &json_text(&rest), "</td>")
-                .raw(if decisive { "<td>yes</td></tr>" } else { "<td>no</td></tr>" });
+            @if let Some(limit) = &a.limit {
+                dt { "Limit" }
+                dd #limit { code { (limit) } " " (a.message.as_deref().unwrap_or_default()) }
+            }
+            dt { "Version" } dd { (a.version) }
+            dt { "Decision id" } dd { code { (a.decision_id) } }
         }
-        h.raw("</tbody></table></div>");
+        @if !a.log_only.is_empty() {
+            h2 { "Log-only rules reached" }
+            ul #log-only { @for o in &a.log_only { li {
+                code { (o.rule_id.as_deref().unwrap_or_default()) } " " (wire(&o.effect))
+                @if o.would_decide { ": would decide" } @else { ": would not decide" }
+            } } }
+        }
+        @for (heading, table_id, rows) in results {
+            @if let Some(rows) = rows.filter(|r| !r.is_empty()) {
+                h2 { (heading) }
+                (rule_results(table_id, rows))
+            }
+        }
+        details #trace { summary { "The full answer" } (pre_json(a)) }
     }
-    h.raw("<details id=\"trace\"><summary>The full answer</summary>");
-    page::pre_json(h, a);
-    h.raw("</details>");
+}
+
+/// Each rule's result as a table.
+fn rule_results(table_id: &str, rows: &[RuleOutcome]) -> Markup {
+    html! {
+        (table(
+            table_id,
+            &["#", "Id", "Effect", "Mode", "Result", "Decided"],
+            html! { @for r in rows { tr {
+                td { (r.rule_index) }
+                td { code { (r.rule_id.as_deref().unwrap_or_default()) } }
+                td { (wire(&r.effect)) }
+                td { (wire(&r.mode)) }
+                td {
+                    @match &r.result {
+                        RuleResult::Matched => "matched",
+                        RuleResult::NotMatched => "not matched",
+                        RuleResult::Error(message) => { "error: " (message) }
+                    }
+                }
+                td { (yes_no(r.decisive)) }
+            } } }))
+    }
 }
 
 #[cfg(test)]
@@ -448,16 +379,24 @@ mod tests {
 
     #[test]
     fn arguments_are_typed_by_their_parameters() {
-        let tool = json!({"functionSchema": [{"name": "f", "parameters": {
-            "n": {"type": "number", "required": true},
-            "i": {"type": "integer"},
-            "b": {"type": "boolean"},
-            "s": {"type": "string"},
-            "list": {"type": "array", "items": {"type": "string"}},
-            "bad": {"type": "object"}
-        }}]});
+        let tool: ToolDefinition = serde_json::from_value(json!({
+            "toolId": "t@1.0.0", "executionType": "lambda",
+            "functionSchema": [{"name": "f", "parameters": {
+                "n": {"type": "number", "required": true},
+                "i": {"type": "integer"},
+                "b": {"type": "boolean"},
+                "s": {"type": "string", "required": false},
+                "list": {"type": "array", "items": {"type": "string"}},
+                "bad": {"type": "object"}
+            }}]
+        }))
+        .unwrap();
         let params = params_of(&tool, "");
         assert_eq!(params.len(), 6);
+        let required: Vec<(&str, bool)> =
+            params.iter().map(|p| (p.name.as_str(), p.required)).collect();
+        assert!(required.contains(&("i", true)), "required unless said otherwise: {required:?}");
+        assert!(required.contains(&("s", false)), "{required:?}");
         let fields: HashMap<String, String> = [
             ("arg.n", "5e10"),
             ("arg.i", "lots"),

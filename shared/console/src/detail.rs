@@ -1,110 +1,138 @@
 //! Pieces of the agent and tool pages: properties, access rules, releases, the edit
 //! and lifecycle controls (only for editors; the service still checks every write).
 
+use maud::{Markup, html};
 use registry_api::Role;
 use registry_api::http::params::ListParams;
-use registry_core::ToolDefinition;
-use serde_json::Value;
+use registry_api::service::Resource;
+use registry_core::{AccessRule, LifecycleStatus, Tags, ToolDefinition};
+use serde::Serialize;
 
 use crate::Console;
-use crate::html::{Html, url_component};
-use crate::page::{badge, csrf_field, json_text, link, status_of, str_of};
+use crate::html::url_component;
+use crate::kind::Kind;
+use crate::parts::{badge, csrf_field, link, pre_json, table, tags, time, wire};
 use crate::session::Session;
 
-/// A definition-list of `(label, JSON member)` pairs present in `v`.
-pub fn props(h: &mut Html, v: &Value, fields: &[(&'static str, &str)]) {
-    h.raw("<dl class=\"props\">");
-    for (label, key) in fields {
-        match v.get(*key) {
-            None | Some(Value::Null) => {}
-            Some(value) => {
-                h.raw("<dt>").raw(label).raw("</dt><dd data-field=\"").text(key).raw("\">");
-                h.text(&json_text(value)).raw("</dd>");
+/// One property of a definition: label, JSON member name (the `data-field` of its
+/// value) and its text, when set.
+pub type Prop = (&'static str, &'static str, Option<String>);
+
+/// A definition list: the properties set, then status, version, who and when, tags.
+pub fn props<R: Kind>(definition: &R, fields: Vec<Prop>, tag_list: Option<&Tags>) -> Markup {
+    let server = definition.server();
+    let who = [
+        ("Created", server.created_at.as_ref().map(time)),
+        ("Created by", server.created_by.clone()),
+        ("Updated", server.updated_at.as_ref().map(time)),
+        ("Updated by", server.last_modified_by.clone()),
+    ];
+    let tag_list = tag_list.filter(|t| !t.is_empty());
+    html! {
+        dl.props {
+            @for (label, key, value) in fields {
+                @if let Some(value) = value { dt { (label) } dd data-field=(key) { (value) } }
             }
+            dt { "Status" } dd { (badge(definition.status().as_str())) }
+            @if let Some(version) = server.version { dt { "Version" } dd #version { (version) } }
+            @for (label, value) in who {
+                @if let Some(value) = value { dt { (label) } dd { (value) } }
+            }
+            @if tag_list.is_some() { dt { "Tags" } dd { (tags(tag_list)) } }
         }
     }
-    h.raw("<dt>Status</dt><dd>");
-    badge(h, status_of(v));
-    h.raw("</dd>");
-    if let Some(version) = v.get("version").and_then(Value::as_u64) {
-        h.raw("<dt>Version</dt><dd id=\"version\">").num(version).raw("</dd>");
-    }
-    for (label, key) in [
-        ("Created", "createdAt"),
-        ("Created by", "createdBy"),
-        ("Updated", "updatedAt"),
-        ("Updated by", "lastModifiedBy"),
-    ] {
-        if let Some(s) = v.get(key).and_then(Value::as_str) {
-            h.raw("<dt>").raw(label).raw("</dt><dd>").text(s).raw("</dd>");
-        }
-    }
-    if v.get("tags").and_then(Value::as_object).is_some_and(|t| !t.is_empty()) {
-        h.raw("<dt>Tags</dt><dd>");
-        crate::page::tags(h, v);
-        h.raw("</dd>");
-    }
-    h.raw("</dl>");
 }
 
-/// The access rules of `v` as a table, in the order written (columns: every member the
-/// rules have, the usual ones first).
-pub fn rules(h: &mut Html, v: &Value, heading: &'static str) {
-    h.el("<h2>", heading, "</h2>");
-    let Some(rules) = v.get("accessRules").and_then(Value::as_array).filter(|r| !r.is_empty())
-    else {
-        h.raw("<p class=\"muted\">No access rules: everyone who can reach it may use it.</p>");
-        return;
-    };
-    rule_table(h, rules, "rules");
-}
-
-/// The call rules of tool `v` (checked on each call's arguments) as a table.
-pub fn call_rules(h: &mut Html, v: &Value) {
-    h.raw("<h2>Call rules</h2>");
-    let Some(rules) = v.get("callRules").and_then(Value::as_array).filter(|r| !r.is_empty()) else {
-        h.raw("<p class=\"muted\">No call rules: every call a principal may make is allowed.</p>");
-        return;
-    };
-    rule_table(h, rules, "call-rules");
-}
-
-/// Rules as a table with the id `table_id`.
-fn rule_table(h: &mut Html, rules: &[Value], table_id: &'static str) {
-    let mut columns: Vec<String> =
-        ["id", "effect", "mode", "order", "condition", "description"].map(String::from).to_vec();
-    for rule in rules {
-        for key in rule.as_object().map(|o| o.keys()).into_iter().flatten() {
-            if !columns.contains(key) {
-                columns.push(key.clone());
-            }
+/// Access rules under `heading`, in the order written.
+pub fn rules(rules: Option<&[AccessRule]>, heading: &str) -> Markup {
+    html! {
+        h2 { (heading) }
+        @match rules.filter(|r| !r.is_empty()) {
+            Some(rules) => (rule_table(rules, "rules")),
+            None => p.muted { "No access rules: everyone who can reach it may use it." },
         }
     }
-    columns.retain(|c| rules.iter().any(|r| r.get(c).is_some()));
-    h.raw("<div class=\"scroll\"><table class=\"rules\" id=\"")
-        .raw(table_id)
-        .raw("\"><thead><tr><th scope=\"col\">#</th>");
-    for c in &columns {
-        h.raw("<th scope=\"col\">").text(c).raw("</th>");
-    }
-    h.raw("</tr></thead><tbody>");
-    for (i, rule) in rules.iter().enumerate() {
-        h.raw("<tr><td>").num(i).raw("</td>");
-        for c in &columns {
-            let text = rule.get(c).map(json_text).unwrap_or_default();
-            if c == "condition" {
-                h.el("<td><code>", &text, "</code></td>");
-            } else if c == "effect" {
-                h.raw("<td>");
-                badge(h, &text);
-                h.raw("</td>");
-            } else {
-                h.el("<td>", &text, "</td>");
-            }
+}
+
+/// The call rules of a tool (checked on each call's arguments).
+pub fn call_rules(rules: Option<&[AccessRule]>) -> Markup {
+    html! {
+        h2 { "Call rules" }
+        @match rules.filter(|r| !r.is_empty()) {
+            Some(rules) => (rule_table(rules, "call-rules")),
+            None => p.muted { "No call rules: every call a principal may make is allowed." },
         }
-        h.raw("</tr>");
     }
-    h.raw("</tbody></table></div>");
+}
+
+/// A rule member shown as a column.
+#[derive(Clone, Copy, PartialEq)]
+enum Column {
+    Id,
+    Effect,
+    Mode,
+    Order,
+    Condition,
+    Description,
+}
+
+impl Column {
+    const ALL: [Column; 6] = [
+        Column::Id,
+        Column::Effect,
+        Column::Mode,
+        Column::Order,
+        Column::Condition,
+        Column::Description,
+    ];
+
+    /// The member's JSON name (the column heading).
+    fn name(self) -> &'static str {
+        match self {
+            Column::Id => "id",
+            Column::Effect => "effect",
+            Column::Mode => "mode",
+            Column::Order => "order",
+            Column::Condition => "condition",
+            Column::Description => "description",
+        }
+    }
+
+    /// The member's text in `rule`, when the rule sets it.
+    fn text(self, rule: &AccessRule) -> Option<String> {
+        match self {
+            Column::Id => rule.id.clone(),
+            Column::Effect => Some(wire(&rule.effect)),
+            Column::Mode => (!rule.mode.is_enforce()).then(|| wire(&rule.mode)),
+            Column::Order => rule.order.map(|o| o.to_string()),
+            Column::Condition => rule.condition.clone(),
+            Column::Description => rule.description.clone(),
+        }
+    }
+}
+
+/// Rules as a table with the id `table_id`: a column for each member some rule sets.
+fn rule_table(rules: &[AccessRule], table_id: &str) -> Markup {
+    let columns: Vec<Column> =
+        Column::ALL.into_iter().filter(|c| rules.iter().any(|r| c.text(r).is_some())).collect();
+    let headings: Vec<&str> = ["#"].into_iter().chain(columns.iter().map(|c| c.name())).collect();
+    table(
+        table_id,
+        &headings,
+        html! {
+                @for (i, rule) in rules.iter().enumerate() { tr {
+                    td { (i) }
+                    @for c in &columns {
+                        @let text = c.text(rule).unwrap_or_default();
+                        @match c {
+                            Column::Condition => td { code { (text) } },
+                            Column::Effect => td { (badge(&text)) },
+                            _ => td { (text) },
+                        }
+                    }
+                } }
+        },
+    )
 }
 
 /// Every live release of the tool `name`, in semantic order (empty when none).
@@ -123,73 +151,60 @@ pub async fn releases(console: &Console, name: &str) -> Vec<ToolDefinition> {
         .unwrap_or_default()
 }
 
-/// Releases as table rows: release (link), status, version, description.
-pub fn release_rows(h: &mut Html, releases: &[ToolDefinition], current: Option<&str>) {
-    for r in releases {
-        let v = serde_json::to_value(r).unwrap_or(Value::Null);
-        h.raw("<tr><td>");
-        link(h, "tools", &r.tool_id);
-        if current == Some(r.tool_id.as_str()) {
-            h.raw(" <span class=\"muted\">(this page)</span>");
-        }
-        h.raw("</td><td>");
-        badge(h, status_of(&v));
-        h.raw("</td><td>").num(r.server.version.unwrap_or(0)).el(
-            "</td><td>",
-            str_of(&v, "description"),
-            "</td></tr>",
-        );
+/// Releases as table rows: release (link, `current` marked), status, version,
+/// description.
+pub fn release_rows(releases: &[ToolDefinition], current: Option<&str>) -> Markup {
+    html! {
+        @for r in releases { tr {
+            td {
+                (link("tools", &r.tool_id))
+                @if current == Some(r.tool_id.as_str()) { " " span.muted { "(this page)" } }
+            }
+            td { (badge(r.status().as_str())) }
+            td { (r.version()) }
+            td { (r.description) }
+        } }
+    }
+}
+
+/// A releases table with the id `table_id` around `rows`.
+pub fn release_table(table_id: &str, rows: Markup) -> Markup {
+    html! {
+        (table(table_id, &["Release", "Status", "Version", "Description"], html! { (rows) }))
     }
 }
 
 /// The links and buttons above a definition: history, and for editors edit and
 /// disable or enable.
-pub fn actions(h: &mut Html, session: &Session, path: &'static str, id: &str, v: &Value) {
-    let id_url = url_component(id);
-    h.raw("<div class=\"actions\">");
-    h.raw("<a id=\"history-link\" href=\"/console/")
-        .raw(path)
-        .raw("/")
-        .text(&id_url)
-        .raw("/history\">History</a>");
-    if path == "agents" {
-        h.raw("<a id=\"resolve-link\" href=\"/console/agents/")
-            .text(&id_url)
-            .raw("/resolve\">Resolve as a user</a>");
-    }
-    if session.principal.has(Role::Editor) {
-        h.raw("<a id=\"edit-link\" href=\"/console/")
-            .raw(path)
-            .raw("/")
-            .text(&id_url)
-            .raw("/edit\">Edit</a>");
-        let (status, label) = match status_of(v) {
-            "disabled" => ("active", "Enable"),
-            "retired" => ("", ""),
-            _ => ("disabled", "Disable"),
-        };
-        if !status.is_empty() {
-            h.raw("<form method=\"post\" action=\"/console/")
-                .raw(path)
-                .raw("/")
-                .text(&id_url)
-                .raw("/lifecycle\">");
-            csrf_field(h, session);
-            h.raw("<input type=\"hidden\" name=\"version\" value=\"")
-                .num(v.get("version").and_then(Value::as_u64).unwrap_or(0))
-                .raw("\"><input type=\"hidden\" name=\"status\" value=\"")
-                .raw(status)
-                .raw("\"><button type=\"submit\" class=\"secondary\" id=\"lifecycle-button\">")
-                .raw(label)
-                .raw("</button></form>");
+pub fn actions<R: Kind>(session: &Session, definition: &R) -> Markup {
+    let base = format!("/console/{}/{}", R::PATH, url_component(definition.id()));
+    let toggle = match definition.status() {
+        LifecycleStatus::Disabled => Some(("active", "Enable")),
+        LifecycleStatus::Retired => None,
+        LifecycleStatus::Active | LifecycleStatus::Deprecated => Some(("disabled", "Disable")),
+    };
+    html! {
+        div.actions {
+            a #history-link href={ (base) "/history" } { "History" }
+            @if R::PATH == "agents" {
+                a #resolve-link href={ (base) "/resolve" } { "Resolve as a user" }
+            }
+            @if session.principal.has(Role::Editor) {
+                a #edit-link href={ (base) "/edit" } { "Edit" }
+                @if let Some((status, label)) = toggle {
+                    form method="post" action={ (base) "/lifecycle" } {
+                        (csrf_field(session))
+                        input type="hidden" name="version" value=(definition.version());
+                        input type="hidden" name="status" value=(status);
+                        button.secondary type="submit" #lifecycle-button { (label) }
+                    }
+                }
+            }
         }
     }
-    h.raw("</div>");
 }
 
 /// The whole definition as JSON, folded.
-pub fn source(h: &mut Html, v: &Value) {
-    h.raw("<details><summary>Definition as JSON</summary>");
-    crate::page::pre_json(h, v);
-    h.raw("</details>");
+pub fn source(definition: &impl Serialize) -> Markup {
+    html! { details { summary { "Definition as JSON" } (pre_json(definition)) } }
 }

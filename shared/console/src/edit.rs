@@ -5,25 +5,25 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::response::{IntoResponse, Redirect, Response};
 use http::StatusCode;
+use maud::{Markup, html};
 use registry_api::http::Code;
 use registry_api::service::{Outcome, Precondition};
 use registry_api::{Problem, Role};
 use serde_json::{Map, Value, json};
 
-use crate::Console;
-use crate::html::{Html, url_component};
-use crate::kind::Kind;
-use crate::page::{self, csrf_field, link};
+use crate::html::url_component;
+use crate::kind::{Field, Kind};
+use crate::page;
+use crate::parts::{Control, csrf_field, error_box, field, link};
 use crate::posted::Posted;
 use crate::session::{Session, SignedIn};
 
 /// `GET /console/{agents|tools}/{id}/edit`.
 pub async fn form<R: Kind>(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
 ) -> Response {
     if !session.principal.has(Role::Editor) {
@@ -38,29 +38,18 @@ pub async fn form<R: Kind>(
         return page::problem(&session, &problem);
     }
     let current = match console.api.registry.catalog.get::<R>(&id).await {
-        Ok(d) => serde_json::to_value(&d).unwrap_or(Value::Null),
+        Ok(d) => d,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
-    let version = current.get("version").and_then(Value::as_u64).unwrap_or(0);
-    let values: HashMap<String, String> = R::FIELDS
-        .iter()
-        .map(|f| {
-            (
-                f.name.to_owned(),
-                current.get(f.name).and_then(Value::as_str).unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
-    render::<R>(&session, &id, version, &values, None, StatusCode::OK)
+    let values: HashMap<String, String> =
+        R::FIELDS.iter().map(|f| (f.name.to_owned(), (f.read)(&current).to_owned())).collect();
+    render::<R>(&session, &id, current.version(), &values, None, StatusCode::OK)
 }
 
 /// `POST /console/{agents|tools}/{id}/edit`: a JSON Merge Patch of the form's fields at
 /// the page's version; then the history with the change.
-pub async fn submit<R: Kind>(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn submit<R: Kind>(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let session = &form.session;
     let Some(version) = form.version() else {
         return page::problem(
@@ -119,11 +108,8 @@ pub async fn submit<R: Kind>(
 
 /// `POST /console/{agents|tools}/{id}/lifecycle`: disable or enable at the page's
 /// version.
-pub async fn lifecycle<R: Kind>(
-    State(console): State<Console>,
-    Path(id): Path<String>,
-    form: Posted,
-) -> Response {
+pub async fn lifecycle<R: Kind>(Path(id): Path<String>, form: Posted) -> Response {
+    let console = &form.console;
     let session = &form.session;
     let version = form.version().unwrap_or(0);
     let status = form.field("status");
@@ -158,6 +144,14 @@ fn conflict_detail(mut problem: Problem, version: u64) -> Problem {
     problem
 }
 
+/// The input of field `f` holding `value`, with the service's `messages` about it.
+fn edit_field<R: Kind>(f: &Field<R>, value: &str, messages: Option<&Vec<&str>>) -> Markup {
+    let error_id = format!("error-{}", f.name);
+    let error = messages.map(|m| (error_id.as_str(), html! { (m.join("; ")) }));
+    let control = if f.multiline { Control::TextArea } else { Control::Text(None) };
+    field((&format!("field-{}", f.name), f.name), html! { (f.label) }, control, value, error)
+}
+
 fn render<R: Kind>(
     session: &Session,
     id: &str,
@@ -166,92 +160,51 @@ fn render<R: Kind>(
     problem: Option<&Problem>,
     status: StatusCode,
 ) -> Response {
-    let id_url = url_component(id);
-    let mut h = Html::new();
-    h.raw("<p>");
-    link(&mut h, R::PATH, id);
-    h.raw(" <span class=\"muted\">editing version <span id=\"editing-version\">")
-        .num(version)
-        .raw("</span></span></p>");
-    let mut by_field: HashMap<String, Vec<&str>> = HashMap::new();
+    let base = format!("/console/{}/{}", R::PATH, url_component(id));
+    let mut by_field: HashMap<&str, Vec<&str>> = HashMap::new();
     let mut other = Vec::new();
-    if let Some(p) = problem {
-        for e in &p.errors {
-            let field = e.path.trim_start_matches('/');
-            if R::FIELDS.iter().any(|f| f.name == field) {
-                by_field.entry(field.to_owned()).or_default().push(&e.message);
-            } else {
-                other.push(e.clone());
-            }
-        }
-        if p.code == Code::VersionMismatch || p.code == Code::Conflict {
-            let p = conflict_detail(p.clone(), version);
-            h.raw("<div class=\"error\" role=\"alert\" id=\"conflict\"><p>")
-                .text(&p.detail)
-                .raw("</p><p>Your text is kept below. <a href=\"/console/")
-                .raw(R::PATH)
-                .raw("/")
-                .text(&id_url)
-                .raw("/edit\">Open the current version</a> and apply your change again.</p></div>");
-        } else {
-            h.raw("<div class=\"error\" role=\"alert\" id=\"form-errors\"><p>")
-                .text(&p.detail)
-                .raw(": nothing was saved. Correct the fields marked below.</p>");
-            page::violations(&mut h, &other);
-            h.raw("</div>");
+    for e in problem.map(|p| p.errors.as_slice()).unwrap_or_default() {
+        let field = e.path.trim_start_matches('/');
+        match R::FIELDS.iter().find(|f| f.name == field) {
+            Some(f) => by_field.entry(f.name).or_default().push(&e.message),
+            None => other.push(e.clone()),
         }
     }
-    h.raw("<form method=\"post\" action=\"/console/")
-        .raw(R::PATH)
-        .raw("/")
-        .text(&id_url)
-        .raw("/edit\" novalidate>");
-    csrf_field(&mut h, session);
-    h.raw("<input type=\"hidden\" name=\"version\" value=\"").num(version).raw("\">");
-    for f in R::FIELDS {
-        let value = values.get(f.name).map(String::as_str).unwrap_or("");
-        let errors = by_field.get(f.name);
-        h.raw("<div class=\"field\"><label for=\"field-")
-            .raw(f.name)
-            .raw("\">")
-            .raw(f.label)
-            .raw("</label>");
-        let invalid: &'static str =
-            if errors.is_some() { " aria-invalid=\"true\" aria-describedby=\"error-" } else { "" };
-        if f.multiline {
-            h.raw("<textarea id=\"field-").raw(f.name).raw("\" name=\"").raw(f.name).raw("\"");
-            if errors.is_some() {
-                h.raw(invalid).raw(f.name).raw("\"");
-            }
-            h.raw(">").text(value).raw("</textarea>");
-        } else {
-            h.raw("<input type=\"text\" id=\"field-")
-                .raw(f.name)
-                .raw("\" name=\"")
-                .raw(f.name)
-                .raw("\"");
-            if errors.is_some() {
-                h.raw(invalid).raw(f.name).raw("\"");
-            }
-            h.raw(" value=\"").text(value).raw("\">");
+    let body = html! {
+        p {
+            (link(R::PATH, id)) " "
+            span.muted { "editing version " span #editing-version { (version) } }
         }
-        if let Some(messages) = errors {
-            h.raw("<p class=\"field-error\" id=\"error-").raw(f.name).raw("\">");
-            for (i, m) in messages.iter().enumerate() {
-                if i > 0 {
-                    h.raw("; ");
+        @if let Some(p) = problem {
+            @if p.code == Code::VersionMismatch || p.code == Code::Conflict {
+                div.error role="alert" #conflict {
+                    p { (conflict_detail(p.clone(), version).detail) }
+                    p {
+                        "Your text is kept below. "
+                        a href={ (base) "/edit" } { "Open the current version" }
+                        " and apply your change again."
+                    }
                 }
-                h.text(m);
+            } @else {
+                (error_box(
+                    Some("form-errors"),
+                    &format!("{}: nothing was saved. Correct the fields marked below.", p.detail),
+                    &other,
+                ))
             }
-            h.raw("</p>");
         }
-        h.raw("</div>");
-    }
-    h.raw("<div class=\"actions\"><button type=\"submit\" id=\"save\">Save</button>")
-        .raw("<a href=\"/console/")
-        .raw(R::PATH)
-        .raw("/")
-        .text(&id_url)
-        .raw("\">Cancel</a></div></form>");
-    page::respond(status, page::page(&format!("Edit {} {id}", R::NOUN), Some(session), h))
+        form method="post" action={ (base) "/edit" } novalidate {
+            (csrf_field(session))
+            input type="hidden" name="version" value=(version);
+            @for f in R::FIELDS {
+                @let value = values.get(f.name).map(String::as_str).unwrap_or_default();
+                (edit_field(f, value, by_field.get(f.name)))
+            }
+            div.actions {
+                button type="submit" #save { "Save" }
+                a href=(base) { "Cancel" }
+            }
+        }
+    };
+    page::reply(status, &format!("Edit {} {id}", R::NOUN), session, body)
 }

@@ -2,16 +2,19 @@
 //! actor and action. The service pages oldest first after a sequence number; "Newer"
 //! continues after the page, "Older" goes back along the pages already seen.
 
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::response::Response;
 use registry_api::Problem;
 use registry_core::Kind;
 use registry_store::{Action, EventQuery, MAX_EVENT_SEQ, parse_event_seq};
 use serde::Deserialize;
 
-use crate::Console;
-use crate::html::{Html, url_component};
-use crate::page::{self, link};
+use maud::{Markup, html};
+use registry_store::EventPage;
+
+use crate::html::url_component;
+use crate::page;
+use crate::parts::{filters, kind_path, link, select, table, text_field, time};
 use crate::session::SignedIn;
 
 /// Events per page.
@@ -22,25 +25,20 @@ const MAX_BACK: usize = 50;
 
 /// The events page's query.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct EventsForm {
     /// `agent`, `tool` or "".
-    #[serde(default)]
     pub kind: String,
     /// A definition id.
-    #[serde(default)]
     pub id: String,
     /// A principal.
-    #[serde(default)]
     pub actor: String,
     /// An action such as `patch` or `proposal.applied`.
-    #[serde(default)]
     pub action: String,
     /// The sequence number the page starts after (empty: from the first event); read
     /// with [`parse_event_seq`], anything else is refused with a 400 page.
-    #[serde(default)]
     pub after: String,
     /// The `after` of the pages before, comma-separated (for "Older").
-    #[serde(default)]
     pub back: String,
 }
 
@@ -59,8 +57,7 @@ impl EventsForm {
 
 /// `GET /console/events`.
 pub async fn list(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Query(form): Query<EventsForm>,
 ) -> Response {
     let after = match form.after.as_str() {
@@ -76,22 +73,18 @@ pub async fn list(
             }
         },
     };
-    let mut h = Html::new();
     let mut actions = vec![""];
     actions.extend(Action::ALL.iter().map(|a| a.as_str()));
-    h.raw("<form class=\"filters\" method=\"get\" action=\"/console/events\"><div>")
-        .raw("<label for=\"kind\">Kind</label><select id=\"kind\" name=\"kind\">");
-    crate::lists::options(&mut h, &form.kind, &["", "agent", "tool"]);
-    h.raw("</select></div><div><label for=\"id\">Id</label><input type=\"text\" id=\"id\" ")
-        .raw("name=\"id\" value=\"")
-        .text(&form.id)
-        .raw("\"></div><div><label for=\"actor\">Actor</label><input type=\"text\" ")
-        .raw("id=\"actor\" name=\"actor\" value=\"")
-        .text(&form.actor)
-        .raw("\"></div><div><label for=\"action\">Action</label>")
-        .raw("<select id=\"action\" name=\"action\">");
-    crate::lists::options(&mut h, &form.action, &actions);
-    h.raw("</select></div><div><button type=\"submit\" id=\"filter\">Filter</button></div></form>");
+    let picker = filters(
+        "/console/events",
+        html! {
+            (select("kind", "kind", "Kind", &form.kind, &["", "agent", "tool"]))
+            (text_field("id", "Id", &form.id))
+            (text_field("actor", "Actor", &form.actor))
+            (select("action", "action", "Action", &form.action, &actions))
+        },
+        html! { button #filter type="submit" { "Filter" } },
+    );
     let kind = match form.kind.as_str() {
         "agent" => Some(Kind::Agent),
         "tool" => Some(Kind::Tool),
@@ -110,67 +103,66 @@ pub async fn list(
         Ok(page) => page,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
-    if page.events.is_empty() {
-        h.raw("<p class=\"muted\" id=\"empty\">No events match these filters here.</p>");
-    } else {
-        h.raw("<div class=\"scroll\"><table id=\"events\"><thead><tr><th scope=\"col\">#</th>")
-            .raw("<th scope=\"col\">Time</th><th scope=\"col\">Actor</th><th scope=\"col\">")
-            .raw("Action</th><th scope=\"col\">Definition</th><th scope=\"col\">Versions</th>")
-            .raw(
-                "<th scope=\"col\">Changed</th><th scope=\"col\">Proposal</th></tr></thead><tbody>",
-            );
-        for e in &page.events {
-            h.raw("<tr><td>").num(e.seq).raw("</td><td>").text(&e.time.to_rfc3339());
-            h.el("</td><td class=\"actor\">", &e.actor, "</td>")
-                .el("<td class=\"action\">", e.action.as_str(), "</td><td>")
-                .text(e.kind.as_str())
-                .raw(" ");
-            link(&mut h, if e.kind == Kind::Agent { "agents" } else { "tools" }, &e.id);
-            h.raw("</td><td>");
-            if let Some(b) = e.version_before {
-                h.num(b);
-            }
-            h.raw(" \u{2192} ");
-            if let Some(a) = e.version_after {
-                h.num(a);
-            }
-            h.el("</td><td><code>", &e.changed.join(", "), "</code></td><td>");
-            if let Some(p) = &e.proposal {
-                h.raw("<a href=\"/console/proposals/")
-                    .text(&url_component(p))
-                    .raw("\">")
-                    .text(p)
-                    .raw("</a>");
-            }
-            h.raw("</td></tr>");
+    let body = html! { (picker) (events(&page)) (pager(&form, after, &page)) };
+    page::ok("Audit events", &session, body)
+}
+
+/// The events of a page, or that none match.
+fn events(page: &EventPage) -> Markup {
+    html! {
+        @if page.events.is_empty() {
+            p.muted #empty { "No events match these filters here." }
+        } @else {
+            (table(
+                "events",
+                &["#", "Time", "Actor", "Action", "Definition", "Versions", "Changed", "Proposal"],
+                html! { @for e in &page.events { tr {
+                    td { (e.seq) }
+                    td { (time(&e.time)) }
+                    td.actor { (e.actor) }
+                    td.action { (e.action.as_str()) }
+                    td { (e.kind.as_str()) " " (link(kind_path(e.kind), &e.id)) }
+                    td {
+                        @if let Some(b) = e.version_before { (b) }
+                        " \u{2192} "
+                        @if let Some(a) = e.version_after { (a) }
+                    }
+                    td { code { (e.changed.join(", ")) } }
+                    td {
+                        @if let Some(p) = &e.proposal {
+                            a href={ "/console/proposals/" (url_component(p)) } { (p) }
+                        }
+                    }
+                } } }))
         }
-        h.raw("</tbody></table></div>");
     }
+}
+
+/// "Older" back along the pages seen, "Newer" after a full page.
+fn pager(form: &EventsForm, after: u64, page: &EventPage) -> Markup {
     let filters = form.filters();
     let stack: Vec<&str> = form.back.split(',').filter(|s| parse_event_seq(s).is_some()).collect();
-    h.raw("<nav class=\"pager\" aria-label=\"Pages\">");
-    if let Some((previous, before)) = stack.split_last() {
-        h.raw("<a id=\"older\" href=\"/console/events?")
-            .text(&filters)
-            .raw("&after=")
-            .text(previous)
-            .raw("&back=")
-            .text(&url_component(&before.join(",")))
-            .raw("\">Older</a> ");
-    }
-    if page.events.len() == PAGE as usize {
+    let older = stack.split_last().map(|(previous, before)| {
+        format!(
+            "/console/events?{filters}&after={previous}&back={}",
+            url_component(&before.join(","))
+        )
+    });
+    let newer = (page.events.len() == PAGE as usize).then(|| {
         let after = after.to_string();
         let mut seen = stack.clone();
         seen.push(&after);
         let skip = seen.len().saturating_sub(MAX_BACK);
-        h.raw("<a id=\"newer\" href=\"/console/events?")
-            .text(&filters)
-            .raw("&after=")
-            .num(page.last)
-            .raw("&back=")
-            .text(&url_component(&seen[skip..].join(",")))
-            .raw("\">Newer</a>");
+        format!(
+            "/console/events?{filters}&after={}&back={}",
+            page.last,
+            url_component(&seen[skip..].join(","))
+        )
+    });
+    html! {
+        nav.pager aria-label="Pages" {
+            @if let Some(older) = older { a #older href=(older) { "Older" } " " }
+            @if let Some(newer) = newer { a #newer href=(newer) { "Newer" } }
+        }
     }
-    h.raw("</nav>");
-    page::ok("Audit events", &session, h)
 }

@@ -1,20 +1,22 @@
 //! The agents and tools lists: filters (name, tag, status, execution type), pages, and
 //! a tool's releases grouped under its name.
 
-use axum::extract::{Query, State};
+use axum::extract::Query;
 use axum::response::Response;
+use maud::{Markup, html};
 use registry_api::Problem;
 use registry_api::http::params::ListParams;
+use registry_api::service::Resource as _;
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_store::ListQuery;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::Console;
-use crate::html::{Html, url_component};
+use crate::html::url_component;
 use crate::kind::Kind;
-use crate::page::{self, badge, link, status_of, str_of, tags};
-use crate::session::SignedIn;
+use crate::page;
+use crate::parts::{badge, error_box, filters, link, select, table, tags, tool_name};
+use crate::session::{Session, SignedIn};
 
 /// Rows on one page of a list.
 pub const PAGE_SIZE: u32 = 25;
@@ -22,26 +24,27 @@ pub const PAGE_SIZE: u32 = 25;
 /// the store has no substring index).
 pub const NAME_SCAN_LIMIT: usize = 1_000;
 
+/// The statuses the filter offers ("" is any).
+const STATUSES: [&str; 5] = ["", "active", "deprecated", "disabled", "retired"];
+/// The execution types the filter offers ("" is any).
+const TYPES: [&str; 4] = ["", "lambda", "mcp", "inline"];
+
 /// The filter form's fields (empty ones are ignored).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ListForm {
     /// Part of the id, any case.
-    #[serde(default)]
     pub name: String,
     /// `key` or `key=value`.
-    #[serde(default)]
     pub tag: String,
     /// Lifecycle status.
-    #[serde(default)]
     pub status: String,
     /// Tools: `lambda`, `mcp` or `inline`.
-    #[serde(default, rename = "executionType")]
+    #[serde(rename = "executionType")]
     pub execution_type: String,
     /// The next page's cursor.
-    #[serde(default)]
     pub cursor: String,
     /// Rows per page (default [`PAGE_SIZE`]; the API's bounds).
-    #[serde(default)]
     pub limit: String,
 }
 
@@ -87,73 +90,74 @@ impl ListForm {
 }
 
 /// One page of matches and the cursor after it.
-struct Found {
-    items: Vec<Value>,
+struct Found<R> {
+    items: Vec<R>,
     next_cursor: Option<String>,
+}
+
+/// A kind of definition with a list page.
+trait Listed: Kind + Sized {
+    /// The page's title.
+    const TITLE: &'static str;
+    /// Whether the list filters by execution type (tools).
+    const BY_TYPE: bool;
+    /// What a number of rows is a number of, and how they are ordered.
+    const COUNTED: &'static str;
+    /// The table's columns.
+    const HEADINGS: &'static [&'static str];
+    /// One page of matches as table rows.
+    fn rows(items: &[Self]) -> Markup;
 }
 
 /// `GET /console/agents`.
 pub async fn agents(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Query(form): Query<ListForm>,
 ) -> Response {
     list::<AgentDefinition>(&console, &session, &form).await
 }
 
 /// `GET /console/tools`.
-pub async fn tools(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
-    Query(form): Query<ListForm>,
-) -> Response {
+pub async fn tools(SignedIn(console, session): SignedIn, Query(form): Query<ListForm>) -> Response {
     list::<ToolDefinition>(&console, &session, &form).await
 }
 
-async fn list<R: Kind>(
-    console: &Console,
-    session: &crate::session::Session,
-    form: &ListForm,
-) -> Response {
-    let tools = R::PATH == "tools";
-    let title = if tools { "Tools" } else { "Agents" };
-    let mut body = Html::new();
-    filters(&mut body, R::PATH, tools, form);
-    match find::<R>(console, form, tools).await {
-        Ok(found) => {
-            if tools {
-                tool_table(&mut body, &found.items);
-            } else {
-                agent_table(&mut body, &found.items);
+async fn list<R: Listed>(console: &Console, session: &Session, form: &ListForm) -> Response {
+    let path = R::PATH;
+    let found = find::<R>(console, form).await;
+    let body = html! {
+        (filter_form(path, R::BY_TYPE, form))
+        @match &found {
+            Ok(found) => {
+                @if found.items.is_empty() {
+                    p.muted #empty { "No " (R::NOUN) " matches these filters." }
+                } @else {
+                    p.muted { (found.items.len()) " " (R::COUNTED) }
+                    (table(R::PATH, R::HEADINGS, R::rows(&found.items)))
+                }
+                nav.pager aria-label="Pages" {
+                    @if !form.cursor.is_empty() { a href={ "/console/" (path) } { "First page" } }
+                    @if let Some(next) = &found.next_cursor {
+                        a rel="next" href={ "/console/" (path) "?" (form.with_cursor(next)) } {
+                            "Next page"
+                        }
+                    }
+                }
             }
-            body.raw("<nav class=\"pager\" aria-label=\"Pages\">");
-            if !form.cursor.is_empty() {
-                body.raw("<a href=\"/console/").raw(R::PATH).raw("\">First page</a>");
+            Err(problem) => {
+                (error_box(None, "These filters are not valid:", &problem.errors))
             }
-            if let Some(next) = found.next_cursor {
-                body.raw("<a rel=\"next\" href=\"/console/")
-                    .raw(R::PATH)
-                    .raw("?")
-                    .text(&form.with_cursor(&next))
-                    .raw("\">Next page</a>");
-            }
-            body.raw("</nav>");
-            page::ok(title, session, body)
         }
-        Err(problem) => {
-            body.raw("<div class=\"error\" role=\"alert\"><p>These filters are not valid:</p>");
-            page::violations(&mut body, &problem.errors);
-            body.raw("</div>");
-            page::respond(problem.status_code(), page::page(title, Some(session), body))
-        }
-    }
+    };
+    let status = found.as_ref().err().map_or(http::StatusCode::OK, Problem::status_code);
+    page::reply(status, R::TITLE, session, body)
 }
 
 /// Reads one page through the service; a name search reads pages until it has a page
 /// of matches (or [`NAME_SCAN_LIMIT`] definitions were read).
-async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Result<Found, Problem> {
+async fn find<R: Listed>(console: &Console, form: &ListForm) -> Result<Found<R>, Problem> {
     let needle = form.name.trim().to_lowercase();
-    let mut query: ListQuery = form.params(tools, PAGE_SIZE).to_query(R::KIND, true)?;
+    let mut query: ListQuery = form.params(R::BY_TYPE, PAGE_SIZE).to_query(R::KIND, true)?;
     let page_size = usize::try_from(query.limit).unwrap_or(usize::MAX);
     if !needle.is_empty() {
         query.limit = 100;
@@ -163,11 +167,11 @@ async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Resul
     loop {
         let page = console.api.registry.catalog.list::<R>(&query).await.map_err(Problem::from)?;
         read += page.items.len();
-        for item in page.items {
-            if needle.is_empty() || item.id().to_lowercase().contains(&needle) {
-                items.push(serde_json::to_value(&item).unwrap_or(Value::Null));
-            }
-        }
+        items.extend(
+            page.items
+                .into_iter()
+                .filter(|item| needle.is_empty() || item.id().to_lowercase().contains(&needle)),
+        );
         let done = needle.is_empty() || items.len() >= page_size || read >= NAME_SCAN_LIMIT;
         match page.next_cursor {
             Some(next) if !done => query.cursor = Some(next),
@@ -176,102 +180,81 @@ async fn find<R: Kind>(console: &Console, form: &ListForm, tools: bool) -> Resul
     }
 }
 
-fn filters(h: &mut Html, path: &'static str, tools: bool, form: &ListForm) {
-    h.raw("<form class=\"filters\" method=\"get\" action=\"/console/")
-        .raw(path)
-        .raw("\" role=\"search\">")
-        .raw("<div><label for=\"f-name\">Name</label><input type=\"search\" id=\"f-name\" ")
-        .raw("name=\"name\" placeholder=\"part of the id\" value=\"")
-        .text(&form.name)
-        .raw("\"></div><div><label for=\"f-tag\">Tag</label><input type=\"text\" id=\"f-tag\" ")
-        .raw("name=\"tag\" placeholder=\"key or key=value\" value=\"")
-        .text(&form.tag)
-        .raw("\"></div><div><label for=\"f-status\">Status</label>")
-        .raw("<select id=\"f-status\" name=\"status\">");
-    options(h, &form.status, &["", "active", "deprecated", "disabled", "retired"]);
-    h.raw("</select></div>");
-    if tools {
-        h.raw("<div><label for=\"f-type\">Execution type</label>")
-            .raw("<select id=\"f-type\" name=\"executionType\">");
-        options(h, &form.execution_type, &["", "lambda", "mcp", "inline"]);
-        h.raw("</select></div>");
-    }
-    h.raw("<div><button type=\"submit\">Filter</button> <a href=\"/console/")
-        .raw(path)
-        .raw("\">Clear</a></div></form>");
-}
-
-/// `<option>`s of `values` ("" is "any"), `selected` chosen.
-pub fn options(h: &mut Html, selected: &str, values: &[&str]) {
-    for v in values {
-        h.raw("<option value=\"").text(v).raw("\"");
-        if *v == selected {
-            h.raw(" selected");
+fn filter_form(path: &str, by_type: bool, form: &ListForm) -> Markup {
+    let fields = html! {
+        div {
+            label for="f-name" { "Name" }
+            input type="search" id="f-name" name="name" placeholder="part of the id"
+                value=(form.name);
         }
-        h.raw(">").text(if v.is_empty() { "any" } else { v }).raw("</option>");
+        div {
+            label for="f-tag" { "Tag" }
+            input type="text" id="f-tag" name="tag" placeholder="key or key=value" value=(form.tag);
+        }
+        (select("f-status", "status", "Status", &form.status, &STATUSES))
+        @if by_type {
+            (select("f-type", "executionType", "Execution type", &form.execution_type, &TYPES))
+        }
+    };
+    let submit =
+        html! { button type="submit" { "Filter" } " " a href={ "/console/" (path) } { "Clear" } };
+    filters(&format!("/console/{path}"), fields, submit)
+}
+
+impl Listed for AgentDefinition {
+    const TITLE: &'static str = "Agents";
+    const BY_TYPE: bool = false;
+    const COUNTED: &'static str = "agents";
+    const HEADINGS: &'static [&'static str] =
+        &["Agent", "Description", "Status", "Tags", "Tools", "Version"];
+
+    fn rows(items: &[Self]) -> Markup {
+        html! {
+            @for a in items { tr {
+                td { (link("agents", &a.agent_id)) }
+                td { (a.description.as_deref().unwrap_or_default()) }
+                td { (badge(a.status().as_str())) }
+                td { (tags(a.tags.as_ref())) }
+                td { (a.tool_ids.len()) }
+                td { (a.version()) }
+            } }
+        }
     }
 }
 
-fn agent_table(h: &mut Html, items: &[Value]) {
-    if items.is_empty() {
-        h.raw("<p class=\"muted\" id=\"empty\">No agent matches these filters.</p>");
-        return;
-    }
-    h.raw("<div class=\"scroll\"><table id=\"agents\"><caption class=\"muted\">")
-        .num(items.len())
-        .raw(" agents</caption><thead><tr><th scope=\"col\">Agent</th><th scope=\"col\">")
-        .raw("Description</th><th scope=\"col\">Status</th><th scope=\"col\">Tags</th>")
-        .raw("<th scope=\"col\">Tools</th><th scope=\"col\">Version</th></tr></thead><tbody>");
-    for a in items {
-        h.raw("<tr><td>");
-        link(h, "agents", str_of(a, "agentId"));
-        h.el("</td><td>", str_of(a, "description"), "</td><td>");
-        badge(h, status_of(a));
-        h.raw("</td><td>");
-        tags(h, a);
-        h.raw("</td><td>")
-            .num(a.get("toolIds").and_then(Value::as_array).map_or(0, Vec::len))
-            .raw("</td><td>")
-            .num(a.get("version").and_then(Value::as_u64).unwrap_or(0))
-            .raw("</td></tr>");
-    }
-    h.raw("</tbody></table></div>");
-}
+impl Listed for ToolDefinition {
+    const TITLE: &'static str = "Tools";
+    const BY_TYPE: bool = true;
+    const COUNTED: &'static str = "releases, grouped by tool name";
+    const HEADINGS: &'static [&'static str] =
+        &["Release", "Display name", "Type", "Description", "Status", "Tags", "Version"];
 
-fn tool_table(h: &mut Html, items: &[Value]) {
-    if items.is_empty() {
-        h.raw("<p class=\"muted\" id=\"empty\">No tool matches these filters.</p>");
-        return;
-    }
-    let mut rows: Vec<&Value> = items.iter().collect();
-    rows.sort_by(|a, b| registry_core::release_order(str_of(a, "toolId"), str_of(b, "toolId")));
-    h.raw("<div class=\"scroll\"><table id=\"tools\"><caption class=\"muted\">")
-        .num(items.len())
-        .raw(" releases, grouped by tool name</caption><thead><tr><th scope=\"col\">Release</th>")
-        .raw("<th scope=\"col\">Display name</th><th scope=\"col\">Type</th><th scope=\"col\">")
-        .raw("Description</th><th scope=\"col\">Status</th><th scope=\"col\">Tags</th>")
-        .raw("<th scope=\"col\">Version</th></tr></thead><tbody>");
-    let mut current = "";
-    for t in rows {
-        let id = str_of(t, "toolId");
-        let name = id.split_once('@').map_or(id, |(n, _)| n);
-        if name != current {
+    fn rows(items: &[Self]) -> Markup {
+        let mut sorted: Vec<&ToolDefinition> = items.iter().collect();
+        sorted.sort_by(|a, b| registry_core::release_order(&a.tool_id, &b.tool_id));
+        // Each release, with its tool's name when it starts a group.
+        let mut current = "";
+        let mut rows = Vec::with_capacity(sorted.len());
+        for t in sorted {
+            let name = tool_name(&t.tool_id);
+            rows.push(((name != current).then_some(name), t));
             current = name;
-            h.raw("<tr class=\"group\"><th colspan=\"7\" scope=\"rowgroup\">")
-                .text(name)
-                .raw("</th></tr>");
         }
-        h.raw("<tr><td>");
-        link(h, "tools", id);
-        h.el("</td><td>", str_of(t, "displayName"), "</td><td>")
-            .text(str_of(t, "executionType"))
-            .el("</td><td>", str_of(t, "description"), "</td><td>");
-        badge(h, status_of(t));
-        h.raw("</td><td>");
-        tags(h, t);
-        h.raw("</td><td>")
-            .num(t.get("version").and_then(Value::as_u64).unwrap_or(0))
-            .raw("</td></tr>");
+        html! {
+            @for (group, t) in rows {
+                @if let Some(name) = group {
+                    tr.group { th colspan="7" scope="rowgroup" { (name) } }
+                }
+                tr {
+                    td { (link("tools", &t.tool_id)) }
+                    td { (t.display_name) }
+                    td { (t.execution_type.as_str()) }
+                    td { (t.description) }
+                    td { (badge(t.status().as_str())) }
+                    td { (tags(t.tags.as_ref())) }
+                    td { (t.version()) }
+                }
+            }
+        }
     }
-    h.raw("</tbody></table></div>");
 }

@@ -14,9 +14,11 @@ use crate::Console;
 use crate::page;
 use crate::session::{self, Session, SignedIn};
 
-/// The session and the posted fields of a checked form.
+/// The console, the session and the posted fields of a checked form.
 #[derive(Debug, Clone)]
 pub struct Posted {
+    /// The console's state.
+    pub console: Console,
     /// Who posted it.
     pub session: Session,
     /// The form's fields by name.
@@ -40,13 +42,13 @@ impl FromRequest<Console> for Posted {
 
     async fn from_request(request: Request, state: &Console) -> Result<Self, Response> {
         let (mut parts, body) = request.into_parts();
-        let SignedIn(session) = SignedIn::from_request_parts(&mut parts, state).await?;
+        let SignedIn(console, session) = SignedIn::from_request_parts(&mut parts, state).await?;
         let same_origin = session::same_origin(&parts);
         let request = Request::from_parts(parts, body);
         let Form(fields) = Form::<HashMap<String, String>>::from_request(request, state)
             .await
             .map_err(IntoResponse::into_response)?;
-        let posted = Self { session, fields };
+        let posted = Self { console, session, fields };
         if same_origin && session::csrf_ok(&posted.session, posted.field("csrf")) {
             return Ok(posted);
         }

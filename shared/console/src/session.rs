@@ -171,9 +171,10 @@ fn origin_of(url: &str) -> Option<url::Origin> {
     plain.then(|| url.origin())
 }
 
-/// The signed-in user of a console request; anyone else is sent to the sign-in page.
+/// A console request of a signed-in user: the console's state and the session; anyone
+/// else is sent to the sign-in page.
 #[derive(Debug, Clone)]
-pub struct SignedIn(pub Session);
+pub struct SignedIn(pub Console, pub Session);
 
 impl FromRequestParts<Console> for SignedIn {
     type Rejection = Response;
@@ -184,7 +185,7 @@ impl FromRequestParts<Console> for SignedIn {
             Some(session) => {
                 tracing::Span::current()
                     .record("principal", tracing::field::display(&session.principal.name));
-                Ok(Self(session))
+                Ok(Self(state.clone(), session))
             }
             None => Err(Redirect::to("/console/sign-in").into_response()),
         }

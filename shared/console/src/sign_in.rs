@@ -7,17 +7,18 @@ use http::request::Parts;
 use http::{HeaderValue, StatusCode, header};
 use serde::Deserialize;
 
+use maud::{Markup, html};
+
 use crate::Console;
-use crate::html::Html;
 use crate::page::{page, respond};
 use crate::posted::Posted;
 use crate::session::{self, COOKIE};
 
 /// The sign-in form's fields.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct SignInForm {
     /// A registry token (as for `Authorization: Bearer`).
-    #[serde(default)]
     pub token: String,
 }
 
@@ -39,20 +40,24 @@ pub async fn form() -> Response {
     respond(StatusCode::OK, sign_in_page(None))
 }
 
-fn sign_in_page(error: Option<&str>) -> Html {
-    let mut body = Html::new();
-    body.raw("<form method=\"post\" action=\"/console/sign-in\" class=\"sign-in\">");
-    if let Some(e) = error {
-        body.raw("<div class=\"error\" role=\"alert\" id=\"sign-in-error\">").text(e).raw("</div>");
-    }
-    body.raw("<div class=\"field\"><label for=\"token\">Token</label>")
-        .raw("<input type=\"password\" id=\"token\" name=\"token\" autocomplete=\"current-password\" ")
-        .raw("required autofocus aria-describedby=\"token-hint\"")
-        .raw(if error.is_some() { " aria-invalid=\"true\"" } else { "" })
-        .raw("><p class=\"hint\" id=\"token-hint\">The token <code>agent-registry serve</code> ")
-        .raw("printed on its first run, or one from <code>agent-registry tokens add</code>. ")
-        .raw("It is checked once; the console then keeps a session cookie, never the token.</p>")
-        .raw("</div><button type=\"submit\">Sign in</button></form>");
+fn sign_in_page(error: Option<&str>) -> Markup {
+    let body = html! {
+        form.sign-in method="post" action="/console/sign-in" {
+            @if let Some(e) = error { div.error role="alert" #sign-in-error { (e) } }
+            div.field {
+                label for="token" { "Token" }
+                input type="password" id="token" name="token" autocomplete="current-password"
+                    required autofocus aria-describedby="token-hint"
+                    aria-invalid=[error.map(|_| "true")];
+                p.hint #token-hint {
+                    "The token " code { "agent-registry serve" } " printed on its first run, or "
+                    "one from " code { "agent-registry tokens add" } ". It is checked once; the "
+                    "console then keeps a session cookie, never the token."
+                }
+            }
+            button type="submit" { "Sign in" }
+        }
+    };
     page("Sign in", None, body)
 }
 
@@ -104,8 +109,8 @@ fn refused() -> Response {
 }
 
 /// `POST /console/sign-out`: ends the session.
-pub async fn sign_out(State(console): State<Console>, form: Posted) -> Response {
-    console.sessions.end(&form.session.id);
+pub async fn sign_out(form: Posted) -> Response {
+    form.console.sessions.end(&form.session.id);
     let mut response = Redirect::to("/console/sign-in").into_response();
     if let Ok(v) = HeaderValue::from_str(&session::clear_cookie()) {
         response.headers_mut().insert(header::SET_COOKIE, v);

@@ -1,182 +1,192 @@
 //! The tool page: definition, function schema as a table, releases, access rules.
 
-use axum::extract::{Path, Query, State};
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, Query};
 use axum::response::Response;
+use maud::{Markup, html};
 use registry_api::Problem;
-use registry_core::ToolDefinition;
+use registry_core::{FunctionDefinition, ParameterDefinition, ToolDefinition, TypeDefinition};
 use registry_types::Format;
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::Console;
-use crate::detail::{actions, call_rules, props, release_rows, releases, rules, source};
-use crate::html::{Html, url_component};
-use crate::page::{self, json_text, str_of};
+use crate::detail::{
+    actions, call_rules, props, release_rows, release_table, releases, rules, source,
+};
+use crate::html::url_component;
+use crate::page;
+use crate::parts::{filters, pre_json, select, table, tool_name, wire, yes_no};
 use crate::session::{Session, SignedIn};
 
 /// The tool page's query: a provider format to compile the schema to.
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub struct ToolForm {
     /// `json-schema`, `bedrock`, `openai`, `anthropic` or `mcp`.
-    #[serde(default)]
     pub format: String,
 }
 
-/// The live tool `id` and its JSON as the pages show it, or the problem page.
+/// The live tool `id`, or the problem page.
 pub(crate) async fn read(
     console: &Console,
     session: &Session,
     id: &str,
-) -> Result<(ToolDefinition, Value), Response> {
-    match console.api.registry.catalog.get::<ToolDefinition>(id).await {
-        Ok(tool) => {
-            let v = serde_json::to_value(&tool).unwrap_or(Value::Null);
-            Ok((tool, v))
-        }
-        Err(e) => Err(page::problem(session, &Problem::from(e))),
-    }
+) -> Result<ToolDefinition, Response> {
+    console
+        .api
+        .registry
+        .catalog
+        .get::<ToolDefinition>(id)
+        .await
+        .map_err(|e| page::problem(session, &Problem::from(e)))
 }
 
 /// `GET /console/tools/{id}`.
 pub async fn show(
-    State(console): State<Console>,
-    SignedIn(session): SignedIn,
+    SignedIn(console, session): SignedIn,
     Path(id): Path<String>,
     Query(form): Query<ToolForm>,
 ) -> Response {
-    let (tool, v) = match read(&console, &session, &id).await {
-        Ok(read) => read,
+    let tool = match read(&console, &session, &id).await {
+        Ok(tool) => tool,
         Err(page) => return page,
     };
-    let mut h = Html::new();
-    actions(&mut h, &session, "tools", &tool.tool_id, &v);
-    props(
-        &mut h,
-        &v,
-        &[
-            ("Release", "toolId"),
-            ("Action group name", "name"),
-            ("Display name", "displayName"),
-            ("Description", "description"),
-            ("Execution type", "executionType"),
-            ("Lambda", "lambdaArn"),
-            ("URL", "url"),
-            ("Timeout (s)", "executionTimeout"),
-            ("Frameworks", "supportedAgentFrameworks"),
-        ],
-    );
-    schema(&mut h, &v);
-    compiled(&console, &mut h, &tool.tool_id, &form.format).await;
-    let name = tool.tool_id.split_once('@').map_or(tool.tool_id.as_str(), |(n, _)| n);
-    h.raw("<h2>Releases</h2><div class=\"scroll\"><table id=\"releases\"><thead><tr>")
-        .raw("<th scope=\"col\">Release</th><th scope=\"col\">Status</th><th scope=\"col\">")
-        .raw("Version</th><th scope=\"col\">Description</th></tr></thead><tbody>");
+    let frameworks = tool.supported_agent_frameworks.iter().map(wire).collect::<Vec<_>>();
+    let fields = vec![
+        ("Release", "toolId", Some(tool.tool_id.clone())),
+        ("Action group name", "name", Some(tool.name.clone())),
+        ("Display name", "displayName", Some(tool.display_name.clone())),
+        ("Description", "description", Some(tool.description.clone())),
+        ("Execution type", "executionType", Some(tool.execution_type.as_str().to_owned())),
+        ("Lambda", "lambdaArn", tool.lambda_arn.clone()),
+        ("URL", "url", tool.url.clone()),
+        ("Timeout (s)", "executionTimeout", tool.execution_timeout.map(|t| t.to_string())),
+        ("Frameworks", "supportedAgentFrameworks", Some(frameworks.join(", "))),
+    ];
+    let name = tool_name(&tool.tool_id);
     let all = releases(&console, name).await;
-    release_rows(&mut h, &all, Some(&tool.tool_id));
-    h.raw("</tbody></table></div>");
-    if all.len() > 1 {
-        h.raw("<p><a id=\"compare-link\" href=\"/console/tools/").text(&url_component(name)).raw(
-            "/compare\">Compare releases</a> (what changed, and whether it breaks callers)</p>",
-        );
-    }
-    rules(&mut h, &v, "Access rules");
-    call_rules(&mut h, &v);
-    h.raw("<p><a id=\"authorize-link\" href=\"/console/tools/")
-        .text(&url_component(&tool.tool_id))
-        .raw("/authorize\">Authorize a call</a> (fill in arguments and a caller, see the decision)</p>");
-    source(&mut h, &v);
-    page::ok(&format!("Tool {}", tool.tool_id), &session, h)
+    let id_url = url_component(&tool.tool_id);
+    let body = html! {
+        (actions(&session, &tool))
+        (props(&tool, fields, tool.tags.as_ref()))
+        (schema(tool.function_schema.as_deref(), tool.types.as_ref()))
+        (compiled(&console, &tool.tool_id, &form.format).await)
+        h2 { "Releases" }
+        (release_table("releases", release_rows(&all, Some(&tool.tool_id))))
+        @if all.len() > 1 {
+            p {
+                a #compare-link href={ "/console/tools/" (url_component(name)) "/compare" } {
+                    "Compare releases"
+                }
+                " (what changed, and whether it breaks callers)"
+            }
+        }
+        (rules(tool.access_rules.as_deref(), "Access rules"))
+        (call_rules(tool.call_rules.as_deref()))
+        p {
+            a #authorize-link href={ "/console/tools/" (id_url) "/authorize" } {
+                "Authorize a call"
+            }
+            " (fill in arguments and a caller, see the decision)"
+        }
+        (source(&tool))
+    };
+    page::ok(&format!("Tool {}", tool.tool_id), &session, body)
 }
 
-/// Each function of the schema with its parameters as a table.
-fn schema(h: &mut Html, v: &Value) {
-    h.raw("<h2>Functions</h2>");
-    let Some(functions) = v.get("functionSchema").and_then(Value::as_array) else {
-        h.raw("<p class=\"muted\">No function schema.</p>");
-        return;
-    };
-    for f in functions {
-        h.el("<h3><code>", str_of(f, "name"), "</code></h3>").el(
-            "<p>",
-            str_of(f, "description"),
-            "</p>",
-        );
-        let params = f.get("parameters").and_then(Value::as_object);
-        let Some(params) = params.filter(|p| !p.is_empty()) else {
-            h.raw("<p class=\"muted\">No parameters.</p>");
-            continue;
-        };
-        h.raw("<div class=\"scroll\"><table class=\"schema\"><thead><tr><th scope=\"col\">")
-            .raw("Parameter</th><th scope=\"col\">Type</th><th scope=\"col\">Required</th>")
-            .raw("<th scope=\"col\">Description</th></tr></thead><tbody>");
-        for (name, p) in params {
-            let mut kind = p.clone();
-            if let Some(o) = kind.as_object_mut() {
-                o.remove("description");
-                o.remove("required");
-            }
-            let kind = match kind.as_object() {
-                Some(o) if o.len() == 1 && o.contains_key("type") => {
-                    str_of(&kind, "type").to_owned()
+/// Each function of the schema with its parameters as a table, then the named types.
+fn schema(
+    functions: Option<&[FunctionDefinition]>,
+    types: Option<&BTreeMap<String, TypeDefinition>>,
+) -> Markup {
+    html! {
+        h2 { "Functions" }
+        @match functions {
+            None => p.muted { "No function schema." },
+            Some(functions) => @for f in functions {
+                h3 { code { (f.name) } }
+                p { (f.description) }
+                @if f.parameters.is_empty() {
+                    p.muted { "No parameters." }
+                } @else {
+                    (table(
+                        &format!("parameters-{}", f.name),
+                        &["Parameter", "Type", "Required", "Description"],
+                        html! {
+                        @for (name, p) in &f.parameters { tr {
+                            td { code { (name) } }
+                            td { code { (type_text(p)) } }
+                            td { (yes_no(p.is_required())) }
+                            td { (p.description) }
+                        } }
+                    }))
                 }
-                _ => json_text(&kind),
-            };
-            let required = p.get("required").and_then(Value::as_bool).unwrap_or(false);
-            h.el("<tr><td><code>", name, "</code></td>")
-                .el("<td><code>", &kind, "</code></td>")
-                .raw(if required { "<td>yes</td>" } else { "<td>no</td>" })
-                .el("<td>", str_of(p, "description"), "</td></tr>");
+            },
         }
-        h.raw("</tbody></table></div>");
+        @if let Some(types) = types {
+            details { summary { "Named types" } (pre_json(types)) }
+        }
     }
-    if let Some(types) = v.get("types") {
-        h.raw("<details><summary>Named types</summary>");
-        page::pre_json(h, types);
-        h.raw("</details>");
+}
+
+/// A parameter's type in the schema's own words: `string`, `string one of ["a","b"]`,
+/// `array of number`, `object { name: string }`.
+fn type_text(p: &ParameterDefinition) -> String {
+    let mut text = p.ty.clone();
+    if let Some(values) = &p.enum_values {
+        text.push_str(&format!(" one of {}", serde_json::Value::from(values.clone())));
     }
+    if let Some(value) = &p.const_value {
+        text.push_str(&format!(" = {value}"));
+    }
+    if let Some(items) = &p.items {
+        text.push_str(&format!(" of {}", type_text(items)));
+    }
+    if let Some(properties) = &p.properties {
+        let members: Vec<String> =
+            properties.iter().map(|(name, m)| format!("{name}: {}", type_text(m))).collect();
+        text.push_str(&format!(" {{ {} }}", members.join(", ")));
+    }
+    text
 }
 
 /// The schema compiled for one provider format, with what that format cannot express.
-async fn compiled(console: &Console, h: &mut Html, id: &str, format: &str) {
+async fn compiled(console: &Console, id: &str, format: &str) -> Markup {
     let names: Vec<&str> = Format::ALL.iter().map(|f| f.as_str()).collect();
     let chosen = if format.is_empty() { "bedrock" } else { format };
-    h.raw("<h2>Schema for a provider</h2><form class=\"filters\" method=\"get\" action=\"/console/tools/")
-        .text(&url_component(id))
-        .raw("#schema-for\"><div><label for=\"format\">Format</label><select id=\"format\" name=\"format\">");
-    crate::lists::options(h, chosen, &names);
-    h.raw("</select></div><div><button type=\"submit\">Show</button></div></form>");
+    let picker = filters(
+        &format!("/console/tools/{}#schema-for", url_component(id)),
+        select("format", "format", "Format", chosen, &names),
+        html! { button type="submit" { "Show" } },
+    );
     let Ok(format) = chosen.parse::<Format>() else {
-        h.raw("<p class=\"error\" role=\"alert\">Pick a format from the list.</p>");
-        return;
+        return html! {
+            h2 { "Schema for a provider" } (picker)
+            p.error role="alert" { "Pick a format from the list." }
+        };
     };
-    match console.api.registry.catalog.tool_schema(id, format).await {
-        Ok(compiled) => {
-            let v = serde_json::to_value(&compiled).unwrap_or(Value::Null);
-            let report = v.get("report").and_then(Value::as_array).cloned().unwrap_or_default();
-            h.raw("<div id=\"schema-for\">");
-            if report.is_empty() {
-                h.raw("<p id=\"compat\">Lossless: ")
-                    .text(format.as_str())
-                    .raw(" expresses every type.</p>");
-            } else {
-                h.raw("<div class=\"scroll\"><table id=\"compat\"><thead><tr><th scope=\"col\">Where</th>")
-                    .raw("<th scope=\"col\">Cannot express</th><th scope=\"col\">Mapped as</th>")
-                    .raw("<th scope=\"col\">Blocking</th></tr></thead><tbody>");
-                for issue in &report {
-                    let blocking = issue.get("blocking").and_then(Value::as_bool).unwrap_or(false);
-                    h.el("<tr><td><code>", str_of(issue, "path"), "</code></td>")
-                        .el("<td>", str_of(issue, "issue"), "</td>")
-                        .el("<td>", str_of(issue, "mapping"), "</td>")
-                        .raw(if blocking { "<td>yes</td></tr>" } else { "<td>no</td></tr>" });
+    let answer = console.api.registry.catalog.tool_schema(id, format).await;
+    html! {
+        h2 { "Schema for a provider" } (picker)
+        @match answer {
+            Ok(compiled) => div #schema-for {
+                @if compiled.report.is_empty() {
+                    p #compat { "Lossless: " (format.as_str()) " expresses every type." }
+                } @else {
+                    (table(
+                        "compat",
+                        &["Where", "Cannot express", "Mapped as", "Blocking"],
+                        html! { @for issue in &compiled.report { tr {
+                            td { code { (issue.path) } }
+                            td { (issue.issue) }
+                            td { (issue.mapping) }
+                            td { (yes_no(issue.blocking)) }
+                        } } }))
                 }
-                h.raw("</tbody></table></div>");
-            }
-            page::pre_json(h, v.get("schema").unwrap_or(&Value::Null));
-            h.raw("</div>");
-        }
-        Err(e) => {
-            let problem = registry_api::Problem::from(e);
-            h.raw("<div class=\"error\" role=\"alert\">").el("<p>", &problem.detail, "</p></div>");
+                (pre_json(&compiled.schema))
+            },
+            Err(e) => div.error role="alert" { p { (Problem::from(e).detail) } },
         }
     }
 }

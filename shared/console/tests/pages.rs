@@ -351,6 +351,43 @@ async fn events_page_newer_then_older_along_the_pages_seen() {
     assert!(back.contains("<td>1</td>"), "the first page again");
 }
 
+/// The tool page renders the typed definition: a parameter is required unless it says
+/// otherwise (the model's default), tags and times are shown, and each property's value
+/// sits under its JSON name.
+#[tokio::test]
+async fn the_tool_page_renders_the_typed_definition() {
+    let f = fixture().await;
+    let tool: ToolDefinition = serde_json::from_value(json!({
+        "toolId": "typed@1.0.0",
+        "executionType": "lambda",
+        "name": "typed",
+        "displayName": "Typed",
+        "description": "Typed parameters.",
+        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:typed",
+        "supportedAgentFrameworks": ["bedrock"],
+        "tags": {"team": "weather"},
+        "functionSchema": [{"name": "look", "description": "Looks.", "parameters": {
+            "city": {"type": "string", "description": "Where."},
+            "days": {"type": "integer", "description": "How long.", "required": false}
+        }}]
+    }))
+    .unwrap();
+    f.registry.catalog.create(&Principal::new("admin", Role::Admin), tool, None).await.unwrap();
+    let (cookie, _) = sign_in(&f.app, ADMIN).await;
+    let (status, _, page) = send(&f.app, get("/console/tools/typed@1.0.0", Some(&cookie))).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let row = |name: &str| {
+        let start = page.find(&format!("<code>{name}</code>")).unwrap();
+        page[start..].split("</tr>").next().unwrap().to_owned()
+    };
+    assert!(row("city").contains("<td>yes</td>"), "{}", row("city"));
+    assert!(row("days").contains("<td>no</td>"), "{}", row("days"));
+    assert!(page.contains("<dd data-field=\"lambdaArn\">arn:aws:lambda:"), "{page}");
+    assert!(page.contains("<dd data-field=\"supportedAgentFrameworks\">bedrock</dd>"), "{page}");
+    assert!(page.contains("<span class=\"tag\">team=weather</span>"), "{page}");
+    assert!(page.contains("<dt>Created by</dt><dd>admin</dd>"), "{page}");
+}
+
 /// A console on `store`, served over HTTP on 127.0.0.1: its base URL and the session
 /// cookie of a signed-in reader (the server stops with the runtime).
 async fn console_over_http(store: Arc<dyn registry_store::Store>) -> (String, String) {

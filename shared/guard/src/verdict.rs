@@ -8,9 +8,7 @@
 //! it, and Bedrock ends the turn with a dependency failure the application sees (for an
 //! expired context: resolve the agent again).
 
-use crate::builder::ResponseBuilder;
-use crate::event::ActionGroupEvent;
-use crate::response::{ActionGroupResponse, ResponseState};
+use bedrock_action_group::{ActionGroupEvent, ActionGroupResponse, ResponseBuilder, ResponseState};
 
 /// The guard's answer for one call.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,5 +102,5 @@ pub(crate) fn denied(event: &ActionGroupEvent, why: &str) -> ActionGroupResponse
 
 /// The one line the model reads.
 fn not_permitted(event: &ActionGroupEvent, why: &str) -> String {
-    crate::authorize::not_permitted(event.name(), why)
+    bedrock_action_group::return_control::not_permitted(event.name(), why)
 }

@@ -1,15 +1,6 @@
-//! The call-time guard (feature `guard`, SPEC section 16): before a tool Lambda's
-//! handler runs, the call is checked against the tool's call rules, read from the
-//! registry's table, for the principal in the session's signed context.
-//!
-//! Per call: the signed context (`sessionAttributes.registryPrincipal`) is verified
-//! (signature, then expiry), the rules are taken from the container's cache (re-read
-//! with a bounded staleness), the arguments are decoded as the tool's schema types them,
-//! and the tool decides as `POST /tools/{id}/authorize` does (lifecycle, access rules,
-//! call rules) with `request.agentId` and `request.toolId` set. Whatever the
-//! outcome, one decision line (CloudWatch embedded metric format, no argument values)
-//! goes to the decision log. Anything missing or invalid denies (fail closed).
+#![doc = include_str!("../README.md")]
 
+mod authorize;
 mod budget;
 mod clock;
 mod config;
@@ -18,6 +9,7 @@ mod handle;
 mod loaded;
 mod principals;
 mod rules;
+mod run;
 mod source;
 mod verdict;
 
@@ -26,17 +18,16 @@ use std::time::Instant;
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
 use registry_access::{DecisionPoint, DecisionRecord, ToolCall};
 
-use crate::arguments::Arguments;
-use crate::error::ToolError;
-use crate::event::ActionGroupEvent;
-use crate::handle::respond;
+use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
+pub use authorize::RuleSetAuthorizer;
 pub use clock::{Clock, SystemClock};
 pub use config::{
     DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
     TABLE_ENV, TOOL_ID_ENV, switched_off,
 };
 pub use handle::handle_guarded;
+pub use run::{run_guarded, run_with_guard};
 pub use source::{DynamoSource, RuleSource};
 pub use verdict::{Refusal, Verdict};
 
@@ -237,7 +228,7 @@ impl Guard<DynamoSource> {
         match (config, source) {
             (Ok(config), Ok(source)) => Self::new(config, source),
             (config, source) => {
-                let problems = [config.err(), source.err()];
+                let problems = [config.err().map(|e| e.to_string()), source.err()];
                 Self::unconfigured(problems.into_iter().flatten().collect::<Vec<_>>().join("; "))
             }
         }

@@ -5,11 +5,11 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::guard::clock::Clock;
-use crate::guard::fresh::{Freshness, Stale, Unread};
-use crate::guard::loaded::Loaded;
-use crate::guard::source::RuleSource;
-use crate::guard::verdict::Refusal;
+use crate::clock::Clock;
+use crate::fresh::{Freshness, Stale, Unread};
+use crate::loaded::Loaded;
+use crate::source::RuleSource;
+use crate::verdict::Refusal;
 
 /// The rules of one tool, cached.
 #[derive(Debug, Default)]

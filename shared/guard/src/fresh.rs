@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use crate::guard::clock::Clock;
+use crate::clock::Clock;
 
 /// The first pause after a failed round trip.
 pub(crate) const FIRST_BACKOFF_MS: i64 = 1_000;

@@ -15,13 +15,13 @@ use registry_store::budget::{
     Admission, Known, Verdict as Admitted, admit, rate_of, session_ttl_seconds,
 };
 
-use crate::event::ActionGroupEvent;
-use crate::guard::clock::Clock;
-use crate::guard::fresh::{Freshness, Stale, Unread};
-use crate::guard::loaded::{Loaded, Stage};
-use crate::guard::source::RuleSource;
-use crate::guard::verdict::{self, Refusal, Verdict};
-use crate::guard::{Checked, refused, stamp};
+use crate::clock::Clock;
+use crate::fresh::{Freshness, Stale, Unread};
+use crate::loaded::{Loaded, Stage};
+use crate::source::RuleSource;
+use crate::verdict::{self, Refusal, Verdict};
+use crate::{Checked, refused, stamp};
+use bedrock_action_group::ActionGroupEvent;
 
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);

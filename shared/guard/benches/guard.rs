@@ -1,4 +1,4 @@
-//! The guard's own cost per call (feature `guard`), on the example tool's three call
+//! The guard's own cost per call, on the example tool's three call
 //! rules (one enforced deny, one log-only deny, the allow) and a function-details event
 //! whose session carries a signed principal context:
 //!
@@ -23,13 +23,13 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict};
 use bedrock_action_group::{ActionGroupEvent, Arguments, FunctionEvent, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_access::{PreparedContext, RequestContext, RuleSet, ToolCall};
 use registry_core::ToolDefinition;
 use registry_core::session::SessionState;
+use registry_guard::{Guard, GuardConfig, RuleSource, Verdict};
 use registry_types::ArgumentSchema;
 use serde_json::json;
 

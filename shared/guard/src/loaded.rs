@@ -9,7 +9,7 @@ use registry_access::{Decision, PreparedContext, RuleSet, ToolCall};
 use registry_core::{LifecycleStatus, ToolDefinition};
 use registry_types::{ArgumentSchema, SchemaError};
 
-use crate::{Arguments, InvalidArguments, Parameter};
+use bedrock_action_group::{Arguments, InvalidArguments, Parameter};
 
 /// A tool's definition and its compiled rules, as read at `read_at_ms`.
 #[derive(Debug)]

@@ -5,14 +5,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::arguments::Arguments;
-use crate::error::ToolError;
-use crate::guard::{Guard, RuleSource, Verdict};
-use crate::handle::{answer_parsed, malformed_response, unreadable_response};
-use crate::parse::parse_event;
-use crate::response::ActionGroupResponse;
+use bedrock_action_group::{
+    ActionGroupResponse, ToolError, handle_parsed, malformed_response, parse_event,
+    unreadable_response,
+};
 
-/// [`crate::handle_body`] behind `guard`: an invocation body's bytes answered by
+use crate::{Guard, RuleSource, Verdict};
+
+/// [`bedrock_action_group::handle_body`] behind the guard: an invocation body's bytes answered by
 /// `handler` when the guard allows the call, else by the guard's refusal. Events that
 /// cannot be read are answered as `handle_body` answers them (the handler never sees
 /// them either).
@@ -36,7 +36,7 @@ where
         Err(e) => return malformed_response(&value, &e),
     };
     match guard.check(&parsed).await {
-        Verdict::Allow => answer_parsed(parsed, |event| handler(Arguments::typed(event)?)),
+        Verdict::Allow => handle_parsed(parsed, handler),
         Verdict::Deny(response) => *response,
     }
 }

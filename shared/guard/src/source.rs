@@ -10,7 +10,7 @@ use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
 use registry_store::Store;
 use registry_store_dynamodb::DynamoStore;
 
-use crate::guard::config::{ENDPOINT_ENV, TABLE_ENV};
+use crate::config::{ENDPOINT_ENV, TABLE_ENV};
 
 /// Attempts per read of the table: a call waits for at most this many.
 const READ_ATTEMPTS: u32 = 2;

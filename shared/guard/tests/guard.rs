@@ -3,18 +3,17 @@
 //! lines. The rule source is an in-process stand-in for the registry's table (the same
 //! definition the table would hold); the end-to-end run on the local DynamoDB-API
 //! server and a Lambda Runtime API is tests/tests/guard.rs.
-#![cfg(feature = "guard")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use bedrock_action_group::guard::{Guard, GuardConfig, RuleSource, Verdict, handle_guarded};
 use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_event};
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, ToolDefinition};
+use registry_guard::{Guard, GuardConfig, RuleSource, Verdict, handle_guarded};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -574,7 +573,8 @@ fn configuration_from_the_environment_names_every_problem() {
     };
     let problems =
         GuardConfig::from_vars(vars(&[("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "soon")]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
     for name in
         ["REGISTRY_TOOL_ID", "REGISTRY_CONTEXT_KEYS", "REGISTRY_GUARD_MAX_STALENESS_SECONDS"]
     {
@@ -595,8 +595,9 @@ fn configuration_from_the_environment_names_every_problem() {
         ("REGISTRY_TOOL_ID", "t"),
         ("REGISTRY_CONTEXT_KEYS", "k1:short"),
     ]))
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(bad_keys.contains("REGISTRY_CONTEXT_KEYS"), "{bad_keys}");
-    assert!(bedrock_action_group::guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
-    assert!(!bedrock_action_group::guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));
+    assert!(registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
+    assert!(!registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));
 }
