@@ -75,13 +75,6 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         say!("  export {}={token}", names::TOKEN);
     }
 
-    let listener = TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
-    let address = listener.local_addr()?;
-    say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
-    say!("  console: http://{address}/console (sign in with a token)");
-    say!("  try: curl -s -H \"Authorization: Bearer ${}\" http://{address}/agents", names::TOKEN);
     // After the example: the first run's example is not a change to review.
     let review = ReviewPolicy { required: args.require_review, approvals: args.review_approvals };
     if review.required {
@@ -89,6 +82,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
             "Review required: editors' changes to governed fields become proposals (GET /proposals)."
         );
     }
+
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let address = listener.local_addr()?;
+    say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
+    say!("  console: http://{address}/console (sign in with a token)");
+    say!("  try: curl -s -H \"Authorization: Bearer ${}\" http://{address}/agents", names::TOKEN);
     let state = AppState::new(registry.with_review(review), Arc::new(auth));
     let mut limits = args.limits.to_limits();
     limits.max_connections = nofile::fit_connections(limits.max_connections);

@@ -34,7 +34,7 @@ fn located(prefix: &str, path: String, message: String) -> Violation {
 impl CallPolicy {
     /// Compiles and evaluates `request.rules` against `request.context`. Compile errors
     /// are violations at `/rules/<i>/...`, context limits at `/context/...`. The work
-    /// runs off the async workers, at most a few dry runs at a time (see `Registry`).
+    /// runs off the async workers, at most a few dry runs at a time (see `CallPolicy`).
     pub async fn evaluate_access(
         &self,
         request: EvaluateRequest,
