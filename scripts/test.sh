@@ -28,7 +28,7 @@ export CEL_CONFORMANCE_JSON
 echo "CEL_CONFORMANCE_JSON=$CEL_CONFORMANCE_JSON"
 
 step "Chromium and chromium-driver (the console's browser tests; installed when missing)"
-chromium_env="$(scripts/chromium.sh)"   # fails the run in CI when it cannot install
+chromium_env="$(scripts/chromium.sh)"   # fails the run when it cannot install
 eval "$chromium_env"
 echo "CHROMEDRIVER=${CHROMEDRIVER:-none}"
 
@@ -52,7 +52,8 @@ step "cargo test (all crates, both storage backends)"
 # The end-to-end tests check each function's AWS calls against its role in
 # infra/template.yaml and log the grants they used (tests/README.md, "Permissions").
 rm -f "$REGISTRY_E2E_BINARIES"/e2e-logs/permissions-*
-cargo test --workspace --all-features --locked
+# --include-ignored: the tests that need a tool installed above (`#[ignore = "needs ..."]`)
+cargo test --workspace --all-features --locked -- --include-ignored
 
 step "grants of infra/template.yaml no end-to-end call used (listed, not failed)"
 cat "$REGISTRY_E2E_BINARIES/e2e-logs/permissions-unused.txt" 2>/dev/null ||

@@ -246,14 +246,9 @@ pub(crate) fn encode_query(pairs: &[(&str, String)]) -> String {
 
 /// Percent-encodes everything but unreserved characters (RFC 3986).
 fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    const UNRESERVED_KEPT: &percent_encoding::AsciiSet =
+        &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+    percent_encoding::utf8_percent_encode(s, UNRESERVED_KEPT).to_string()
 }
 
 /// Reads one definition or a list of them from a JSON or YAML file (`-` for stdin).

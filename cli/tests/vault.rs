@@ -10,7 +10,7 @@ use common::BIN;
 #[cfg(unix)]
 use common::serve;
 #[cfg(unix)]
-use serde_json::json;
+use registry_store::contract::sample::mcp_tool_json;
 
 fn rotate_key(data: &std::path::Path) -> (bool, String, String) {
     let out =
@@ -27,18 +27,7 @@ fn rotate_key(data: &std::path::Path) -> (bool, String, String) {
 async fn rotate_key_is_refused_while_serve_runs_and_works_once_it_stopped() {
     let mut s = serve(Some("e2e-admin-token-0123456789"), &["--no-example"]);
     s.healthy().await;
-    let tool = json!({
-        "toolId": "m1",
-        "executionType": "mcp",
-        "name": "forecast",
-        "displayName": "Forecast",
-        "description": "Forecast over MCP.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "url": "https://mcp.example.com/forecast",
-        "auth": {"clientId": "registry", "clientSecret": "vault-lock-secret-9c1e", "tokenUrl": "https://auth.example.com/token"},
-        "functionSchema": [{"name": "get_forecast", "description": "Forecast for a city.",
-            "parameters": {"city": {"description": "City", "type": "string", "required": true}}}]
-    });
+    let tool = mcp_tool_json("m1", "vault-lock-secret-9c1e");
     let (status, body) =
         s.call(reqwest::Method::POST, "/tools", Some(&s.token.clone()), Some(tool)).await;
     assert_eq!(status, 201, "{body}");

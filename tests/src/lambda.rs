@@ -128,6 +128,15 @@ impl Lambda {
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+
+    /// The decision lines of the guard in the output so far (`"point": "guard"`).
+    pub fn guard_lines(&self) -> Vec<Value> {
+        self.log()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["point"] == "guard")
+            .collect()
+    }
 }
 
 impl Drop for Lambda {

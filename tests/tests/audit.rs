@@ -8,6 +8,7 @@ mod common;
 
 use common::{ADMIN, READER, ROLE_MAP, api};
 use registry_e2e::{Lambda, Table, aws_json, sqs};
+use registry_store::contract::sample::tool_json;
 use serde_json::{Value, json};
 
 /// A session of the example map's deployer role: an editor.
@@ -16,18 +17,9 @@ const EDITOR: &str = "arn:aws:sts::123456789012:assumed-role/RegistryDeployer/ci
 const APPROVER: &str = "arn:aws:sts::123456789012:assumed-role/RegistryReviewer/ann";
 
 fn tool() -> Value {
-    json!({
-        "toolId": "weather",
-        "executionType": "lambda",
-        "name": "weather",
-        "displayName": "Weather",
-        "description": "Looks up the weather.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:weather",
-        "accessRules": [{"effect": "deny", "condition": "customData.tier != 'premium'"}, {"effect": "allow"}],
-        "functionSchema": [{"name": "get_weather", "description": "Weather for a city.",
-            "parameters": {"city": {"description": "City", "type": "string", "required": true}}}]
-    })
+    let mut tool = tool_json("weather");
+    tool["accessRules"] = json!([{"effect": "deny", "condition": "customData.tier != 'premium'"}, {"effect": "allow"}]);
+    tool
 }
 
 /// The stream record DynamoDB writes for the event item of `event`.

@@ -2,9 +2,9 @@
 //! The web console in a real browser: headless Chromium driven over WebDriver against
 //! a real `agent-registry serve` on loopback (the example loaded).
 //!
-//! Without `chromedriver` these tests skip, except in CI (`CI=true`), where a missing
-//! browser is a failure (`scripts/test.sh` installs Debian's `chromium` and
-//! `chromium-driver`). The browser tests run one at a time (two cores).
+//! Each test is `#[ignore]`d: it needs `chromedriver` and Chromium (Debian's `chromium`
+//! and `chromium-driver`, which `scripts/test.sh` installs and then runs the ignored
+//! tests too). The browser tests run one at a time (two cores).
 
 use registry_e2e::serve::Serve;
 use registry_e2e::webdriver::{Browser, Driver};
@@ -13,18 +13,10 @@ use serde_json::{Value, json};
 /// One browser at a time.
 static BROWSER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The installed browser; `None` (skip) only outside CI.
-fn browser() -> Option<Browser> {
-    let found = Browser::find();
-    if found.is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true but chromedriver is missing: scripts/test.sh installs Debian's chromium \
-             and chromium-driver"
-        );
-        eprintln!("skipped: no chromedriver on PATH (apt-get install chromium chromium-driver)");
-    }
-    found
+/// The installed browser.
+fn browser() -> Browser {
+    Browser::find()
+        .expect("no chromedriver: scripts/chromium.sh installs chromium and chromium-driver")
 }
 
 /// One browser test's browser and server (the browser closes first), holding the
@@ -36,16 +28,16 @@ struct Run {
 }
 
 /// A server (with `principals` minted) and a browser signed in as `who` (none: not
-/// signed in); `None` when the test skips.
-async fn run(principals: &[(&str, &str)], who: Option<&str>) -> Option<Run> {
-    let browser = browser()?;
+/// signed in).
+async fn run(principals: &[(&str, &str)], who: Option<&str>) -> Run {
+    let browser = browser();
     let one = BROWSER.lock().await;
     let s = Serve::start(principals).unwrap();
     let d = Driver::start(&browser).await.unwrap();
     if let Some(name) = who {
         sign_in(&d, &s, name).await;
     }
-    Some(Run { d, s, _one: one })
+    Run { d, s, _one: one }
 }
 
 /// Posts a form built in the page (as a forging page would) to `action`.
@@ -105,8 +97,9 @@ async fn api(s: &Serve, method: reqwest::Method, path: &str, body: Option<Value>
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
-    let Some(Run { d, s, _one }) = run(&[], None).await else { return };
+    let Run { d, s, _one } = run(&[], None).await;
 
     // `/` sends a browser to the console's sign-in page; a wrong token is refused there.
     d.goto(&s.url("/")).await.unwrap();
@@ -218,8 +211,9 @@ async fn sign_in_find_the_example_agent_by_filter_and_open_it() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn resolve_as_an_external_and_an_internal_user() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
 
     d.goto(&s.url("/console/agents/weather-agent")).await.unwrap();
     d.click_and_wait(&d.find("#resolve-link").await.unwrap()).await.unwrap();
@@ -262,8 +256,9 @@ async fn resolve_as_an_external_and_an_internal_user() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn editing_a_tool_description_makes_a_version_and_shows_the_diff() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
     assert_eq!(d.text_of("#version").await.unwrap(), "1");
@@ -292,8 +287,9 @@ async fn editing_a_tool_description_makes_a_version_and_shows_the_diff() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn a_validation_error_is_shown_next_to_its_field() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
     d.fill(&d.find("#field-description").await.unwrap(), "   ").await.unwrap();
@@ -323,8 +319,9 @@ async fn a_validation_error_is_shown_next_to_its_field() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn a_stale_page_gets_a_conflict_not_a_lost_update() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0/edit")).await.unwrap();
     assert_eq!(d.text_of("#editing-version").await.unwrap(), "1");
@@ -351,8 +348,9 @@ async fn a_stale_page_gets_a_conflict_not_a_lost_update() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn a_reader_sees_no_edit_controls_and_a_forged_write_is_refused() {
-    let Some(Run { d, s, _one }) = run(&[("rita", "reader")], Some("rita")).await else { return };
+    let Run { d, s, _one } = run(&[("rita", "reader")], Some("rita")).await;
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
     assert_eq!(d.text_of("h1").await.unwrap(), "Tool weather-basic@1.0.0");
@@ -385,8 +383,9 @@ async fn a_reader_sees_no_edit_controls_and_a_forged_write_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn a_form_without_the_session_csrf_token_is_refused() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
 
     d.goto(&s.url("/console/tools/weather-basic@1.0.0")).await.unwrap();
     let fields = [("version", "1"), ("status", "disabled"), ("csrf", "guess")];
@@ -397,8 +396,9 @@ async fn a_form_without_the_session_csrf_token_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn stored_markup_renders_as_text() {
-    let Some(Run { d, s, _one }) = run(&[], None).await else { return };
+    let Run { d, s, _one } = run(&[], None).await;
     let payload = "<img src=x onerror=alert(1)>";
     let tool = json!({
         "toolId": "xss-probe@1.0.0",
@@ -442,8 +442,9 @@ async fn stored_markup_renders_as_text() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn schemas_per_provider_and_release_compare() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
     // The schema for a provider, with what that provider cannot express.
     d.goto(&s.url("/console/tools/weather-forecast@1.0.0")).await.unwrap();
     assert!(d.text_of("#compat").await.unwrap().starts_with("Lossless: bedrock"));
@@ -484,8 +485,9 @@ async fn schemas_per_provider_and_release_compare() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn authorize_a_call_with_typed_arguments() {
-    let Some(Run { d, s, _one }) = run(&[], Some("admin")).await else { return };
+    let Run { d, s, _one } = run(&[], Some("admin")).await;
 
     // The tool page lists the call rules with their ids and modes.
     d.goto(&s.url("/console/tools/convert_units@1.0.0")).await.unwrap();
@@ -534,8 +536,9 @@ async fn authorize_a_call_with_typed_arguments() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs chromedriver and chromium (scripts/chromium.sh)"]
 async fn a_second_user_approves_a_proposal() {
-    let Some(browser) = browser() else { return };
+    let browser = browser();
     let _one = BROWSER.lock().await;
     let principals = [("erin", "editor"), ("alex", "approver")];
     let s = Serve::start_with(&principals, &["--require-review"]).unwrap();

@@ -96,16 +96,6 @@ fn answer(response: &Value) -> (Option<String>, String) {
     (state, f["responseBody"]["TEXT"]["body"].as_str().unwrap_or_default().to_owned())
 }
 
-/// The guard's decision lines in the function's output so far.
-fn decision_lines(lambda: &Lambda) -> Vec<Value> {
-    lambda
-        .log()
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["point"] == "guard")
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
     let (table, store) = seeded().await;
@@ -152,7 +142,7 @@ async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
     let refused = tool.call(&event("5", Some(&forged))).await;
     assert_eq!(answer(&refused).0.as_deref(), Some("FAILURE"), "{refused}");
 
-    let lines = decision_lines(&tool);
+    let lines = tool.guard_lines();
     assert_eq!(lines.len(), 3, "{}", tool.log());
     assert_eq!(
         (lines[0]["agentId"].as_str(), lines[0]["principalId"].as_str()),
@@ -198,7 +188,7 @@ async fn the_guarded_tool_answers_allowed_calls_and_refuses_the_rest() {
         assert!(body.contains(says) && !body.contains("dimension"), "{what}: {body}");
     }
 
-    let lines = decision_lines(&tool);
+    let lines = tool.guard_lines();
     let seen: Vec<_> = lines
         .iter()
         .map(|l| (l["effect"].as_str().unwrap(), l["reason"].as_str().unwrap()))
@@ -247,7 +237,7 @@ async fn an_unreachable_table_on_a_cold_container_refuses_and_logs_why() {
         body,
         "The call to `convert` is not permitted: the tool's call policy cannot be read right now."
     );
-    let lines = decision_lines(&tool);
+    let lines = tool.guard_lines();
     assert_eq!(lines.len(), 1, "{}", tool.log());
     assert_eq!(lines[0]["reason"], "RULES_UNAVAILABLE");
     let message = lines[0]["message"].as_str().unwrap();
@@ -331,7 +321,7 @@ async fn an_unreachable_table_on_a_warm_container_serves_cached_rules_until_the_
     let (state, body) = answer(&stale);
     assert_eq!(state.as_deref(), Some("FAILURE"), "{stale}");
     assert!(body.contains("cannot be read right now"), "{body}");
-    let lines = decision_lines(&tool);
+    let lines = tool.guard_lines();
     let last = lines.last().unwrap();
     assert_eq!(last["reason"], "RULES_STALE", "{}", tool.log());
     assert!(last["message"].as_str().unwrap().contains("the bound is 4000 ms"), "{last}");
@@ -375,7 +365,7 @@ async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
     }
     let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-2")).await);
     assert_eq!(state, None, "a new session starts from zero: {body}");
-    let lines = decision_lines(&tool);
+    let lines = tool.guard_lines();
     let limited: Vec<&Value> = lines.iter().filter(|l| l["limit"] == "maxToolCalls").collect();
     assert_eq!(limited.len(), 2, "{lines:?}");
     assert!(limited.iter().all(|l| l["sessionId"] == "budget-1"), "{limited:?}");
@@ -394,7 +384,7 @@ async fn a_counted_call_with_a_session_id_bedrock_never_sends_is_refused_and_cou
         assert_eq!(state.as_deref(), Some("FAILURE"), "{}: {body}", session.len());
         assert!(body.contains("session's id is not valid"), "{body}");
     }
-    let lines = decision_lines(&tool);
+    let lines = tool.guard_lines();
     assert_eq!(lines.len(), bad.len(), "{}", tool.log());
     for line in &lines {
         assert_eq!(line["reason"], "INVALID_SESSION", "{line}");

@@ -91,7 +91,7 @@ impl RoleMap {
         let mut entries = Vec::new();
         let mut violations = Vec::new();
         for (key, list) in &roles {
-            let path = format!("/{}", escape(key));
+            let path = registry_types::pointer("", key);
             let role = match key.as_str() {
                 "admin" => Role::Admin,
                 "editor" => Role::Editor,
@@ -159,11 +159,6 @@ impl RoleMap {
 
 fn violation(path: &str, message: &str) -> Violation {
     Violation { path: path.to_owned(), message: message.to_owned() }
-}
-
-/// JSON Pointer escaping of one reference token.
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// Validates one entry.

@@ -24,15 +24,7 @@ fn cases() -> (RequestContext, Vec<(String, String)>) {
 }
 
 fn rules(condition: &str) -> Vec<AccessRule> {
-    vec![AccessRule {
-        condition: Some(condition.to_string()),
-        effect: Effect::Allow,
-        order: None,
-        id: None,
-        mode: Default::default(),
-        description: None,
-        unknown: Default::default(),
-    }]
+    vec![AccessRule::new(Effect::Allow, Some(condition))]
 }
 
 fn bench(c: &mut Criterion) {

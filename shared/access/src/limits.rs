@@ -56,7 +56,7 @@ pub const PATTERN_DFA_CACHE_BYTES: usize = 256 << 10;
 pub const MAX_CONDITION_PATTERN_BYTES: usize = 16 << 20;
 /// Most compiled pattern bytes the process keeps cached.
 pub const MAX_CACHED_PATTERN_BYTES: usize = 256 << 20;
-/// Most distinct compiled conditions kept per process (the cache is emptied when full).
+/// Most distinct compiled conditions kept per process (when full, one makes room).
 pub const MAX_CACHED_CONDITIONS: usize = 4_096;
 /// Most condition text one dry run (`/access/evaluate`) may ask to compile, in
 /// characters: the work one request may ask for.

@@ -32,6 +32,7 @@ pub enum DecisionPoint {
 }
 
 /// One decision as the decision log records it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DecisionRecord {
@@ -42,22 +43,16 @@ pub struct DecisionRecord {
     /// Where it was made.
     pub point: DecisionPoint,
     /// `user.userId` of the principal, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub principal_id: Option<String>,
     /// The agent, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
     /// The agent's version, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_version: Option<u64>,
     /// The tool, when the decision is about one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_id: Option<String>,
     /// The tool's version, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_version: Option<u64>,
     /// The function called, for call decisions.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<String>,
     /// Allow or deny.
     pub effect: Effect,
@@ -65,31 +60,28 @@ pub struct DecisionRecord {
     pub outcome: Outcome,
     /// Why: the reason code, or what refused before any rule (`NO_SIGNED_CONTEXT`...).
     pub reason: String,
-    /// The id of the deciding rule, when one decided.
+    /// Which check of a call's decision decided (`lifecycle`, `access`, `limit`,
+    /// `call`), for call decisions.
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub stage: Option<&'static str>,
+    /// The id of the deciding rule, when one decided.
     pub rule_id: Option<String>,
     /// The log-only rule that would have decided otherwise, when one would have.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub would_be_rule_id: Option<String>,
     /// Ids of the log-only rules that matched.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub log_only_matched: Vec<String>,
     /// The session limit or rate that refused the call, when one did.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
     /// The Bedrock session of the call, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub session_id: Option<String>,
     /// Evaluation time, in microseconds.
     pub eval_micros: f64,
     /// Detail for a refusal before any rule ran (never argument values).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The call's arguments: only when the operator asked for them.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
     /// The request context: only when the operator asked for it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<Value>,
 }
 
@@ -157,6 +149,7 @@ impl DecisionRecord {
             effect: decision.effect,
             outcome: decision.outcome(),
             reason: String::new(),
+            stage: None,
             rule_id: None,
             would_be_rule_id: None,
             log_only_matched: Vec::new(),

@@ -36,26 +36,23 @@ impl RuleMode {
 }
 
 /// One rule as written by an admin (the wire form).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AccessRule {
     /// Identity, unique in its list (`^[a-z0-9][a-z0-9-]{0,62}$`); assigned on write
     /// when absent, then kept across revisions.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// CEL condition; absent means "always matches".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
     /// Effect when the rule matches.
     pub effect: Effect,
     /// Evaluation priority, lower first; unordered rules come last.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<i64>,
     /// `enforce` (default) or `log-only`.
     #[serde(default, skip_serializing_if = "RuleMode::is_enforce")]
     pub mode: RuleMode,
     /// Human-readable explanation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]

@@ -5,15 +5,7 @@
 use registry_access::{AccessRule, Effect, validate_rules};
 
 fn rule(condition: &str) -> AccessRule {
-    AccessRule {
-        condition: Some(condition.to_string()),
-        effect: Effect::Allow,
-        order: None,
-        id: None,
-        mode: Default::default(),
-        description: None,
-        unknown: Default::default(),
-    }
+    AccessRule::new(Effect::Allow, Some(condition))
 }
 
 /// (condition, text the message must contain)

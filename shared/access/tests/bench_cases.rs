@@ -14,15 +14,7 @@ fn the_five_cases_allow_on_their_context() {
     assert_eq!(cases.len(), 5);
     for case in cases {
         let condition = case["condition"].as_str().unwrap();
-        let rules = [AccessRule {
-            condition: Some(condition.to_string()),
-            effect: Effect::Allow,
-            order: None,
-            id: None,
-            mode: Default::default(),
-            description: None,
-            unknown: Default::default(),
-        }];
+        let rules = [AccessRule::new(Effect::Allow, Some(condition))];
         let set = RuleSet::compile(&rules).unwrap();
         let d = set.evaluate(&prepared);
         assert_eq!(

@@ -6,15 +6,7 @@ use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestCo
 use serde_json::json;
 
 fn rule(effect: Effect, condition: &str) -> AccessRule {
-    AccessRule {
-        condition: Some(condition.to_string()),
-        effect,
-        order: None,
-        id: None,
-        mode: Default::default(),
-        description: None,
-        unknown: Default::default(),
-    }
+    AccessRule::new(effect, Some(condition))
 }
 
 fn big_context() -> PreparedContext<'static> {

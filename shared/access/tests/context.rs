@@ -6,16 +6,7 @@ use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestCo
 use serde_json::json;
 
 fn decide(condition: &str, prepared: &PreparedContext) -> (ReasonCode, Vec<String>) {
-    let set = RuleSet::compile(&[AccessRule {
-        condition: Some(condition.to_string()),
-        effect: Effect::Allow,
-        order: None,
-        id: None,
-        mode: Default::default(),
-        description: None,
-        unknown: Default::default(),
-    }])
-    .unwrap();
+    let set = RuleSet::compile(&[AccessRule::new(Effect::Allow, Some(condition))]).unwrap();
     let d = set.evaluate(prepared);
     (d.reason, d.errors.into_iter().map(|e| e.message).collect())
 }

@@ -13,12 +13,12 @@ enum Cond {
     Absent,
 }
 
-fn source(c: Cond) -> Option<String> {
+fn source(c: Cond) -> Option<&'static str> {
     match c {
-        Cond::True => Some("user.userType == 'internal-user'".into()),
-        Cond::False => Some("user.userType == 'external-user'".into()),
+        Cond::True => Some("user.userType == 'internal-user'"),
+        Cond::False => Some("user.userType == 'external-user'"),
         // missing key: a run-time error
-        Cond::Error => Some("customData.missing == 1".into()),
+        Cond::Error => Some("customData.missing == 1"),
         Cond::Absent => None,
     }
 }
@@ -93,13 +93,8 @@ fn every_combination_matches_the_reference() {
         let rules: Vec<AccessRule> = list
             .iter()
             .map(|&(effect, cond, order)| AccessRule {
-                condition: source(cond),
-                effect,
                 order,
-                id: None,
-                mode: Default::default(),
-                description: None,
-                unknown: Default::default(),
+                ..AccessRule::new(effect, source(cond))
             })
             .collect();
         let set = RuleSet::compile(&rules).unwrap();
@@ -129,15 +124,8 @@ fn every_combination_matches_the_reference() {
 fn a_non_bool_result_is_an_error_that_never_widens_access() {
     let ctx: RequestContext = serde_json::from_value(json!({"user": {"userType": "x"}})).unwrap();
     let prepared = PreparedContext::new(&ctx).unwrap();
-    let rule = |effect, order| AccessRule {
-        condition: Some("user.userType".into()),
-        effect,
-        order,
-        id: None,
-        mode: Default::default(),
-        description: None,
-        unknown: Default::default(),
-    };
+    let rule =
+        |effect, order| AccessRule { order, ..AccessRule::new(effect, Some("user.userType")) };
     let allow = RuleSet::compile(&[rule(Effect::Allow, None)]).unwrap().evaluate(&prepared);
     assert_eq!((allow.effect, allow.reason), (Effect::Deny, ReasonCode::NoMatch));
     assert!(allow.errors[0].message.contains("instead of bool"), "{allow:?}");

@@ -75,16 +75,8 @@ fn the_largest_accepted_conditions_evaluate_without_overflowing_a_small_stack() 
     let lists = format!("size({}1{}) == 1", "[".repeat(11), "]".repeat(11));
     let mixed = format!("{} == 21 && {}", vec!["1"; 21].join(" + "), nested);
     for condition in [chain, long_sum, nested, lists, mixed] {
-        let set = RuleSet::compile(&[AccessRule {
-            condition: Some(condition.clone()),
-            effect: Effect::Allow,
-            order: None,
-            id: None,
-            mode: Default::default(),
-            description: None,
-            unknown: Default::default(),
-        }])
-        .unwrap_or_else(|e| panic!("{condition}: {e:?}"));
+        let set = RuleSet::compile(&[AccessRule::new(Effect::Allow, Some(&condition))])
+            .unwrap_or_else(|e| panic!("{condition}: {e:?}"));
         let d = std::thread::Builder::new()
             .stack_size(512 * 1024)
             .spawn(move || {

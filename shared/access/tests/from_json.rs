@@ -38,18 +38,8 @@ const CONDITIONS: &[&str] = &[
 ];
 
 fn rule_set() -> RuleSet {
-    let rules: Vec<AccessRule> = CONDITIONS
-        .iter()
-        .map(|c| AccessRule {
-            condition: Some((*c).to_string()),
-            effect: Effect::Allow,
-            order: None,
-            id: None,
-            mode: Default::default(),
-            description: None,
-            unknown: Default::default(),
-        })
-        .collect();
+    let rules: Vec<AccessRule> =
+        CONDITIONS.iter().map(|c| AccessRule::new(Effect::Allow, Some(c))).collect();
     RuleSet::compile(&rules).unwrap()
 }
 

@@ -159,18 +159,17 @@ pub fn not_permitted(name: &str, why: &str) -> String {
     format!("The call to `{name}` is not permitted: {why}.")
 }
 
-/// `id` as one path segment: unreserved characters and `@` kept, the rest
-/// percent-encoded.
+/// What a path segment keeps as it is: RFC 3986's unreserved characters and `@`.
+const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'@');
+
+/// `id` as one path segment, the rest percent-encoded.
 fn path_segment(id: &str) -> String {
-    let mut out = String::with_capacity(id.len());
-    for byte in id.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~@".contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(id, PATH_SEGMENT).to_string()
 }
 
 impl ControlCall {

@@ -30,14 +30,13 @@ pub struct TextContent {
 }
 
 /// The outcome of a tool call.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResult {
     /// The matching [`ToolCall::id`], when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
     /// The tool name, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_name: Option<String>,
     /// Text blocks returned to the model.
     pub content: Vec<TextContent>,

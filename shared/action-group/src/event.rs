@@ -119,69 +119,37 @@ pub enum ActionGroupEvent {
     Api(ApiEvent),
 }
 
+/// Accessors of the members both forms have, each `&self -> &type`.
+macro_rules! either_form {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty => $function:ident / $api:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self) -> &$ty {
+            match self {
+                Self::Function(e) => &e.$function,
+                Self::Api(e) => &e.$api,
+            }
+        }
+    )*};
+}
+
 impl ActionGroupEvent {
-    /// `messageVersion`.
-    pub fn message_version(&self) -> &str {
-        match self {
-            Self::Function(e) => &e.message_version,
-            Self::Api(e) => &e.message_version,
-        }
-    }
-
-    /// `actionGroup`.
-    pub fn action_group(&self) -> &str {
-        match self {
-            Self::Function(e) => &e.action_group,
-            Self::Api(e) => &e.action_group,
-        }
-    }
-
-    /// The invoked operation: `function`, or `apiPath` for the API-schema form.
-    pub fn name(&self) -> &str {
-        match self {
-            Self::Function(e) => &e.function,
-            Self::Api(e) => &e.api_path,
-        }
-    }
-
-    /// `agent`.
-    pub fn agent(&self) -> &Agent {
-        match self {
-            Self::Function(e) => &e.agent,
-            Self::Api(e) => &e.agent,
-        }
-    }
-
-    /// `sessionId`.
-    pub fn session_id(&self) -> &str {
-        match self {
-            Self::Function(e) => &e.session_id,
-            Self::Api(e) => &e.session_id,
-        }
-    }
-
-    /// `inputText`.
-    pub fn input_text(&self) -> &str {
-        match self {
-            Self::Function(e) => &e.input_text,
-            Self::Api(e) => &e.input_text,
-        }
-    }
-
-    /// `sessionAttributes`.
-    pub fn session_attributes(&self) -> &Attributes {
-        match self {
-            Self::Function(e) => &e.session_attributes,
-            Self::Api(e) => &e.session_attributes,
-        }
-    }
-
-    /// `promptSessionAttributes`.
-    pub fn prompt_session_attributes(&self) -> &Attributes {
-        match self {
-            Self::Function(e) => &e.prompt_session_attributes,
-            Self::Api(e) => &e.prompt_session_attributes,
-        }
+    either_form! {
+        /// `messageVersion`.
+        message_version: str => message_version / message_version;
+        /// `actionGroup`.
+        action_group: str => action_group / action_group;
+        /// The invoked operation: `function`, or `apiPath` for the API-schema form.
+        name: str => function / api_path;
+        /// `agent`.
+        agent: Agent => agent / agent;
+        /// `sessionId`.
+        session_id: str => session_id / session_id;
+        /// `inputText`.
+        input_text: str => input_text / input_text;
+        /// `sessionAttributes`.
+        session_attributes: Attributes => session_attributes / session_attributes;
+        /// `promptSessionAttributes`.
+        prompt_session_attributes: Attributes => prompt_session_attributes / prompt_session_attributes;
     }
 
     /// All parameters in order: `parameters`, then every request-body property (API form).

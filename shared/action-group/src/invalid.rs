@@ -122,12 +122,7 @@ impl<P: Into<String>, M: Into<String>> FromIterator<(P, M)> for InvalidArguments
 
 /// Builds a JSON pointer from unescaped segments (`~` -> `~0`, `/` -> `~1`).
 pub fn pointer<S: AsRef<str>>(segments: &[S]) -> String {
-    let mut out = String::new();
-    for s in segments {
-        out.push('/');
-        out.push_str(&s.as_ref().replace('~', "~0").replace('/', "~1"));
-    }
-    out
+    segments.iter().fold(String::new(), |out, s| registry_types::pointer(&out, s.as_ref()))
 }
 
 /// Quotes a user-supplied value for an error message, cut to 80 characters.

@@ -96,17 +96,15 @@ pub enum SearchType {
 }
 
 /// `retrievalConfiguration.vectorSearchConfiguration`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct VectorSearchConfiguration {
     /// `numberOfResults`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_results: Option<u32>,
     /// `overrideSearchType`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub override_search_type: Option<SearchType>,
     /// `filter`: a `RetrievalFilter` object, kept as JSON.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<Value>,
 }
 

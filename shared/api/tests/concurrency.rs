@@ -16,10 +16,11 @@ async fn thirty_two_patches_with_the_same_if_match_have_one_winner() {
         let s = std::sync::Arc::clone(&s);
         tasks.push(tokio::spawn(async move {
             let r = s
-                .send(
-                    s.req(Method::PATCH, "/tools/t1", &s.editor)
-                        .header("if-match", "\"1\"")
-                        .json(&json!({"description": format!("Writer {i} won.")})),
+                .patch(
+                    "/tools/t1",
+                    &s.editor,
+                    "\"1\"",
+                    &json!({"description": format!("Writer {i} won.")}),
                 )
                 .await;
             (i, r)

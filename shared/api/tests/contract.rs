@@ -15,24 +15,12 @@ async fn if_match_must_be_a_quoted_entity_tag() {
     let s = start().await;
     s.create_tool(&tool_json("t1")).await;
     for bad in ["1", "abc", "\"1", "\"1\" \"2\"", "*, \"1\""] {
-        let r = s
-            .send(
-                s.req(Method::PATCH, "/tools/t1", &s.editor)
-                    .header("if-match", bad)
-                    .json(&json!({"description": "Changed."})),
-            )
-            .await;
+        let r = s.patch("/tools/t1", &s.editor, bad, &json!({"description": "Changed."})).await;
         r.assert_problem(400, "BAD_REQUEST");
         assert_eq!(r.error_paths(), ["/headers/If-Match"], "{bad}: {}", r.text);
     }
     // Weak tags are valid syntax but never match (strong comparison).
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "W/\"1\"")
-                .json(&json!({"description": "Changed."})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "W/\"1\"", &json!({"description": "Changed."})).await;
     r.assert_problem(412, "VERSION_MISMATCH");
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "1")).await;
     r.assert_problem(400, "BAD_REQUEST");
@@ -49,12 +37,8 @@ async fn if_match_star_applies_to_whatever_is_current() {
     for i in 0..16 {
         let s = Arc::clone(&s);
         tasks.push(tokio::spawn(async move {
-            s.send(
-                s.req(Method::PATCH, "/tools/t1", &s.editor)
-                    .header("if-match", "*")
-                    .json(&json!({"description": format!("Writer {i}.")})),
-            )
-            .await
+            s.patch("/tools/t1", &s.editor, "*", &json!({"description": format!("Writer {i}.")}))
+                .await
         }));
     }
     for task in tasks {

@@ -68,13 +68,7 @@ async fn tool_and_agent_lifecycle_through_every_route() {
     // PUT /tools/{id}: replace with If-Match, then unconditional.
     let mut replacement = tool_json("weather-basic");
     replacement["displayName"] = json!("Weather v3");
-    let put = s
-        .send(
-            s.req(Method::PUT, "/tools/weather-basic", &s.editor)
-                .header("if-match", "\"2\"")
-                .json(&replacement),
-        )
-        .await;
+    let put = s.write(Method::PUT, "/tools/weather-basic", &s.editor, "\"2\"", &replacement).await;
     assert_eq!(put.status, StatusCode::OK, "{}", put.text);
     assert_eq!(put.body["version"], 3);
     replacement["displayName"] = json!("Weather v4");
@@ -166,13 +160,7 @@ async fn a_version_snapshot_never_changes() {
     for (i, text) in ["second", "third"].iter().enumerate() {
         let mut body = tool_json("t1");
         body["description"] = json!(format!("The {text} description."));
-        let r = s
-            .send(
-                s.req(Method::PUT, "/tools/t1", &s.editor)
-                    .header("if-match", format!("\"{}\"", i + 1))
-                    .json(&body),
-            )
-            .await;
+        let r = s.write(Method::PUT, "/tools/t1", &s.editor, format!("\"{}\"", i + 1), &body).await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     }
     let after = s.get("/tools/t1/versions/1").await;

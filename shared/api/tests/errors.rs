@@ -40,37 +40,26 @@ async fn roles_are_enforced_with_403() {
     s.create_tool(&tool_json("t1")).await;
     let r = s.send(s.req(Method::PUT, "/tools/t1", &s.reader).json(&tool_json("t1"))).await;
     r.assert_problem(403, "FORBIDDEN");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.reader)
-                .header("if-match", "\"1\"")
-                .json(&json!({})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.reader, "\"1\"", &json!({})).await;
     r.assert_problem(403, "FORBIDDEN");
     // Editor cannot delete.
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.editor).header("if-match", "\"1\"")).await;
     r.assert_problem(403, "FORBIDDEN");
     // Editor cannot retire; admin can.
     let retire = json!({"lifecycle": {"status": "retired"}});
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"1\"").json(&retire),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"1\"", &retire).await;
     r.assert_problem(403, "FORBIDDEN");
-    let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.admin).header("if-match", "\"1\"").json(&retire))
-        .await;
+    let r = s.patch("/tools/t1", &s.admin, "\"1\"", &retire).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     // Editor may disable and re-enable.
     s.create_tool(&tool_json("t2")).await;
     for (v, status) in [(1, "disabled"), (2, "active"), (3, "deprecated"), (4, "enabled")] {
         let r = s
-            .send(
-                s.req(Method::PATCH, "/tools/t2", &s.editor)
-                    .header("if-match", format!("\"{v}\""))
-                    .json(&json!({"lifecycle": {"status": status}})),
+            .patch(
+                "/tools/t2",
+                &s.editor,
+                &format!("\"{v}\""),
+                &json!({"lifecycle": {"status": status}}),
             )
             .await;
         assert_eq!(r.status, StatusCode::OK, "{status}: {}", r.text);
@@ -92,13 +81,7 @@ async fn retired_definitions_cannot_change_but_can_be_deleted() {
     // Any change is a 409, also reviving it.
     tool["lifecycle"] = json!({"status": "active"});
     s.admin_json(Method::PUT, "/tools/t1", &tool).await.assert_problem(409, "CONFLICT");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.admin)
-                .header("if-match", "\"1\"")
-                .json(&json!({"description": "New."})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.admin, "\"1\"", &json!({"description": "New."})).await;
     r.assert_problem(409, "CONFLICT");
     // A retired tool cannot be bound to an agent.
     let r =
@@ -127,13 +110,8 @@ async fn references_must_exist_and_deleting_a_used_tool_is_409() {
     assert_eq!(r.body["agents"], json!(["a1", "a2"]));
     assert!(r.body["detail"].as_str().unwrap().contains("a1"));
     // Retire first, then delete works.
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.admin)
-                .header("if-match", "\"1\"")
-                .json(&json!({"lifecycle": {"status": "retired"}})),
-        )
-        .await;
+    let r =
+        s.patch("/tools/t1", &s.admin, "\"1\"", &json!({"lifecycle": {"status": "retired"}})).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"2\"")).await;
     assert_eq!(r.status, StatusCode::NO_CONTENT, "{}", r.text);
@@ -150,9 +128,7 @@ async fn preconditions_412_and_428() {
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin)).await;
     r.assert_problem(428, "PRECONDITION_REQUIRED");
     // 412 on mismatch for PATCH, DELETE and conditional PUT.
-    let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "\"7\"").json(&patch))
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"7\"", &patch).await;
     r.assert_problem(412, "VERSION_MISMATCH");
     assert_eq!(r.body["currentVersion"], 1);
     let r = s
@@ -164,38 +140,16 @@ async fn preconditions_412_and_428() {
     r.assert_problem(412, "VERSION_MISMATCH");
     let r = s.send(s.req(Method::DELETE, "/tools/t1", &s.admin).header("if-match", "\"2\"")).await;
     r.assert_problem(412, "VERSION_MISMATCH");
-    let r = s
-        .send(
-            s.req(Method::PUT, "/tools/t1", &s.editor)
-                .header("if-match", "\"2\"")
-                .json(&tool_json("t1")),
-        )
-        .await;
+    let r = s.write(Method::PUT, "/tools/t1", &s.editor, "\"2\"", &tool_json("t1")).await;
     r.assert_problem(412, "VERSION_MISMATCH");
-    let r = s
-        .send(
-            s.req(Method::PUT, "/tools/new", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&tool_json("new")),
-        )
-        .await;
+    let r = s.write(Method::PUT, "/tools/new", &s.editor, "\"1\"", &tool_json("new")).await;
     r.assert_problem(412, "VERSION_MISMATCH");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "W/\"1\"").json(&patch),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "W/\"1\"", &patch).await;
     r.assert_problem(412, "VERSION_MISMATCH");
     // A malformed If-Match is a 400, a missing definition a 404.
-    let r = s
-        .send(s.req(Method::PATCH, "/tools/t1", &s.editor).header("if-match", "one").json(&patch))
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "one", &patch).await;
     r.assert_problem(400, "BAD_REQUEST");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/none", &s.editor).header("if-match", "\"1\"").json(&patch),
-        )
-        .await;
+    let r = s.patch("/tools/none", &s.editor, "\"1\"", &patch).await;
     r.assert_problem(404, "NOT_FOUND");
     // Nothing changed.
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);
@@ -259,29 +213,13 @@ async fn body_errors_are_400_413_415_never_500() {
     r.assert_problem(415, "UNSUPPORTED_MEDIA_TYPE");
     // A non-object merge patch.
     s.create_tool(&tool_json("t1")).await;
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!([1])),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"1\"", &json!([1])).await;
     r.assert_problem(400, "VALIDATION_FAILED");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!({"version": "one"})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"1\"", &json!({"version": "one"})).await;
     r.assert_invalid_at("/version");
     // A patch that breaks the type of a field names it.
     let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!({"supportedAgentFrameworks": "bedrock"})),
-        )
+        .patch("/tools/t1", &s.editor, "\"1\"", &json!({"supportedAgentFrameworks": "bedrock"}))
         .await;
     r.assert_invalid_at("/supportedAgentFrameworks");
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);
@@ -297,13 +235,7 @@ async fn ids_conflicts_and_path_id_rules() {
     r.assert_invalid_at("/toolId");
     let r = s.send(s.req(Method::PUT, "/agents/a9", &s.editor).json(&agent_json("a1", &[]))).await;
     r.assert_invalid_at("/agentId");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!({"toolId": "other"})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"1\"", &json!({"toolId": "other"})).await;
     r.assert_invalid_at("/toolId");
     // Every violation at once.
     let mut tool = tool_json("t3");

@@ -22,6 +22,7 @@ use http::{HeaderValue, Request, StatusCode};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use registry_api::{AppState, Registry, Role, ServerLimits, TokenFile, router};
+use registry_store::contract::sample::{mcp_tool_json, tool_json};
 use registry_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use tower::ServiceExt;
@@ -205,53 +206,24 @@ async fn snapshot(target: &Target) -> Snapshot {
 }
 
 fn percent_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    percent_encoding::utf8_percent_encode(text, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 // ---------------------------------------------------------------------------------
 // Valid bodies, mutated below.
 
 fn tool_body(id: &str) -> Value {
-    json!({
-        "toolId": id,
-        "executionType": "lambda",
-        "name": "weather",
-        "displayName": "Weather",
-        "description": "Looks up the weather.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:weather",
-        "accessRules": [{"effect": "allow", "condition": "user.userType == 'internal-user'"}],
-        "functionSchema": [{
-            "name": "get_weather",
-            "description": "Weather for a city.",
-            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
-        }]
-    })
+    let mut body = tool_json(id);
+    body["accessRules"] =
+        json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
+    body
 }
 
 fn mcp_body(id: &str) -> Value {
-    json!({
-        "toolId": id,
-        "executionType": "mcp",
-        "name": "forecast",
-        "displayName": "Forecast",
-        "description": "Forecast over MCP.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "url": "https://mcp.example.com/forecast",
-        "auth": { "clientId": "registry", "clientSecret": "s3cret-value", "tokenUrl": "https://auth.example.com/token" },
-        "functionSchema": [{
-            "name": "get_forecast",
-            "description": "Forecast for a city.",
-            "parameters": { "days": { "description": "Days", "type": "integer", "required": false } }
-        }]
-    })
+    let mut body = mcp_tool_json(id, "s3cret-value");
+    body["functionSchema"][0]["parameters"] =
+        json!({ "days": { "description": "Days", "type": "integer", "required": false } });
+    body
 }
 
 fn agent_body(id: &str, condition: &str) -> Value {
@@ -579,7 +551,7 @@ fn pointers(value: &Value, at: String, out: &mut Vec<String>) {
     match value {
         Value::Object(map) => {
             for (key, item) in map {
-                let child = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let child = registry_types::pointer(&at, key);
                 out.push(child.clone());
                 pointers(item, child, out);
             }

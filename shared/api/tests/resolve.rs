@@ -195,11 +195,7 @@ async fn a_retired_tool_cannot_be_added_to_an_agent() {
     s.create_tool(&tool_json("weather-basic")).await;
     s.create_tool(&tool_named("old-tool", "old", json!({}))).await;
     let retired = s
-        .send(
-            s.req(Method::PATCH, "/tools/old-tool", &s.admin)
-                .header("if-match", "\"1\"")
-                .json(&json!({"lifecycle": {"status": "retired"}})),
-        )
+        .patch("/tools/old-tool", &s.admin, "\"1\"", &json!({"lifecycle": {"status": "retired"}}))
         .await;
     assert_eq!(retired.status, StatusCode::OK, "{}", retired.text);
     let agent = agent_json("a", &["weather-basic", "old-tool"]);
@@ -268,11 +264,10 @@ async fn collaborators_resolve_over_http_and_a_cycle_terminates() {
     b["collaborators"] =
         json!([{"agentId": "a", "instruction": "Ask a.", "historyRelay": "TO_AGENT"}]);
     s.create_agent(&b).await;
-    let patched = s
-        .send(s.req(Method::PATCH, "/agents/a", &s.editor).header("if-match", "\"1\"").json(&json!({
+    let patched = s.patch("/agents/a", &s.editor, "\"1\"", &json!({
             "collaborators": [{"agentId": "b", "instruction": "Ask b.", "historyRelay": "TO_COLLABORATOR"}],
             "agentCollaboration": "SUPERVISOR"
-        })))
+        }))
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
 

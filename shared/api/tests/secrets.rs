@@ -63,10 +63,11 @@ async fn client_secret_never_appears_in_responses_or_logs() {
     bodies.push(again.text);
     // A patch that keeps the destination keeps the secret too.
     let patched = s
-        .send(
-            s.req(Method::PATCH, "/tools/m1", &s.editor)
-                .header("if-match", "\"2\"")
-                .json(&json!({"description": "Patched.", "auth": {"clientId": "registry"}})),
+        .patch(
+            "/tools/m1",
+            &s.editor,
+            "\"2\"",
+            &json!({"description": "Patched.", "auth": {"clientId": "registry"}}),
         )
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
@@ -150,23 +151,14 @@ async fn a_new_destination_needs_the_secret_again() {
         json!({"auth": {"tokenUrl": "https://evil.example.com/token"}}),
         json!({"auth": {"clientId": "attacker"}}),
     ] {
-        let r = s
-            .send(
-                s.req(Method::PATCH, "/tools/m1", &s.editor)
-                    .header("if-match", "\"1\"")
-                    .json(&patch),
-            )
-            .await;
+        let r = s.patch("/tools/m1", &s.editor, "\"1\"", &patch).await;
         r.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(r.error_paths(), vec!["/auth/clientSecret".to_owned()], "{patch}: {}", r.text);
     }
     assert_eq!(s.get("/tools/m1").await.body["version"], 1, "a refused change wrote nothing");
 
     // With the secret in the same request, the move is fine.
-    let moved = s
-        .send(s.req(Method::PATCH, "/tools/m1", &s.editor).header("if-match", "\"1\"").json(
-            &json!({"auth": {"tokenUrl": "https://auth2.example.com/token", "clientSecret": "new-one"}}),
-        ))
+    let moved = s.patch("/tools/m1", &s.editor, "\"1\"", &json!({"auth": {"tokenUrl": "https://auth2.example.com/token", "clientSecret": "new-one"}}),)
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
     let stored =
@@ -218,13 +210,8 @@ async fn rotated_and_removed_secrets_are_nowhere_in_the_data_directory() {
     bodies.push(created.text);
     // S1 is kept, encrypted: not in any file.
     assert_eq!(files_containing(s.dir.path(), S1), Vec::<String>::new());
-    let rotated = s
-        .send(
-            s.req(Method::PATCH, "/tools/m1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!({"auth": {"clientSecret": S2}})),
-        )
-        .await;
+    let rotated =
+        s.patch("/tools/m1", &s.editor, "\"1\"", &json!({"auth": {"clientSecret": S2}})).await;
     assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
     let v2 = rotated.body["auth"]["secretVersion"].as_str().unwrap().to_owned();
     assert_ne!(v1, v2, "a new value is a new version");
@@ -240,21 +227,10 @@ async fn rotated_and_removed_secrets_are_nowhere_in_the_data_directory() {
         S2
     );
     // The same value again is no change.
-    let again = s
-        .send(
-            s.req(Method::PATCH, "/tools/m1", &s.editor)
-                .header("if-match", "\"2\"")
-                .json(&json!({"auth": {"clientSecret": S2}})),
-        )
-        .await;
+    let again =
+        s.patch("/tools/m1", &s.editor, "\"2\"", &json!({"auth": {"clientSecret": S2}})).await;
     assert_eq!(again.body["version"], 2, "{}", again.text);
-    let removed = s
-        .send(
-            s.req(Method::PATCH, "/tools/m1", &s.editor)
-                .header("if-match", "\"2\"")
-                .json(&json!({"auth": null})),
-        )
-        .await;
+    let removed = s.patch("/tools/m1", &s.editor, "\"2\"", &json!({"auth": null})).await;
     assert_eq!(removed.status, StatusCode::OK, "{}", removed.text);
     assert!(removed.body.get("auth").is_none());
     bodies.push(removed.text);

@@ -79,6 +79,13 @@ async fn endpoint() -> (String, Endpoint) {
     (base, state)
 }
 
+/// A server whose tool `m1` gets its tokens from a fresh [`endpoint`].
+async fn broker() -> (Server, Endpoint) {
+    let (s, (base, endpoint)) = (start().await, endpoint().await);
+    setup(&s, &format!("{base}/token")).await;
+    (s, endpoint)
+}
+
 /// An MCP tool `m1` whose token endpoint is `token_url`, denied to `blocked` users, and
 /// an agent `a1` using it.
 async fn setup(s: &Server, token_url: &str) {
@@ -105,9 +112,7 @@ async fn ask(s: &Server, token: &str, user: &str) -> common::Reply {
 
 #[tokio::test]
 async fn an_allowed_runtime_gets_a_token_and_many_callers_cause_one_upstream_request() {
-    let s = start().await;
-    let (base, endpoint) = endpoint().await;
-    setup(&s, &format!("{base}/token")).await;
+    let (s, endpoint) = broker().await;
     let first = ask(&s, &s.runtime, "ana").await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.text);
     assert_eq!(first.body["accessToken"], "tok-1");
@@ -130,9 +135,7 @@ async fn hundred_get_the_first_token(s: &Server) {
 
 #[tokio::test]
 async fn concurrent_first_requests_share_one_upstream_request() {
-    let s = start().await;
-    let (base, endpoint) = endpoint().await;
-    setup(&s, &format!("{base}/token")).await;
+    let (s, endpoint) = broker().await;
     // As many as may wait for one tool's endpoint.
     let replies = futures::future::join_all(
         (0..registry_api::service::MAX_WAITERS_PER_TOOL).map(|_| ask(&s, &s.runtime, "ana")),
@@ -147,9 +150,7 @@ async fn concurrent_first_requests_share_one_upstream_request() {
 
 #[tokio::test]
 async fn denied_principals_readers_and_strangers_get_no_token() {
-    let s = start().await;
-    let (base, endpoint) = endpoint().await;
-    setup(&s, &format!("{base}/token")).await;
+    let (s, endpoint) = broker().await;
     // The tool's access rules deny this user.
     let r = ask(&s, &s.runtime, "blocked").await;
     r.assert_problem(403, "FORBIDDEN");
@@ -170,9 +171,7 @@ async fn denied_principals_readers_and_strangers_get_no_token() {
 
 #[tokio::test]
 async fn only_the_runtime_role_obtains_tokens_not_the_roles_ranked_above_it() {
-    let s = start().await;
-    let (base, endpoint) = endpoint().await;
-    setup(&s, &format!("{base}/token")).await;
+    let (s, endpoint) = broker().await;
     for (token, role) in [(&s.approver, "approver"), (&s.editor, "editor"), (&s.admin, "admin")] {
         let r = ask(&s, token, "ana").await;
         r.assert_problem(403, "FORBIDDEN");
@@ -342,9 +341,7 @@ async fn a_token_a_runtime_cannot_put_in_a_header_as_it_is_is_not_handed_out() {
 
 #[tokio::test]
 async fn a_scope_is_rfc_6749_scope_tokens_and_bounded() {
-    let s = start().await;
-    let (base, endpoint) = endpoint().await;
-    setup(&s, &format!("{base}/token")).await;
+    let (s, endpoint) = broker().await;
     let long = "s".repeat(1025);
     for scope in ["a%20%20b", "%20a", "a%22b", "a%5Cb", "a%0Ab", "a%00b", long.as_str()] {
         let path = format!("/tools/m1/token?agentId=a1&scope={scope}");

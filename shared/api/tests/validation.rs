@@ -221,21 +221,9 @@ async fn put_and_patch_validate_too() {
         )))
         .await;
     r.assert_invalid_at("/description");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!({"description": long})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"1\"", &json!({"description": long})).await;
     r.assert_invalid_at("/description");
-    let r = s
-        .send(
-            s.req(Method::PATCH, "/tools/t1", &s.editor)
-                .header("if-match", "\"1\"")
-                .json(&json!({"acessRules": []})),
-        )
-        .await;
+    let r = s.patch("/tools/t1", &s.editor, "\"1\"", &json!({"acessRules": []})).await;
     r.assert_invalid_at("/acessRules");
     assert_eq!(s.get("/tools/t1").await.body["version"], 1);
 }

@@ -105,7 +105,7 @@ impl Model {
                 };
                 self.size(shape, entries.len(), "entries", name, at, out);
                 for (k, v) in entries {
-                    let path = format!("{at}/{}", escape(k));
+                    let path = registry_types::pointer(at, k);
                     if let Some(key) = member_shape(shape, "key") {
                         self.walk(key, &Value::String(k.clone()), &format!("{path} (key)"), out);
                     }
@@ -191,7 +191,7 @@ impl Model {
             }
         }
         for (key, v) in object {
-            let path = format!("{at}/{}", escape(key));
+            let path = registry_types::pointer(at, key);
             match known.get(key) {
                 Some(target) => self.walk(target, v, &path, out),
                 None => out.push(format!("{path}: `{name}` has no member `{key}`")),
@@ -263,8 +263,4 @@ impl Model {
 
 fn member_shape<'a>(shape: &'a Map<String, Value>, member: &str) -> Option<&'a str> {
     shape.get(member)?.get("shape")?.as_str()
-}
-
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }

@@ -25,20 +25,17 @@ pub const DEFAULT_IDLE_TTL: u32 = 600;
 /// An agent's own settings as Bedrock's `CreateAgent`/`UpdateAgent` take them, with AWS's
 /// member names: the inline agent's, with Bedrock's defaults named (Bedrock reads them
 /// back, so naming them keeps a republish a no-op).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentSettings {
     /// `instruction`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub instruction: Option<String>,
     /// `foundationModel`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub foundation_model: Option<String>,
     /// `description`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// `agentCollaboration`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_collaboration: Option<AgentCollaboration>,
     /// Guardrail, session time-out, prompt overrides, encryption key.
     #[serde(flatten)]

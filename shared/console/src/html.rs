@@ -8,17 +8,12 @@
 /// `text` percent-encoded for a URL path segment or query value (everything but
 /// RFC 3986's unreserved characters).
 pub fn url_component(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(char::from(b));
-            }
-            b => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(text, UNRESERVED_KEPT).to_string()
 }
+
+/// Everything but RFC 3986's unreserved characters.
+const UNRESERVED_KEPT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
 
 #[cfg(test)]
 mod tests {

@@ -8,14 +8,17 @@ mod rule_ids;
 mod secret;
 pub mod session;
 pub mod validate;
+mod version_cache;
 mod violation;
 
 pub use model::*;
 pub use registry_access::{
     AccessRule, Decision, Effect, ReasonCode, RequestContext, RuleMode, SessionView,
 };
+pub use registry_types::pointer;
 pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
 pub use release::{Release, ReleaseChoice, SkipReason, ToolRef, choose_release, release_order};
 pub use rule_ids::assign_rule_ids;
 pub use secret::Secret;
-pub use violation::{Violation, Violations, pointer};
+pub use version_cache::VersionCache;
+pub use violation::{Violation, Violations};

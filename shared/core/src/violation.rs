@@ -46,19 +46,3 @@ impl Violations {
         if self.0.is_empty() { Ok(()) } else { Err(self.0) }
     }
 }
-
-/// Appends one reference token to a JSON Pointer, escaping `~` and `/`.
-pub fn pointer(base: &str, token: impl std::fmt::Display) -> String {
-    let token = token.to_string().replace('~', "~0").replace('/', "~1");
-    format!("{base}/{token}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pointer_escapes_tokens() {
-        assert_eq!(pointer("/tags", "a/b~c"), "/tags/a~1b~0c");
-    }
-}

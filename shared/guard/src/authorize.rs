@@ -1,53 +1,156 @@
-//! The in-process authorizer of returned calls: the guard's compiled rules of one tool,
-//! deciding as `POST /tools/{id}/authorize` does (lifecycle, access rules, call rules),
-//! for runtimes that keep the tool definitions they resolved.
+//! The in-process authorizer of returned calls: one tool's compiled rules, decided by
+//! `registry_policy::decide` as `POST /tools/{id}/authorize` decides them, for runtimes
+//! that keep the tool definitions they resolved.
+
+use std::sync::Arc;
 
 use bedrock_action_group::return_control::{Authorization, Authorizer, ControlCall, Operation};
 use registry_access::{PreparedContext, RequestContext, ToolCall};
+use registry_core::resolve::CompileError;
+use registry_core::{AgentDefinition, ToolDefinition};
+use registry_policy::{
+    Budget, CallDecision, CallRequest, Counting, DecideError, Reason, counts_calls, decide,
+};
+use registry_store::Store;
+use registry_store::budget::Known;
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::{Loaded, Stage};
+use crate::Loaded;
 
-/// Authorizes in process on a tool's compiled call rules (an
-/// [`Authorizer`] for `bedrock_action_group::return_control::authorize`).
-#[derive(Debug)]
+/// Authorizes in process on a tool's compiled rules (an [`Authorizer`] for
+/// `bedrock_action_group::return_control::authorize`).
+///
+/// It counts calls only when given a store ([`RuleSetAuthorizer::counting_in`]):
+/// without one it cannot count, and a call that needs counting (the agent of
+/// [`RuleSetAuthorizer::for_agent`] has limits, the tool a rate limit, or a call rule
+/// reads `session`) is refused at stage `limit` with `BUDGETS_UNAVAILABLE`, never
+/// decided as if nothing counted. Session limits count only in a session
+/// ([`RuleSetAuthorizer::in_session`]), as on `authorize`.
 pub struct RuleSetAuthorizer {
     loaded: Loaded,
+    agent: Option<AgentDefinition>,
+    counters: Option<Arc<dyn Store>>,
+    known: Known,
+    session: Option<String>,
+}
+
+impl std::fmt::Debug for RuleSetAuthorizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuleSetAuthorizer")
+            .field("tool", &self.loaded.tool.tool_id)
+            .field("counts", &self.counters.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a call could not be decided (the runtime does not run it).
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorizeError {
+    /// The request context is not one.
+    #[error("the request context is not valid: {0}")]
+    Context(String),
+    /// The call's arguments do not match the tool's schema (the text the model reads).
+    #[error("{0}")]
+    Arguments(String),
+    /// The session's counts could not be read or written, or cannot be kept.
+    #[error(transparent)]
+    Counters(#[from] DecideError),
 }
 
 impl RuleSetAuthorizer {
-    /// Compiles `tool`'s call rules; `Err` says why they do not compile.
-    pub fn new(tool: registry_core::ToolDefinition) -> Result<Self, String> {
-        Loaded::compile(tool, 0).map(|loaded| Self { loaded })
+    /// Compiles `tool`'s rules; a authorizer that counts nothing.
+    pub fn new(tool: ToolDefinition) -> Result<Self, CompileError> {
+        let loaded = Loaded::compile(tool, 0)?;
+        Ok(Self { loaded, agent: None, counters: None, known: Known::default(), session: None })
+    }
+
+    /// This authorizer deciding the calls of `agent` (`request.agentId`; its `limits`).
+    #[must_use]
+    pub fn for_agent(mut self, agent: AgentDefinition) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// This authorizer counting calls in `counters` (the registry's store).
+    #[must_use]
+    pub fn counting_in(mut self, counters: Arc<dyn Store>) -> Self {
+        self.counters = Some(counters);
+        self
+    }
+
+    /// This authorizer's calls belonging to the Bedrock session `session_id` (with an
+    /// agent: its session limits count).
+    #[must_use]
+    pub fn in_session(mut self, session_id: impl Into<String>) -> Self {
+        self.session = Some(session_id.into());
+        self
+    }
+
+    /// Decides `call` for the request context `context` with `registry_policy::decide`.
+    pub async fn decide(
+        &self,
+        context: &Value,
+        call: &ControlCall,
+    ) -> Result<CallDecision, AuthorizeError> {
+        let context = RequestContext::deserialize(context)
+            .map_err(|e| AuthorizeError::Context(e.to_string()))?;
+        let mut prepared = PreparedContext::new(&context).map_err(|e| {
+            AuthorizeError::Context(format!("over the limits ({} problems)", e.len()))
+        })?;
+        let agent = self.agent.as_ref();
+        if let Some(agent) = agent {
+            prepared.set_agent_id(Some(&agent.agent_id));
+        }
+        let arguments = self
+            .loaded
+            .arguments(call.name(), &call.parameters)
+            .map_err(|e| AuthorizeError::Arguments(e.reprompt_text()))?;
+        let http_method = match &call.operation {
+            Operation::Api { http_method, .. } => Some(http_method.as_str()),
+            Operation::Function(_) => None,
+        };
+        let call = ToolCall { function: call.name(), http_method, arguments: arguments.as_map() };
+        let (tool, rules) = (&self.loaded.tool, &self.loaded.rules);
+        let session = match (agent, &self.session) {
+            (Some(agent), Some(id)) => Some(registry_store::session_key(&agent.agent_id, id)),
+            _ => None,
+        };
+        let counting = match (&self.counters, counts_calls(tool, rules, agent)) {
+            (_, false) => Counting::Uncounted,
+            (Some(counters), true) => Counting::In(Budget {
+                counters: counters.as_ref(),
+                known: &self.known,
+                session: session.as_deref().map(|key| (key, agent)),
+            }),
+            (None, true) => Counting::Refused {
+                reason: Reason::BudgetsUnavailable,
+                message: "this authorizer keeps no session counts".into(),
+            },
+        };
+        let now_ms = chrono::Utc::now().timestamp_millis();
+        let request =
+            CallRequest { tool, rules, context: &mut prepared, call, explain: false, now_ms };
+        Ok(decide(request, counting).await?)
     }
 }
 
 impl Authorizer for RuleSetAuthorizer {
     async fn authorize(
         &self,
-        tool_id: &str,
+        _tool_id: &str,
         context: &Value,
         call: &ControlCall,
     ) -> Result<Authorization, String> {
-        let context: RequestContext = serde_json::from_value(context.clone())
-            .map_err(|e| format!("the request context is not valid: {e}"))?;
-        let mut prepared = PreparedContext::new(&context).map_err(|e| {
-            format!("the request context is over the limits ({} problems)", e.len())
-        })?;
-        prepared.set_tool_id(Some(tool_id));
-        let arguments =
-            self.loaded.arguments(call.name(), &call.parameters).map_err(|e| e.reprompt_text())?;
-        let http_method = match &call.operation {
-            Operation::Api { http_method, .. } => Some(http_method.as_str()),
-            Operation::Function(_) => None,
-        };
-        let call = ToolCall { function: call.name(), http_method, arguments: arguments.as_map() };
-        let stage = self.loaded.decide(&prepared, &call);
-        let rule_id = match &stage {
-            Stage::SwitchedOff => None,
-            Stage::Access(d) | Stage::Call(d) => d.rule_id.as_deref().map(str::to_owned),
-        };
-        let reason = self.loaded.denial(&stage);
-        Ok(Authorization { allowed: reason.is_none(), rule_id, reason })
+        let decided = self.decide(context, call).await.map_err(|e| e.to_string())?;
+        if matches!(decided.reason, Reason::BudgetsUnavailable | Reason::InvalidSession) {
+            // not decided: the runtime answers FAILURE
+            return Err(decided.message.unwrap_or_default());
+        }
+        Ok(Authorization {
+            allowed: decided.is_allowed(),
+            reason: decided.why(&self.loaded.tool),
+            rule_id: decided.rule_id,
+        })
     }
 }

@@ -1,39 +1,40 @@
 //! Session budgets and rates in the guard (SPEC section 19): when the agent has limits,
-//! the tool a rate, or its call rules read `session`, the call is admitted against the
-//! session's counters in the registry's table, in one conditional write, before the
-//! handler runs. The agent's limits are cached like the tool's rules, on the same timer
+//! the tool a rate, or its call rules read `session`, `registry_policy::decide` admits
+//! the call against the session's counters in the registry's table, in one conditional
+//! write, before the handler runs; what cannot be counted is refused. The agent's limits are cached like the tool's rules, on the same timer
 //! ([`Freshness`]); while the table fails, counts are not tried until it backs off.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
-use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
 use registry_core::AgentDefinition;
 use registry_core::session::session_id_problem;
-use registry_store::StoreError;
-use registry_store::budget::{
-    Admission, Known, Verdict as Admitted, admit, rate_of, session_ttl_seconds,
-};
+use registry_policy::{Budget, Counting, Reason, counts_calls};
+use registry_store::Store;
+use registry_store::budget::Known;
 
 use crate::clock::Clock;
 use crate::fresh::{Freshness, Stale, Unread};
-use crate::loaded::{Loaded, Stage};
+use crate::loaded::Loaded;
 use crate::source::RuleSource;
-use crate::verdict::{self, Refusal, Verdict};
-use crate::{Checked, refused, stamp};
 use bedrock_action_group::ActionGroupEvent;
 
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
 
-/// Most agents a container keeps before it starts afresh.
+/// Most agents a container keeps; when full, the one least worth keeping makes room.
 const MAX_AGENTS: usize = 1_000;
 
 /// The agents' limits as last read, and the counters this container wrote last.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Budgets {
-    agents: Mutex<HashMap<String, CachedAgent>>,
+    agents: quick_cache::sync::Cache<String, CachedAgent>,
     known: Known,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Self { agents: quick_cache::sync::Cache::new(MAX_AGENTS), known: Known::default() }
+    }
 }
 
 impl Budgets {
@@ -48,19 +49,14 @@ impl Budgets {
         agent_id: &str,
         now_ms: i64,
     ) -> Result<Option<Arc<AgentDefinition>>, String> {
-        let cached =
-            self.agents.lock().unwrap_or_else(PoisonError::into_inner).get(agent_id).cloned();
+        let cached = self.agents.get(agent_id);
         let read = async {
             source.agent(agent_id).await.map(|a| a.map(Arc::new)).map_err(Unread::Unreachable)
         };
         match fresh.serve(clock, cached, now_ms, read).await {
             Ok((agent, read_at, read_now)) => {
                 if read_now {
-                    let mut agents = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
-                    if agents.len() >= MAX_AGENTS {
-                        agents.clear();
-                    }
-                    agents.insert(agent_id.to_owned(), (agent.clone(), read_at));
+                    self.agents.insert(agent_id.to_owned(), (agent.clone(), read_at));
                 }
                 Ok(agent)
             }
@@ -72,94 +68,75 @@ impl Budgets {
         }
     }
 
-    /// Admits `call`, which lifecycle and access rules let through, when something
-    /// counts it; `None` when nothing does (the call rules alone decide, as without
-    /// budgets).
-    #[allow(clippy::too_many_arguments)]
-    pub async fn admit<S: RuleSource>(
+    /// How the call of `event` by `agent_id` counts: not at all when nothing needs
+    /// counting (`registry_policy::counts_calls`), in the session's counters, or
+    /// refused with why it cannot be counted (the agent's limits unreadable, a session
+    /// id Bedrock never sends, no counters, the table backing off).
+    pub async fn count<'s, S: RuleSource>(
         &self,
         event: &ActionGroupEvent,
-        source: &S,
+        source: &'s S,
         loaded: &Loaded,
-        prepared: &PreparedContext<'_>,
-        call: &ToolCall<'_>,
         agent_id: &str,
         (fresh, clock): (&Freshness, &dyn Clock),
         now_ms: i64,
-    ) -> Option<Checked> {
+    ) -> Count<'s> {
+        let refused = |reason, message: String| Count::Refused(reason, message);
         let agent = match self.agent(source, fresh, clock, agent_id, now_ms).await {
             Ok(agent) => agent,
             Err(e) => {
                 let message = format!("the agent's limits could not be read: {e}");
-                return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
+                return refused(Reason::BudgetsUnavailable, message);
             }
         };
-        let limits = agent.as_ref().and_then(|a| a.limits.as_ref());
-        let rate = rate_of(&loaded.tool, prepared.user_id(), prepared.account_id());
-        if limits.is_none() && rate.is_none() && !loaded.set.reads_session() {
-            return None;
+        if !counts_calls(&loaded.tool, &loaded.rules, agent.as_deref()) {
+            return Count::Uncounted;
         }
         if let Some(problem) = session_id_problem(event.session_id()) {
-            let message = format!("the event's sessionId {problem}");
-            return Some(refused(event, Refusal::InvalidSession, message, now_ms));
+            return refused(Reason::InvalidSession, format!("the event's sessionId {problem}"));
         }
-        let Some(store) = source.counters() else {
+        let Some(counters) = source.counters() else {
             let message = "no store keeps this tool's session counts".to_owned();
-            return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
+            return refused(Reason::BudgetsUnavailable, message);
         };
         // while the table is failing, the counts are not tried on every call
         if let Err(backing_off) = fresh.may_try(now_ms) {
             let message = format!("the session's counts could not be read: {backing_off}");
-            return Some(refused(event, Refusal::BudgetsUnavailable, message, now_ms));
+            return refused(Reason::BudgetsUnavailable, message);
         }
         let session = registry_store::session_key(agent_id, event.session_id());
-        let admission = Admission {
-            session: Some(&session),
-            limits,
-            rate: rate.as_ref().map(|(key, rate)| (key.as_str(), *rate)),
-            function: event.name(),
-            arguments: call.arguments,
-            totals: loaded.set.session_totals(),
-            session_ttl_seconds: session_ttl_seconds(agent.as_deref()),
-        };
-        let decide = |view: registry_access::SessionView<'_>| {
-            loaded.set.evaluate_call_in(prepared, call, view)
-        };
-        let on_session = |d: &registry_access::Decision| loaded.set.decided_on_session(d);
-        let (id, time) = stamp(now_ms);
-        let admitted = admit(store, &self.known, &admission, now_ms, decide, on_session).await;
-        match &admitted {
-            Err(e @ StoreError::Unavailable(_)) => fresh.failed(&e.to_string(), clock.now_ms()),
-            _ => fresh.answered(),
+        Count::In { counters, session, agent }
+    }
+
+    /// The counters this container wrote last.
+    pub fn known(&self) -> &Known {
+        &self.known
+    }
+}
+
+/// How one call counts, as [`Budgets::count`] found.
+pub(crate) enum Count<'s> {
+    /// Nothing needs counting.
+    Uncounted,
+    /// In the session `session` of `agent`, in `counters`.
+    In { counters: &'s dyn Store, session: String, agent: Option<Arc<AgentDefinition>> },
+    /// It cannot be counted: the reason and what went wrong.
+    Refused(Reason, String),
+}
+
+impl Count<'_> {
+    /// The counting `decide` takes, with the container's `known` counters.
+    pub fn counting<'a>(&'a self, known: &'a Known) -> Counting<'a> {
+        match self {
+            Self::Uncounted => Counting::Uncounted,
+            Self::In { counters, session, agent } => Counting::In(Budget {
+                counters: *counters,
+                known,
+                session: Some((session.as_str(), agent.as_deref())),
+            }),
+            Self::Refused(reason, message) => {
+                Counting::Refused { reason: *reason, message: message.clone() }
+            }
         }
-        Some(match admitted {
-            Ok(Admitted::Admitted { decision, .. }) => Checked {
-                record: DecisionRecord::of(&decision, DecisionPoint::Guard, id, time),
-                verdict: Verdict::Allow,
-            },
-            Ok(Admitted::Denied { decision }) => {
-                let why = loaded.denial(&Stage::Call(decision.clone())).unwrap_or_default();
-                Checked {
-                    record: DecisionRecord::of(&decision, DecisionPoint::Guard, id, time),
-                    verdict: Verdict::Deny(Box::new(verdict::denied(event, &why))),
-                }
-            }
-            Ok(Admitted::Limited(hit)) => {
-                let mut record = DecisionRecord::refusal(
-                    DecisionPoint::Guard,
-                    id,
-                    time,
-                    "LIMIT",
-                    hit.message.clone(),
-                );
-                record.limit = Some(hit.limit.to_owned());
-                let why = format!("{}; the budget is spent", hit.message);
-                Checked { record, verdict: Verdict::Deny(Box::new(verdict::denied(event, &why))) }
-            }
-            Err(e) => {
-                let message = format!("the session's counts could not be written: {e}");
-                refused(event, Refusal::BudgetsUnavailable, message, now_ms)
-            }
-        })
     }
 }

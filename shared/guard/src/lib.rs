@@ -17,10 +17,14 @@ use std::time::Instant;
 
 use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
 use registry_access::{DecisionPoint, DecisionRecord, ToolCall};
+use registry_policy::{
+    CallDecision, CallRequest, DecideError, Reason, Stage as PolicyStage, Stamp, decide,
+};
+use registry_store::StoreError;
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
-pub use authorize::RuleSetAuthorizer;
+pub use authorize::{AuthorizeError, RuleSetAuthorizer};
 pub use clock::{Clock, SystemClock};
 pub use config::{
     DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
@@ -31,7 +35,7 @@ pub use run::{run_guarded, run_with_guard};
 pub use source::{DynamoSource, RuleSource};
 pub use verdict::{Refusal, Verdict};
 
-pub(crate) use loaded::{Loaded, Stage};
+pub(crate) use loaded::Loaded;
 use principals::Verified;
 use rules::RuleCache;
 
@@ -160,10 +164,10 @@ impl<S: RuleSource> Guard<S> {
             Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
         };
         prepared.set_agent_id(Some(&agent_id));
-        prepared.set_tool_id(Some(&config.tool_id));
+        let principal_id = prepared.user_id().map(str::to_owned);
         let with_principal = |mut checked: Checked| {
             checked.record.agent_id = Some(agent_id.clone().into_owned());
-            checked.record.principal_id = prepared.user_id().map(str::to_owned);
+            checked.record.principal_id.clone_from(&principal_id);
             checked
         };
         let clock = self.clock.as_ref();
@@ -198,20 +202,32 @@ impl<S: RuleSource> Guard<S> {
             ActionGroupEvent::Function(_) => None,
         };
         let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
-        // lifecycle and access rules first; then the call, counted when something counts it
-        if let Some(stage) = loaded.before_call(&prepared) {
-            return with_tool(conclude(event, &loaded, &stage, now_ms));
-        }
         let timer = (&self.fresh, clock);
-        let counted = self
-            .budgets
-            .admit(event, source, &loaded, &prepared, &call, &agent_id, timer, now_ms)
-            .await;
-        with_tool(match counted {
-            Some(checked) => checked,
-            None => {
-                let stage = Stage::Call(loaded.set.evaluate_call(&prepared, &call));
-                conclude(event, &loaded, &stage, now_ms)
+        let count = self.budgets.count(event, source, &loaded, &agent_id, timer, now_ms).await;
+        let request = CallRequest {
+            tool: &loaded.tool,
+            rules: &loaded.rules,
+            context: &mut prepared,
+            call,
+            explain: false,
+            now_ms,
+        };
+        let decided = decide(request, count.counting(self.budgets.known())).await;
+        let counted = matches!(count, budget::Count::In { .. });
+        with_tool(match decided {
+            Ok(decided) => {
+                if counted && matches!(decided.stage, PolicyStage::Call | PolicyStage::Limit) {
+                    self.fresh.answered();
+                }
+                conclude(event, &loaded, &decided, now_ms)
+            }
+            Err(DecideError::Counters(e)) => {
+                match &e {
+                    StoreError::Unavailable(_) => self.fresh.failed(&e.to_string(), clock.now_ms()),
+                    _ => self.fresh.answered(),
+                }
+                let message = format!("the session's counts could not be written: {e}");
+                refused(event, Refusal::BudgetsUnavailable, message, now_ms)
             }
         })
     }
@@ -235,22 +251,31 @@ impl Guard<DynamoSource> {
     }
 }
 
-/// What `stage` decided, as a verdict and its decision line.
-fn conclude(event: &ActionGroupEvent, loaded: &Loaded, stage: &Stage, now_ms: i64) -> Checked {
-    let decision = match stage {
-        Stage::SwitchedOff => {
-            let message = "the tool's lifecycle status is disabled or retired".to_owned();
-            return refused(event, Refusal::ToolSwitchedOff, message, now_ms);
+/// What `decide` decided, as a verdict and its decision line: a denial by a rule or a
+/// limit is a `REPROMPT` naming why, a switched-off tool or a call that cannot be
+/// counted a `FAILURE`.
+fn conclude(
+    event: &ActionGroupEvent,
+    loaded: &Loaded,
+    decided: &CallDecision,
+    now_ms: i64,
+) -> Checked {
+    let mut record = decided.record(DecisionPoint::Guard, Stamp::at(now_ms));
+    let refusal = match decided.reason {
+        _ if decided.is_allowed() => return Checked { record, verdict: Verdict::Allow },
+        Reason::SwitchedOff(_) => {
+            record.message = Some("the tool's lifecycle status is disabled or retired".into());
+            Some(Refusal::ToolSwitchedOff)
         }
-        Stage::Access(decision) | Stage::Call(decision) => decision,
+        Reason::BudgetsUnavailable => Some(Refusal::BudgetsUnavailable),
+        Reason::InvalidSession => Some(Refusal::InvalidSession),
+        Reason::Rules(_) | Reason::Limit => None,
     };
-    let (id, time) = stamp(now_ms);
-    let record = DecisionRecord::of(decision, DecisionPoint::Guard, id, time);
-    let verdict = match loaded.denial(stage) {
-        None => Verdict::Allow,
-        Some(why) => Verdict::Deny(Box::new(verdict::denied(event, &why))),
+    let response = match refusal {
+        Some(refusal) => refusal.response(event),
+        None => verdict::denied(event, &decided.why(&loaded.tool).unwrap_or_default()),
     };
-    Checked { record, verdict }
+    Checked { record, verdict: Verdict::Deny(Box::new(response)) }
 }
 
 /// A refusal before any rule decided: its decision line and its `FAILURE` response.
@@ -260,17 +285,9 @@ pub(crate) fn refused(
     message: String,
     now_ms: i64,
 ) -> Checked {
-    let (id, time) = stamp(now_ms);
+    let Stamp { id, time } = Stamp::at(now_ms);
     let record = DecisionRecord::refusal(DecisionPoint::Guard, id, time, refusal.code(), message);
     Checked { record, verdict: Verdict::Deny(Box::new(refusal.response(event))) }
-}
-
-/// A new decision id and `now_ms` as RFC 3339.
-pub(crate) fn stamp(now_ms: i64) -> (String, String) {
-    let time = chrono::DateTime::from_timestamp_millis(now_ms)
-        .unwrap_or_default()
-        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    (uuid::Uuid::now_v7().to_string(), time)
 }
 
 /// Writes one decision line to stdout.

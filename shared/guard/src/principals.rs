@@ -2,19 +2,25 @@
 //! token on every call, so a token seen before (byte for byte) skips the MAC; its
 //! expiry is checked on every call all the same.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use registry_access::signed::{KeyRing, MAX_SIGNED_BYTES, SignedContextError, VerifiedPayload};
 
-/// Most tokens remembered; past it the memory starts over.
+/// Most tokens remembered; when full, the one least worth keeping makes room
+/// (decision 81).
 const MAX_REMEMBERED: usize = 64;
 
 /// Tokens verified so far with their payloads, by MAC (the token's last part: short
 /// to hash; the whole token is compared on a hit).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Verified {
-    seen: Mutex<HashMap<String, (String, Arc<VerifiedPayload>)>>,
+    seen: quick_cache::sync::Cache<String, Arc<(String, Arc<VerifiedPayload>)>>,
+}
+
+impl Default for Verified {
+    fn default() -> Self {
+        Self { seen: quick_cache::sync::Cache::new(MAX_REMEMBERED) }
+    }
 }
 
 impl Verified {
@@ -29,13 +35,7 @@ impl Verified {
             return Err(SignedContextError::Malformed);
         }
         let mac = token.rsplit_once('.').map_or(token, |(_, mac)| mac);
-        let hit = self
-            .seen
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(mac)
-            .filter(|(seen, _)| seen == token)
-            .map(|(_, payload)| Arc::clone(payload));
+        let hit = self.seen.get(mac).filter(|seen| seen.0 == token).map(|seen| Arc::clone(&seen.1));
         if let Some(payload) = hit {
             return if now_s >= payload.expires_at() {
                 Err(SignedContextError::Expired(payload.expires_at()))
@@ -44,11 +44,7 @@ impl Verified {
             };
         }
         let payload = Arc::new(keys.verify_payload(token, now_s)?);
-        let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
-        if seen.len() >= MAX_REMEMBERED {
-            seen.clear();
-        }
-        seen.insert(mac.to_owned(), (token.to_owned(), payload.clone()));
+        self.seen.insert(mac.to_owned(), Arc::new((token.to_owned(), Arc::clone(&payload))));
         Ok(payload)
     }
 }

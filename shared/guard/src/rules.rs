@@ -35,9 +35,9 @@ impl RuleCache {
         });
         let read = async {
             match source.tool(tool_id).await {
-                Ok(Some(tool)) => {
-                    Loaded::compile(tool, now_ms).map(Arc::new).map_err(Unread::Unusable)
-                }
+                Ok(Some(tool)) => Loaded::compile(tool, now_ms)
+                    .map(Arc::new)
+                    .map_err(|e| Unread::Unusable(format!("the tool's {e}"))),
                 Ok(None) => Err(Unread::Unusable(format!("the registry has no tool `{tool_id}`"))),
                 Err(e) => {
                     Err(Unread::Unreachable(format!("the registry's table could not be read: {e}")))

@@ -75,3 +75,22 @@ async fn in_process_on_the_compiled_rules() {
     let refused = authorize(&local, "t", &bad_context, &call("5")).await.unwrap_err();
     assert_eq!(entry(refused.result.as_json()).0, Some("FAILURE"));
 }
+
+#[tokio::test]
+async fn without_a_store_a_counted_tool_is_refused_not_decided_as_uncounted() {
+    let mut tool: registry_core::ToolDefinition =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    tool.rate_limit = Some(
+        serde_json::from_value(json!({"calls": 100, "perSeconds": 60, "key": "principal"}))
+            .unwrap(),
+    );
+    let local = RuleSetAuthorizer::new(tool).unwrap();
+    let decided = local.decide(&context(), &call("5")).await.unwrap();
+    assert_eq!(decided.stage, registry_policy::Stage::Limit);
+    assert_eq!(decided.reason, registry_policy::Reason::BudgetsUnavailable);
+    assert!(!decided.is_allowed());
+    let refused =
+        authorize(&local, "convert_units@1.0.0", &context(), &call("5")).await.unwrap_err();
+    assert_eq!(entry(refused.result.as_json()).0, Some("FAILURE"));
+    assert_eq!(refused.detail, "this authorizer keeps no session counts");
+}

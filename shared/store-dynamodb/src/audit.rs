@@ -14,12 +14,12 @@ use registry_store::{
 };
 
 use crate::DynamoStore;
-use crate::backoff;
+use crate::backoff::Audited;
 use crate::errors;
 use crate::expr::Expr;
 use crate::item::{self, Item, get_n, get_s, n, s};
 use crate::keys::*;
-use crate::write::{AUDITED_ATTEMPTS, Failure, Outcome, Plan, Role, check_code, unexpected};
+use crate::write::{Failure, Outcome, Plan, Role, check_code, unexpected};
 
 fn corrupt(what: &str, e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(format!("stored {what} is unreadable: {e}"))
@@ -145,10 +145,8 @@ impl DynamoStore {
         expected: Option<u64>,
         event: EventDraft,
     ) -> Result<Proposal, StoreError> {
-        let mut last = String::new();
-        let mut lost_sequence = false;
-        for attempt in 0..AUDITED_ATTEMPTS {
-            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
+        let mut retry = Audited::new("proposal write");
+        while retry.next().await {
             let seq = self.read_seq().await?;
             let mut plan = Plan::default();
             plan.put_proposal(&self.table, &proposal, expected)?;
@@ -158,7 +156,7 @@ impl DynamoStore {
                     proposal.revision = expected.unwrap_or(0) + 1;
                     return Ok(proposal);
                 }
-                Outcome::Retry(why) => last = why,
+                Outcome::Retry(why) => retry.conflict(why),
                 Outcome::Cancelled(failures) => {
                     for failure in &failures {
                         check_code(failure)?;
@@ -169,12 +167,11 @@ impl DynamoStore {
                     if !failures.iter().all(|f| matches!(f.role, Role::Counter)) {
                         return Err(unexpected(&failures));
                     }
-                    last = "another write took the event sequence number".into();
-                    lost_sequence = true;
+                    retry.lost_sequence();
                 }
             }
         }
-        Err(StoreError::Unavailable(format!("proposal write kept conflicting: {last}")))
+        Err(retry.gave_up())
     }
 
     /// See [`registry_store::Store::proposal`].

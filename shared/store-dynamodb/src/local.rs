@@ -24,15 +24,25 @@ pub async fn another_instance(store: &DynamoStore) -> Result<DynamoStore, String
     Ok(DynamoStore::new(client().await?, store.table(), CURSOR_KEY))
 }
 
+/// A store on `store`'s table reached through `endpoint` instead (one nothing listens
+/// on: a table that does not answer).
+pub async fn through(store: &DynamoStore, endpoint: &str) -> DynamoStore {
+    DynamoStore::new(client_at(endpoint).await, store.table(), CURSOR_KEY)
+}
+
 const CURSOR_KEY: &[u8] = b"test cursor key";
 
 async fn client() -> Result<aws_sdk_dynamodb::Client, String> {
-    let base = sdk_config(Some(endpoint()?.to_owned())).await;
+    Ok(client_at(endpoint()?).await)
+}
+
+async fn client_at(endpoint: &str) -> aws_sdk_dynamodb::Client {
+    let base = sdk_config(Some(endpoint.to_owned())).await;
     let config = aws_sdk_dynamodb::config::Builder::from(&base)
         .credentials_provider(Credentials::new("test", "test", None, None, "tests"))
         .region(Region::new("us-east-1"))
         .build();
-    Ok(aws_sdk_dynamodb::Client::from_conf(config))
+    aws_sdk_dynamodb::Client::from_conf(config)
 }
 
 fn table_name(prefix: &str) -> String {

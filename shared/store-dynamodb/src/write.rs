@@ -15,7 +15,7 @@ use registry_core::{Definition, Kind, LifecycleStatus};
 use registry_store::{Action, Change, EventDraft, Expected, StoreError, changed_pointers};
 
 use crate::DynamoStore;
-use crate::backoff;
+use crate::backoff::Audited;
 use crate::errors;
 use crate::expr::Expr;
 use crate::item::{self, Head, IndexFields, Item, get_s, n, s};
@@ -23,10 +23,6 @@ use crate::keys::*;
 
 /// DynamoDB's limit on items in one transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
-
-/// Attempts of a write: every write takes the next event sequence number, so writes to
-/// different definitions now race for it too and may need a few more tries.
-pub(crate) const AUDITED_ATTEMPTS: u32 = 3 * backoff::MAX_ATTEMPTS;
 
 /// Cancellation reason codes that mean "run the whole operation again".
 const RETRY_REASONS: &[&str] = &[
@@ -243,10 +239,8 @@ impl DynamoStore {
     ) -> Result<Definition, StoreError> {
         let kind = definition.kind();
         let id = definition.id().to_owned();
-        let mut last = String::new();
-        let mut lost_sequence = false;
-        for attempt in 0..AUDITED_ATTEMPTS {
-            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
+        let mut retry = Audited::new("write");
+        while retry.next().await {
             let (head, seq) = tokio::try_join!(self.read_head(kind, &id), self.read_seq())?;
             let live = head.as_ref().and_then(Head::live_version);
             match (expected, live) {
@@ -292,7 +286,7 @@ impl DynamoStore {
             plan.append_event(&self.table, seq, draft)?;
             match self.transact(plan).await? {
                 Outcome::Committed => return Ok(definition),
-                Outcome::Retry(why) => last = why,
+                Outcome::Retry(why) => retry.conflict(why),
                 Outcome::Cancelled(failures) => {
                     if !failures.iter().any(|f| matches!(f.role, Role::Head))
                         && failures.iter().any(|f| matches!(f.role, Role::Proposal))
@@ -306,18 +300,17 @@ impl DynamoStore {
                     let (counter, rest): (Vec<Failure>, Vec<Failure>) =
                         failures.into_iter().partition(|f| matches!(f.role, Role::Counter));
                     if rest.is_empty() && !counter.is_empty() {
-                        last = "another write took the event sequence number".into();
-                        lost_sequence = true;
+                        retry.lost_sequence();
                         continue;
                     }
                     match put_failure(&rest, expected)? {
                         Some(err) => return Err(err),
-                        None => last = "the definition changed concurrently".into(),
+                        None => retry.conflict("the definition changed concurrently"),
                     }
                 }
             }
         }
-        Err(StoreError::Unavailable(format!("write kept conflicting: {last}")))
+        Err(retry.gave_up())
     }
 
     fn plan_put(&self, definition: &Definition, head: Option<&Head>) -> Result<Plan, StoreError> {
@@ -429,10 +422,8 @@ impl DynamoStore {
         expected: u64,
         actor: &str,
     ) -> Result<(), StoreError> {
-        let mut last = String::new();
-        let mut lost_sequence = false;
-        for attempt in 0..AUDITED_ATTEMPTS {
-            backoff::pause(attempt, std::mem::take(&mut lost_sequence)).await;
+        let mut retry = Audited::new("delete");
+        while retry.next().await {
             let (head, seq) = tokio::try_join!(self.read_head(kind, id), self.read_seq())?;
             let Some(head) = head.filter(|h| !h.deleted) else {
                 return Err(StoreError::NotFound);
@@ -460,23 +451,22 @@ impl DynamoStore {
             plan.append_event(&self.table, seq, draft)?;
             match self.transact(plan).await? {
                 Outcome::Committed => return Ok(()),
-                Outcome::Retry(why) => last = why,
+                Outcome::Retry(why) => retry.conflict(why),
                 Outcome::Cancelled(failures) => {
                     let (counter, failures): (Vec<Failure>, Vec<Failure>) =
                         failures.into_iter().partition(|f| matches!(f.role, Role::Counter));
                     if failures.is_empty() && !counter.is_empty() {
-                        last = "another write took the event sequence number".into();
-                        lost_sequence = true;
+                        retry.lost_sequence();
                         continue;
                     }
                     match self.delete_failure(&failures, id, expected).await? {
                         Some(err) => return Err(err),
-                        None => last = "the definition changed concurrently".into(),
+                        None => retry.conflict("the definition changed concurrently"),
                     }
                 }
             }
         }
-        Err(StoreError::Unavailable(format!("delete kept conflicting: {last}")))
+        Err(retry.gave_up())
     }
 
     fn plan_delete(&self, kind: Kind, id: &str, head: &Head) -> Result<Plan, StoreError> {

@@ -4,25 +4,27 @@
 //! database: a read still asks SQLite for the current version and only skips the
 //! JSON decode of a document it has decoded before.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
-use registry_core::{Definition, Kind};
+use registry_core::{Definition, Kind, VersionCache};
 
-/// Entries kept per kind; beyond it the cache starts over (hot definitions return
-/// after one decode each).
+/// Entries kept per kind; when full, the entry least worth keeping makes room (hot
+/// definitions stay decoded).
 const CAPACITY: usize = 4096;
 
-type Entries = Mutex<HashMap<String, (u64, Arc<Definition>)>>;
-
 /// The newest decoded version of each id, per kind, shared with the readers.
-#[derive(Default)]
 pub(crate) struct Decoded {
-    kinds: [Entries; 2],
+    kinds: [VersionCache<Arc<Definition>>; 2],
+}
+
+impl Default for Decoded {
+    fn default() -> Self {
+        Self { kinds: [VersionCache::new(CAPACITY), VersionCache::new(CAPACITY)] }
+    }
 }
 
 impl Decoded {
-    fn slot(&self, kind: Kind) -> &Entries {
+    fn slot(&self, kind: Kind) -> &VersionCache<Arc<Definition>> {
         match kind {
             Kind::Agent => &self.kinds[0],
             Kind::Tool => &self.kinds[1],
@@ -31,21 +33,11 @@ impl Decoded {
 
     /// `id` at `version`, when decoded before (shared, not copied).
     pub(crate) fn get(&self, kind: Kind, id: &str, version: u64) -> Option<Arc<Definition>> {
-        let map = self.slot(kind).lock().unwrap_or_else(PoisonError::into_inner);
-        map.get(id).filter(|(v, _)| *v == version).map(|(_, d)| Arc::clone(d))
+        self.slot(kind).get(id, version)
     }
 
     /// Remembers `definition` as `id` at `version`.
     pub(crate) fn put(&self, kind: Kind, id: &str, version: u64, definition: &Arc<Definition>) {
-        let mut map = self.slot(kind).lock().unwrap_or_else(PoisonError::into_inner);
-        if map.len() >= CAPACITY && !map.contains_key(id) {
-            map.clear();
-        }
-        match map.get_mut(id) {
-            Some(entry) => *entry = (version, Arc::clone(definition)),
-            None => {
-                map.insert(id.to_owned(), (version, Arc::clone(definition)));
-            }
-        }
+        self.slot(kind).put(id, version, Arc::clone(definition));
     }
 }

@@ -4,8 +4,6 @@
 //! refused call writes nothing.
 
 use registry_core::SessionView;
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
 
 use registry_core::session::{LimitHit, RateWindow, SessionState};
 use registry_core::{AgentDefinition, AgentLimits, Decision, RateKey, RateLimit, ToolDefinition};
@@ -62,65 +60,63 @@ pub struct Admission<'a> {
     pub session_ttl_seconds: i64,
 }
 
-/// Most bytes of keys and values a [`Known`] keeps before it starts afresh (ids are
-/// bounded, so this is some tens of thousands of sessions).
+/// Most bytes of keys and values a [`Known`] keeps; when full, the counters least worth
+/// keeping make room (ids are bounded, so this is some tens of thousands of sessions).
 const MAX_KNOWN_BYTES: usize = 8 << 20;
 
 /// The counters this process wrote last, by key: an admission first decides on them and
 /// writes on their versions (one store round trip), and reads the store only when that
 /// write loses (another process counted meanwhile) or nothing is known. Bounded in
 /// bytes, not entries: what one session keeps grows with its keys and totals.
-#[derive(Debug, Default)]
 pub struct Known {
-    counters: Mutex<KnownCounters>,
+    counters: quick_cache::sync::Cache<String, Counter, Weight>,
 }
 
-#[derive(Debug, Default)]
-struct KnownCounters {
-    by_key: HashMap<String, (Counter, usize)>,
-    bytes: usize,
+impl Default for Known {
+    fn default() -> Self {
+        let bytes = MAX_KNOWN_BYTES as u64;
+        Self {
+            counters: quick_cache::sync::Cache::with_weighter(MAX_KNOWN_BYTES / 128, bytes, Weight),
+        }
+    }
 }
 
-/// About how many bytes `counter` takes when kept.
-fn weight(counter: &Counter) -> usize {
-    counter.key.len() * 2 + counter.value.to_string().len() + 64
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Known").field("bytes", &self.bytes()).finish()
+    }
+}
+
+/// About how many bytes a counter takes when kept.
+#[derive(Clone, Copy)]
+struct Weight;
+
+impl quick_cache::Weighter<String, Counter> for Weight {
+    fn weight(&self, _key: &String, counter: &Counter) -> u64 {
+        (counter.key.len() * 2 + counter.value.to_string().len() + 64) as u64
+    }
 }
 
 impl Known {
     fn get(&self, keys: &[String]) -> Option<Vec<Option<Counter>>> {
-        let known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
-        keys.iter().map(|k| known.by_key.get(k).map(|(c, _)| Some(c.clone()))).collect()
+        keys.iter().map(|k| self.counters.get(k).map(Some)).collect()
     }
 
     fn remember(&self, written: Vec<Counter>) {
-        let weighed: Vec<(Counter, usize)> =
-            written.into_iter().map(|c| (c.clone(), weight(&c))).collect();
-        let mut known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
-        for (counter, bytes) in weighed {
-            if let Some((_, old)) = known.by_key.remove(&counter.key) {
-                known.bytes -= old;
-            }
-            if known.bytes + bytes > MAX_KNOWN_BYTES {
-                known.by_key.clear();
-                known.bytes = 0;
-            }
-            known.bytes += bytes;
-            known.by_key.insert(counter.key.clone(), (counter, bytes));
+        for counter in written {
+            self.counters.insert(counter.key.clone(), counter);
         }
     }
 
     fn forget(&self, keys: &[String]) {
-        let mut known = self.counters.lock().unwrap_or_else(PoisonError::into_inner);
         for key in keys {
-            if let Some((_, bytes)) = known.by_key.remove(key) {
-                known.bytes -= bytes;
-            }
+            self.counters.remove(key);
         }
     }
 
     /// Bytes kept now, as [`MAX_KNOWN_BYTES`] bounds them.
     pub fn bytes(&self) -> usize {
-        self.counters.lock().unwrap_or_else(PoisonError::into_inner).bytes
+        usize::try_from(self.counters.weight()).unwrap_or(usize::MAX)
     }
 }
 
@@ -309,8 +305,6 @@ mod tests {
         }
         let last = format!("session#agent#{:0>100}", 19_999);
         assert!(known.get(&[last]).is_some(), "the latest write is remembered");
-        let counters = known.counters.lock().unwrap_or_else(PoisonError::into_inner);
-        let kept: usize = counters.by_key.values().map(|(c, _)| weight(c)).sum();
-        assert_eq!(kept, counters.bytes, "the byte count is what is kept");
+        assert!(known.counters.len() > 1_000, "{} counters kept", known.counters.len());
     }
 }

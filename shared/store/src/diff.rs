@@ -1,6 +1,7 @@
 //! Differences between two JSON documents as RFC 6902 operations, and the changed
 //! fields of a definition write as JSON pointers.
 
+use json_patch::PatchOperation;
 use registry_core::Definition;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -43,43 +44,55 @@ impl PatchOp {
 const SERVER_MEMBERS: [&str; 5] =
     ["version", "createdBy", "lastModifiedBy", "createdAt", "updatedAt"];
 
-/// The operations turning `before` into `after`: objects member by member (in key
-/// order), anything else replaced whole.
+/// The operations turning `before` into `after` (`json_patch::diff`), arrays replaced
+/// whole: every change inside an array both documents hold at one place is one
+/// `replace` of that array.
 pub fn diff(before: &Value, after: &Value) -> Vec<PatchOp> {
-    let mut ops = Vec::new();
-    diff_at(String::new(), before, after, &mut ops);
+    let mut ops: Vec<PatchOp> = Vec::new();
+    for op in json_patch::diff(before, after).0 {
+        let op = match outer_array(before, after, op.path()) {
+            Some(path) if ops.last().is_some_and(|last| last.path() == path) => continue,
+            Some(path) => {
+                let value = after.pointer(&path).cloned().unwrap_or(Value::Null);
+                PatchOp::Replace { path, value }
+            }
+            None => match op {
+                PatchOperation::Add(add) => {
+                    PatchOp::Add { path: add.path.to_string(), value: add.value }
+                }
+                PatchOperation::Remove(remove) => PatchOp::Remove { path: remove.path.to_string() },
+                PatchOperation::Replace(replace) => {
+                    PatchOp::Replace { path: replace.path.to_string(), value: replace.value }
+                }
+                // `diff` writes no move, copy or test.
+                PatchOperation::Move(_) | PatchOperation::Copy(_) | PatchOperation::Test(_) => {
+                    continue;
+                }
+            },
+        };
+        ops.push(op);
+    }
     ops
 }
 
-fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
-fn diff_at(path: String, before: &Value, after: &Value, ops: &mut Vec<PatchOp>) {
-    match (before, after) {
-        (Value::Object(b), Value::Object(a)) => diff_objects(&path, b, a, ops),
-        _ if before == after => {}
-        _ => ops.push(PatchOp::Replace { path, value: after.clone() }),
-    }
-}
-
-fn diff_objects(
-    path: &str,
-    before: &Map<String, Value>,
-    after: &Map<String, Value>,
-    ops: &mut Vec<PatchOp>,
-) {
-    for (key, old) in before {
-        let child = format!("{path}/{}", escape(key));
-        match after.get(key) {
-            Some(new) => diff_at(child, old, new, ops),
-            None => ops.push(PatchOp::Remove { path: child }),
+/// The pointer of the outermost array both documents hold on the way to `path`.
+fn outer_array(
+    before: &Value,
+    after: &Value,
+    path: &json_patch::jsonptr::Pointer,
+) -> Option<String> {
+    let (mut old, mut new) = (Some(before), Some(after));
+    let mut at = String::new();
+    let mut tokens = path.tokens();
+    loop {
+        if old.is_some_and(Value::is_array) && new.is_some_and(Value::is_array) {
+            return Some(at);
         }
-    }
-    for (key, new) in after {
-        if !before.contains_key(key) {
-            ops.push(PatchOp::Add { path: format!("{path}/{}", escape(key)), value: new.clone() });
-        }
+        let token = tokens.next()?;
+        let key = token.decoded();
+        old = old.and_then(|v| v.get(key.as_ref()));
+        new = new.and_then(|v| v.get(key.as_ref()));
+        at = registry_core::pointer(&at, &key);
     }
 }
 
@@ -129,18 +142,28 @@ mod tests {
     #[test]
     fn diff_reports_add_remove_replace_with_escaped_keys() {
         let before = json!({"a": 1, "b": {"c": [1, 2], "x/y": true}, "gone": null});
-        let after = json!({"a": 1, "b": {"c": [1, 3], "x/y": false, "n~": 1}});
+        let after = json!({"a": 1, "b": {"c": [1, 3], "n~": 1, "x/y": false}});
         let ops = serde_json::to_value(diff(&before, &after)).ok();
         assert_eq!(
             ops,
             Some(json!([
                 {"op": "replace", "path": "/b/c", "value": [1, 3]},
-                {"op": "replace", "path": "/b/x~1y", "value": false},
                 {"op": "add", "path": "/b/n~0", "value": 1},
+                {"op": "replace", "path": "/b/x~1y", "value": false},
                 {"op": "remove", "path": "/gone"},
             ]))
         );
         assert!(diff(&before, &before).is_empty());
+        // Arrays are replaced whole, however deep the change inside them.
+        let (old, new) = (json!({"l": [[1], {"k": 1}]}), json!({"l": [[2], {"k": 2}, 3]}));
+        assert_eq!(
+            diff(&old, &new),
+            vec![PatchOp::Replace { path: "/l".into(), value: new["l"].clone() }]
+        );
+        assert_eq!(
+            diff(&json!([1]), &json!([])),
+            vec![PatchOp::Replace { path: String::new(), value: json!([]) }]
+        );
         assert_eq!(
             diff(&json!(1), &json!("1")),
             vec![PatchOp::Replace { path: String::new(), value: json!("1") }]

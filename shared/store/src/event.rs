@@ -118,6 +118,7 @@ pub struct EventDraft {
 }
 
 /// One recorded state change.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
@@ -135,13 +136,10 @@ pub struct Event {
     /// Id of the definition concerned.
     pub id: String,
     /// The proposal concerned, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proposal: Option<String>,
     /// The live version before the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version_before: Option<u64>,
     /// The live version after the change.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version_after: Option<u64>,
     /// JSON pointers of the fields that changed (values, secrets above all, never appear).
     #[serde(default)]

@@ -7,7 +7,7 @@ mod counter;
 mod diff;
 mod error;
 mod event;
-mod private_dir;
+mod private_files;
 mod proposal;
 mod query;
 mod store;
@@ -19,7 +19,7 @@ pub use event::{
     Action, Change, Event, EventDraft, EventPage, EventQuery, MAX_EVENT_PAGE, MAX_EVENT_SEQ,
     ProposalUpdate, decode_event_cursor, encode_event_cursor, event_page_size, parse_event_seq,
 };
-pub use private_dir::create_private_dir;
+pub use private_files::{create_private_dir, write_private_file};
 pub use proposal::{Approval, Closing, Proposal, ProposalQuery, ProposalState};
 pub use query::{Expected, ListFilter, ListQuery, Page, TagFilter};
 pub use store::{Referenced, SYSTEM_ACTOR, Store};

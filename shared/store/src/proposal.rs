@@ -78,6 +78,7 @@ pub struct Closing {
 
 /// A proposed change of one definition. `definition` is the stored JSON form, secrets
 /// included (they are needed to apply it); never send it to a client unredacted.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Proposal {
@@ -89,7 +90,6 @@ pub struct Proposal {
     pub definition_id: String,
     /// The served version the proposal was made against (`None`: it creates the
     /// definition).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_version: Option<u64>,
     /// The proposed definition, in its stored JSON form.
     pub definition: serde_json::Value,
@@ -98,7 +98,6 @@ pub struct Proposal {
     /// When, RFC 3339 UTC.
     pub created_at: DateTime<Utc>,
     /// The author's note.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Where it is in its life.
     pub state: ProposalState,
@@ -106,10 +105,8 @@ pub struct Proposal {
     #[serde(default)]
     pub approvals: Vec<Approval>,
     /// How it was closed, once closed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed: Option<Closing>,
     /// The version it became, once applied.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub applied_version: Option<u64>,
     /// Store revision, assigned by the store: 1 on creation, +1 on every update.
     #[serde(default)]

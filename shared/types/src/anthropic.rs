@@ -1,8 +1,8 @@
 //! Anthropic tools: `[{name, description, input_schema}]`.
 
 use crate::compile::{CompatIssue, Lowered};
-use crate::json_schema::{Options, provider_parameters};
-use serde_json::{Value, json};
+use crate::json_schema::tools_per_function;
+use serde_json::Value;
 
 /// Whether a name matches Anthropic's `^[a-zA-Z0-9_-]{1,64}$`.
 pub(crate) fn is_anthropic_name(name: &str) -> bool {
@@ -12,20 +12,8 @@ pub(crate) fn is_anthropic_name(name: &str) -> bool {
 
 /// One Anthropic tool per function; JSON Schema with `$defs` as `input_schema`.
 pub(crate) fn compile(lowered: &Lowered) -> (Value, Vec<CompatIssue>) {
-    let mut tools = Vec::new();
-    let mut report = Vec::new();
-    for function in &lowered.functions {
-        let (schema, mut issues) = provider_parameters(lowered, function, Options::default());
-        report.append(&mut issues);
-        if !is_anthropic_name(&function.name) {
-            report.push(CompatIssue {
-                path: format!("{}/name", function.path),
-                issue: "Anthropic tool names match ^[a-zA-Z0-9_-]{1,64}$".into(),
-                mapping: "none: shorten the name to 64 characters".into(),
-                blocking: true,
-            });
-        }
-        tools.push(json!({ "name": function.name, "description": function.description, "input_schema": schema }));
-    }
-    (Value::Array(tools), report)
+    let rule = "Anthropic tool names match ^[a-zA-Z0-9_-]{1,64}$";
+    tools_per_function(lowered, "input_schema", |name| {
+        (!is_anthropic_name(name)).then(|| (rule.into(), "none: shorten the name to 64 characters"))
+    })
 }

@@ -4,7 +4,7 @@
 use crate::bedrock::{BedrockEncoding, encoding};
 use crate::bedrock_value::decode_bedrock_value;
 use crate::model::{Body, Field, Object, Shape, Types, lower_function, lower_types};
-use crate::pointer::{PointerPath, join};
+use crate::pointer::{PointerPath, pointer};
 use crate::type_expr::Scalar;
 use crate::validate::{is_integer, scalar_accepts, type_errors};
 use crate::{FunctionDefinition, SchemaError, TypeDefinition};
@@ -68,19 +68,19 @@ impl ArgumentSchema {
         let mut errors = Vec::new();
         for (name, text) in parameters {
             let Some(encoding) = self.encoding(name) else {
-                errors.push(SchemaError::new(join("", name), "unknown parameter"));
+                errors.push(SchemaError::new(pointer("", name), "unknown parameter"));
                 continue;
             };
             match decode(encoding, text) {
                 Ok(value) => {
                     if args.insert(name.to_string(), value).is_some() {
                         errors.push(SchemaError::new(
-                            join("", name),
+                            pointer("", name),
                             "parameter given more than once",
                         ));
                     }
                 }
-                Err(message) => errors.push(SchemaError::new(join("", name), message)),
+                Err(message) => errors.push(SchemaError::new(pointer("", name), message)),
             }
         }
         let args = Value::Object(args);

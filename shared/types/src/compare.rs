@@ -59,7 +59,7 @@ pub fn compare(old: Interface<'_>, new: Interface<'_>) -> Vec<SchemaChange> {
     let mut done = BTreeSet::new();
     while let Some(name) = diff.shared.difference(&done).next().cloned() {
         if let (Some(a), Some(b)) = (old.type_def(&name), new.type_def(&name)) {
-            let path = format!("/types/{}", escape(&name));
+            let path = at("/types", &name);
             diff.type_defs(a, b, &path, 0);
         }
         done.insert(name);
@@ -125,12 +125,8 @@ fn empty_or(
     map.as_ref().unwrap_or(&EMPTY)
 }
 
-fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
-}
-
 fn at(path: &str, token: &str) -> String {
-    format!("{path}/{}", escape(token))
+    crate::pointer(path, token)
 }
 
 fn values(v: &Option<Vec<Value>>) -> Option<BTreeSet<String>> {

@@ -36,6 +36,7 @@ pub struct FunctionDefinition {
 }
 
 /// A parameter or property: a scalar, a named type, `T[]`, an inline object or array.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ParameterDefinition {
@@ -47,10 +48,8 @@ pub struct ParameterDefinition {
     #[serde(rename = "type", default)]
     pub ty: String,
     /// Whether the caller must supply it (default `true`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// The type-language spelling of `required: false` (default `false`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optional: Option<bool>,
     /// Allowed string values.
     #[serde(default, rename = "enum", skip_serializing_if = "Option::is_none")]
@@ -59,15 +58,12 @@ pub struct ParameterDefinition {
     #[serde(default, rename = "const", skip_serializing_if = "Option::is_none")]
     pub const_value: Option<Value>,
     /// Element type for arrays.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
     pub items: Option<Box<ParameterDefinition>>,
     /// Properties for inline objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
     pub properties: Option<BTreeMap<String, ParameterDefinition>>,
     /// Whether inline objects accept properties not listed (default `false`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_properties: Option<bool>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]

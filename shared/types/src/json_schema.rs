@@ -325,6 +325,27 @@ pub(crate) fn compile(lowered: &Lowered) -> (Value, Vec<CompatIssue>) {
     (Value::Object(out), report)
 }
 
+/// One tool per function, `{name, description, <schema_key>: parameters}`; a name
+/// `refuse_name` refuses (the rule and the remedy) is a blocking issue.
+pub(crate) fn tools_per_function(
+    lowered: &Lowered,
+    schema_key: &str,
+    refuse_name: impl Fn(&str) -> Option<(String, &'static str)>,
+) -> (Value, Vec<CompatIssue>) {
+    let mut tools = Vec::new();
+    let mut report = Vec::new();
+    for function in &lowered.functions {
+        let (schema, mut issues) = provider_parameters(lowered, function, Options::default());
+        report.append(&mut issues);
+        if let Some((issue, mapping)) = refuse_name(&function.name) {
+            let path = format!("{}/name", function.path);
+            report.push(CompatIssue { path, issue, mapping: mapping.into(), blocking: true });
+        }
+        tools.push(json!({ "name": function.name, "description": function.description, schema_key: schema }));
+    }
+    (Value::Array(tools), report)
+}
+
 /// The parameters schema of one function for the provider formats (no `$schema`).
 pub(crate) fn provider_parameters(
     lowered: &Lowered,

@@ -31,7 +31,7 @@ pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
 pub use excerpt::{MAX_EXCERPT_CHARS, excerpt, quote};
 pub use function::{Confirmation, FunctionDefinition, ParameterDefinition};
 pub use json_schema::DRAFT_2020_12;
-pub use pointer::PointerPath;
+pub use pointer::{PointerPath, pointer};
 pub use type_def::{Form, TypeDefinition, TypeKind};
 pub use validate::{
     MAX_DEPTH, MAX_FUNCTION_DESCRIPTION, MAX_FUNCTIONS, MAX_PARAMETERS, SchemaError,

@@ -2,7 +2,7 @@
 //! the (already validated) wire form; every node keeps the JSON Pointer it came from.
 
 use crate::Confirmation;
-use crate::pointer::join;
+use crate::pointer::pointer;
 use crate::type_def::TypeKind;
 use crate::type_expr::{Base, Scalar, TypeExpr, parse};
 use crate::{FunctionDefinition, ParameterDefinition, TypeDefinition};
@@ -79,7 +79,7 @@ pub(crate) fn lower_types(types: Option<&BTreeMap<String, TypeDefinition>>) -> T
     types
         .into_iter()
         .flatten()
-        .map(|(name, def)| (name.clone(), lower_named(&join("/types", name), def)))
+        .map(|(name, def)| (name.clone(), lower_named(&pointer("/types", name), def)))
         .collect()
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn lower_function(index: usize, function: &FunctionDefinition) -> Fun
     Function {
         name: function.name.clone(),
         description: function.description.clone(),
-        parameters: lower_object(&function.parameters, &join(&path, "parameters"), false),
+        parameters: lower_object(&function.parameters, &pointer(&path, "parameters"), false),
         confirmation: function.require_confirmation,
         path,
     }
@@ -98,8 +98,8 @@ pub(crate) fn lower_function(index: usize, function: &FunctionDefinition) -> Fun
 fn lower_named(path: &str, def: &TypeDefinition) -> Named {
     let body = match def.kind() {
         Some(TypeKind::Array) => Body::Array(match &def.items {
-            Some(items) => lower_field(items, &join(path, "items")),
-            None => unknown_field(join(path, "items")),
+            Some(items) => lower_field(items, &pointer(path, "items")),
+            None => unknown_field(pointer(path, "items")),
         }),
         Some(TypeKind::Union) => Body::Union {
             variants: def.any_of.clone().unwrap_or_default(),
@@ -107,7 +107,7 @@ fn lower_named(path: &str, def: &TypeDefinition) -> Named {
         },
         _ => Body::Object(lower_object(
             def.properties.as_ref().unwrap_or(&BTreeMap::new()),
-            &join(path, "properties"),
+            &pointer(path, "properties"),
             def.additional_properties.unwrap_or(false),
         )),
     };
@@ -125,7 +125,7 @@ fn lower_object(
             .iter()
             .map(|(name, p)| Property {
                 name: name.clone(),
-                field: lower_field(p, &join(properties_path, name)),
+                field: lower_field(p, &pointer(properties_path, name)),
                 required: p.is_required(),
             })
             .collect(),
@@ -152,12 +152,12 @@ fn lower_field(p: &ParameterDefinition, path: &str) -> Field {
         Base::Named(name) => Shape::Ref(name.to_string()),
         Base::Object => Shape::Object(lower_object(
             p.properties.as_ref().unwrap_or(&BTreeMap::new()),
-            &join(path, "properties"),
+            &pointer(path, "properties"),
             p.additional_properties.unwrap_or(false),
         )),
         Base::Array => Shape::Array(Box::new(match &p.items {
-            Some(items) => lower_field(items, &join(path, "items")),
-            None => unknown_field(join(path, "items")),
+            Some(items) => lower_field(items, &pointer(path, "items")),
+            None => unknown_field(pointer(path, "items")),
         })),
     };
     let mut shape = innermost;

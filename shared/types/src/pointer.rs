@@ -18,14 +18,16 @@ impl PointerPath<'_> {
     pub fn pointer(&self) -> String {
         match self {
             Self::Root => String::new(),
-            Self::Key(parent, key) => join(&parent.pointer(), key),
-            Self::Index(parent, index) => join(&parent.pointer(), &index.to_string()),
+            Self::Key(parent, key) => pointer(&parent.pointer(), key),
+            Self::Index(parent, index) => pointer(&parent.pointer(), index),
         }
     }
 }
 
-/// `base` followed by one reference token, escaped (`~` as `~0`, `/` as `~1`).
-pub(crate) fn join(base: &str, token: &str) -> String {
+/// `base` followed by one reference token, escaped (`~` as `~0`, `/` as `~1`): the one
+/// JSON Pointer escaping of the workspace.
+pub fn pointer(base: &str, token: impl std::fmt::Display) -> String {
+    let token = token.to_string();
     let mut out = String::with_capacity(base.len() + token.len() + 1);
     out.push_str(base);
     out.push('/');
@@ -53,7 +55,8 @@ mod tests {
 
     #[test]
     fn escapes_tokens() {
-        assert_eq!(super::join("/types", "a/b~c"), "/types/a~1b~0c");
-        assert_eq!(super::join("", "x"), "/x");
+        assert_eq!(super::pointer("/types", "a/b~c"), "/types/a~1b~0c");
+        assert_eq!(super::pointer("", "x"), "/x");
+        assert_eq!(super::pointer("/toolIds", 3), "/toolIds/3");
     }
 }

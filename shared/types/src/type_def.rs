@@ -11,31 +11,26 @@ use std::collections::BTreeMap;
 /// Object types load in two forms (see `seed_form.rs`): with a `properties` member, or,
 /// as in the seed type language, with the properties directly under the type name. It
 /// is always written back with `properties`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeDefinition {
     /// Human-readable description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// `"object"` (optional on object types) or `"array"` (required on array types).
     #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub ty: Option<String>,
     /// Object type: its properties by name (kept byte for byte).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
     pub properties: Option<BTreeMap<String, ParameterDefinition>>,
     /// Object type: whether properties not listed are accepted (default `false`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_properties: Option<bool>,
     /// Array type: the element type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(no_recursion)]
     pub items: Option<Box<ParameterDefinition>>,
     /// Union: names of the object types it may be (at least 2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub any_of: Option<Vec<String>>,
     /// Union: the property whose `const` value tells the variants apart.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discriminator: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]
@@ -79,7 +74,7 @@ impl TypeDefinition {
     /// JSON Pointer of the properties of this type at `path`, in the form it was written.
     pub fn properties_path(&self, path: &str) -> String {
         match self.form {
-            Form::Wrapped => crate::pointer::join(path, "properties"),
+            Form::Wrapped => crate::pointer::pointer(path, "properties"),
             Form::Seed => path.to_owned(),
         }
     }

@@ -1,6 +1,6 @@
 //! Validation of a tool's `functionSchema` and `types` on write.
 
-use crate::pointer::join;
+use crate::pointer::pointer;
 use crate::type_def::TypeKind;
 use crate::type_expr::{Base, Scalar, TypeExpr, is_bedrock_name, is_pascal_case, parse};
 use crate::{FunctionDefinition, ParameterDefinition, TypeDefinition};
@@ -84,7 +84,7 @@ pub(crate) fn type_errors(
     let empty = BTreeMap::new();
     let mut checker = Checker { types: types.unwrap_or(&empty), errors: Vec::new() };
     for (name, parameter) in &function.parameters {
-        checker.parameter(parameter, &join("/functionSchema/0/parameters", name));
+        checker.parameter(parameter, &pointer("/functionSchema/0/parameters", name));
     }
     for (name, def) in checker.types {
         checker.named_type(name, def);
@@ -107,7 +107,7 @@ impl<'a> Checker<'a> {
 
     fn unknown_fields(&mut self, path: &str, unknown: &BTreeMap<String, Value>) {
         for key in unknown.keys() {
-            self.push(join(path, key), "unknown field");
+            self.push(pointer(path, key), "unknown field");
         }
     }
 
@@ -124,25 +124,25 @@ impl<'a> Checker<'a> {
             self.unknown_fields(&path, &function.unknown);
             if !is_bedrock_name(&function.name) {
                 self.push(
-                    join(&path, "name"),
+                    pointer(&path, "name"),
                     "function names match ([0-9a-zA-Z][_-]?){1,100}: letters and digits, single `_` or `-` between them",
                 );
             } else if let Some(first) = seen.insert(function.name.as_str(), index) {
                 self.push(
-                    join(&path, "name"),
+                    pointer(&path, "name"),
                     format!("duplicate function name, already used by /functionSchema/{first}"),
                 );
             }
             let description = function.description.trim();
             if description.is_empty() {
-                self.push(join(&path, "description"), "required: say what the function does");
+                self.push(pointer(&path, "description"), "required: say what the function does");
             } else if function.description.chars().count() > MAX_FUNCTION_DESCRIPTION {
                 self.push(
-                    join(&path, "description"),
+                    pointer(&path, "description"),
                     format!("at most {MAX_FUNCTION_DESCRIPTION} characters"),
                 );
             }
-            let parameters_path = join(&path, "parameters");
+            let parameters_path = pointer(&path, "parameters");
             if function.parameters.len() > MAX_PARAMETERS {
                 self.push(
                     parameters_path.clone(),
@@ -153,7 +153,7 @@ impl<'a> Checker<'a> {
                 );
             }
             for (name, parameter) in &function.parameters {
-                let parameter_path = join(&parameters_path, name);
+                let parameter_path = pointer(&parameters_path, name);
                 if !is_bedrock_name(name) {
                     self.push(
                         parameter_path.clone(),
@@ -166,7 +166,7 @@ impl<'a> Checker<'a> {
     }
 
     fn named_type(&mut self, name: &str, def: &TypeDefinition) {
-        let path = join("/types", name);
+        let path = pointer("/types", name);
         if !is_pascal_case(name) {
             self.push(
                 path.clone(),
@@ -191,18 +191,21 @@ impl<'a> Checker<'a> {
         };
         if kind != TypeKind::Object && def.additional_properties.is_some() {
             self.push(
-                join(&path, "additionalProperties"),
+                pointer(&path, "additionalProperties"),
                 "only object types take additionalProperties",
             );
         }
         if kind != TypeKind::Union && def.discriminator.is_some() {
-            self.push(join(&path, "discriminator"), "only unions (`anyOf`) have a discriminator");
+            self.push(
+                pointer(&path, "discriminator"),
+                "only unions (`anyOf`) have a discriminator",
+            );
         }
         match kind {
             TypeKind::Object => {
                 if let Some(ty) = def.ty.as_deref().filter(|ty| *ty != "object") {
                     self.push(
-                        join(&path, "type"),
+                        pointer(&path, "type"),
                         format!("an object type has `type: \"object\"` or none, not `{ty}`"),
                     );
                 }
@@ -212,17 +215,17 @@ impl<'a> Checker<'a> {
             }
             TypeKind::Array => {
                 if def.ty.as_deref() != Some("array") {
-                    self.push(join(&path, "type"), "an array type says `type: \"array\"`");
+                    self.push(pointer(&path, "type"), "an array type says `type: \"array\"`");
                 }
                 match &def.items {
-                    Some(items) => self.parameter(items, &join(&path, "items")),
-                    None => self.push(join(&path, "items"), "required for `type: \"array\"`"),
+                    Some(items) => self.parameter(items, &pointer(&path, "items")),
+                    None => self.push(pointer(&path, "items"), "required for `type: \"array\"`"),
                 }
             }
             TypeKind::Union => {
                 if def.ty.is_some() {
                     self.push(
-                        join(&path, "type"),
+                        pointer(&path, "type"),
                         "a union has no `type`: it is one of its `anyOf` variants",
                     );
                 }
@@ -233,7 +236,7 @@ impl<'a> Checker<'a> {
 
     fn union(&mut self, def: &TypeDefinition, path: &str) {
         let variants = def.any_of.as_deref().unwrap_or_default();
-        let any_of_path = join(path, "anyOf");
+        let any_of_path = pointer(path, "anyOf");
         if variants.len() < 2 {
             self.push(any_of_path.clone(), "a union needs at least 2 variants");
         }
@@ -241,7 +244,7 @@ impl<'a> Checker<'a> {
             Some(d) if !d.is_empty() => Some(d),
             _ => {
                 self.push(
-                    join(path, "discriminator"),
+                    pointer(path, "discriminator"),
                     "required: the property whose `const` tells the variants apart",
                 );
                 None
@@ -249,7 +252,7 @@ impl<'a> Checker<'a> {
         };
         let mut values: Vec<(&Value, &str)> = Vec::new();
         for (index, variant) in variants.iter().enumerate() {
-            let variant_path = join(&any_of_path, &index.to_string());
+            let variant_path = pointer(&any_of_path, index);
             let Some(target) = self.types.get(variant) else {
                 self.push(variant_path, format!("type `{variant}` is not defined in `types`"));
                 continue;
@@ -296,7 +299,7 @@ impl<'a> Checker<'a> {
 
     fn properties(&mut self, properties: &BTreeMap<String, ParameterDefinition>, path: &str) {
         for (name, property) in properties {
-            let property_path = join(path, name);
+            let property_path = pointer(path, name);
             if name.is_empty() {
                 self.push(property_path.clone(), "property names must not be empty");
             }
@@ -310,17 +313,17 @@ impl<'a> Checker<'a> {
         if let (Some(required), Some(optional)) = (p.required, p.optional)
             && required == optional
         {
-            self.push(join(path, "optional"), "contradicts `required`; give one of them");
+            self.push(pointer(path, "optional"), "contradicts `required`; give one of them");
         }
         let expr = if p.ty.is_empty() {
-            self.push(join(path, "type"), "required");
+            self.push(pointer(path, "type"), "required");
             None
         } else {
             match parse(&p.ty) {
                 Some(expr) => Some(expr),
                 None => {
                     self.push(
-                        join(path, "type"),
+                        pointer(path, "type"),
                         format!(
                             "unknown type `{}`: use string, number, integer, boolean, unknown, file, object, array, a PascalCase type from `types`, or T[]",
                             p.ty
@@ -336,13 +339,13 @@ impl<'a> Checker<'a> {
             match expr.base {
                 Base::Named(name) if !self.types.contains_key(name) => {
                     self.push(
-                        join(path, "type"),
+                        pointer(path, "type"),
                         format!("type `{name}` is not defined in `types`"),
                     );
                 }
                 Base::Object | Base::Array if expr.dims > 0 => {
                     self.push(
-                        join(path, "type"),
+                        pointer(path, "type"),
                         format!("`{}` is not allowed: use `type: \"array\"` with `items`", p.ty),
                     );
                 }
@@ -350,27 +353,27 @@ impl<'a> Checker<'a> {
             }
         }
         match (&p.properties, inline_object) {
-            (Some(properties), true) => self.properties(properties, &join(path, "properties")),
+            (Some(properties), true) => self.properties(properties, &pointer(path, "properties")),
             (None, true) => self.push(
-                join(path, "properties"),
+                pointer(path, "properties"),
                 "required for `type: \"object\"` (use `unknown` for untyped data)",
             ),
             (Some(_), false) if expr.is_some() => {
-                self.push(join(path, "properties"), "only `type: \"object\"` has properties")
+                self.push(pointer(path, "properties"), "only `type: \"object\"` has properties")
             }
             _ => {}
         }
         match (&p.items, inline_array) {
-            (Some(items), true) => self.parameter(items, &join(path, "items")),
-            (None, true) => self.push(join(path, "items"), "required for `type: \"array\"`"),
+            (Some(items), true) => self.parameter(items, &pointer(path, "items")),
+            (None, true) => self.push(pointer(path, "items"), "required for `type: \"array\"`"),
             (Some(_), false) if expr.is_some() => {
-                self.push(join(path, "items"), "only `type: \"array\"` has items")
+                self.push(pointer(path, "items"), "only `type: \"array\"` has items")
             }
             _ => {}
         }
         if p.additional_properties.is_some() && !inline_object && expr.is_some() {
             self.push(
-                join(path, "additionalProperties"),
+                pointer(path, "additionalProperties"),
                 "only `type: \"object\"` takes additionalProperties",
             );
         }
@@ -379,10 +382,10 @@ impl<'a> Checker<'a> {
             _ => None,
         };
         if let Some(values) = &p.enum_values {
-            self.enumeration(values, scalar, expr.is_some(), &join(path, "enum"));
+            self.enumeration(values, scalar, expr.is_some(), &pointer(path, "enum"));
         }
         if let Some(value) = &p.const_value {
-            let const_path = join(path, "const");
+            let const_path = pointer(path, "const");
             match scalar {
                 Some(scalar) if scalar != Scalar::File => {
                     if !scalar_accepts(scalar, value) {
@@ -415,9 +418,9 @@ impl<'a> Checker<'a> {
         let mut seen = BTreeSet::new();
         for (index, value) in values.iter().enumerate() {
             match value.as_str() {
-                None => self.push(join(path, &index.to_string()), "enum values must be strings"),
+                None => self.push(pointer(path, index), "enum values must be strings"),
                 Some(text) if !seen.insert(text) => {
-                    self.push(join(path, &index.to_string()), "duplicate enum value")
+                    self.push(pointer(path, index), "duplicate enum value")
                 }
                 Some(_) => {}
             }
@@ -464,7 +467,7 @@ impl<'a> Checker<'a> {
             };
             if depth > MAX_DEPTH {
                 self.push(
-                    join("/types", name),
+                    pointer("/types", name),
                     format!("nests {depth} levels deep; at most {MAX_DEPTH} are allowed"),
                 );
             }
@@ -475,7 +478,7 @@ impl<'a> Checker<'a> {
                 let depth = param_depth(parameter, &depths);
                 if depth > MAX_DEPTH {
                     self.push(
-                        join(&format!("/functionSchema/{index}/parameters"), name),
+                        pointer(&format!("/functionSchema/{index}/parameters"), name),
                         format!("nests {depth} levels deep; at most {MAX_DEPTH} are allowed"),
                     );
                 }
@@ -525,29 +528,29 @@ fn param_depth(p: &ParameterDefinition, named: &BTreeMap<&str, usize>) -> usize 
 
 /// Named types a type refers to, each with the path of the referring field.
 fn type_references<'a>(name: &str, def: &'a TypeDefinition) -> Vec<(&'a str, String)> {
-    let path = join("/types", name);
+    let path = pointer("/types", name);
     let mut out = Vec::new();
     for (key, p) in def.properties.iter().flatten() {
-        param_references(p, &join(&def.properties_path(&path), key), &mut out);
+        param_references(p, &pointer(&def.properties_path(&path), key), &mut out);
     }
     if let Some(items) = &def.items {
-        param_references(items, &join(&path, "items"), &mut out);
+        param_references(items, &pointer(&path, "items"), &mut out);
     }
     for (index, variant) in def.any_of.iter().flatten().enumerate() {
-        out.push((variant.as_str(), join(&join(&path, "anyOf"), &index.to_string())));
+        out.push((variant.as_str(), pointer(&pointer(&path, "anyOf"), index)));
     }
     out
 }
 
 fn param_references<'a>(p: &'a ParameterDefinition, path: &str, out: &mut Vec<(&'a str, String)>) {
     if let Some(TypeExpr { base: Base::Named(name), .. }) = parse(&p.ty) {
-        out.push((name, join(path, "type")));
+        out.push((name, pointer(path, "type")));
     }
     for (key, q) in p.properties.iter().flatten() {
-        param_references(q, &join(&join(path, "properties"), key), out);
+        param_references(q, &pointer(&pointer(path, "properties"), key), out);
     }
     if let Some(items) = &p.items {
-        param_references(items, &join(path, "items"), out);
+        param_references(items, &pointer(path, "items"), out);
     }
 }
 

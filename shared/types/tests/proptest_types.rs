@@ -307,7 +307,7 @@ enum Mutation {
 }
 
 fn join(path: &str, token: &str) -> String {
-    format!("{path}/{}", token.replace('~', "~0").replace('/', "~1"))
+    registry_types::pointer(path, token)
 }
 
 fn sites(g: &G, value: &Value, named: &[Named], path: &str, out: &mut Vec<Mutation>) {

@@ -19,8 +19,7 @@ use crate::evaluate::env;
 use crate::evaluate::regex_cache;
 use crate::limits::{MAX_BRACKET_NESTING, MAX_CACHED_CONDITIONS, MAX_CONDITION_CHARS};
 use cel::common::ast::IdedExpr;
-use std::collections::HashMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::LazyLock;
 use worker::Failure;
 
 /// A condition ready for the interpreter: its AST, comprehensions wrapped in the
@@ -58,21 +57,17 @@ impl RuleKind {
 }
 
 /// Compiled conditions by their text, shared by every caller: a condition is compiled
-/// once, whoever sends it (errors included). Bounded: emptied when full.
-static CACHE: LazyLock<Mutex<HashMap<String, Compiled>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+/// once, whoever sends it (errors included). Bounded: when full, the entry least worth
+/// keeping makes room (decision 81).
+static CACHE: LazyLock<quick_cache::sync::Cache<String, Compiled>> =
+    LazyLock::new(|| quick_cache::sync::Cache::new(MAX_CACHED_CONDITIONS));
 
 fn cached(source: &str) -> Option<Compiled> {
-    CACHE.lock().ok().and_then(|c| c.get(source).cloned())
+    CACHE.get(source)
 }
 
 fn remember(source: String, compiled: Compiled) {
-    if let Ok(mut cache) = CACHE.lock() {
-        if cache.len() >= MAX_CACHED_CONDITIONS {
-            cache.clear();
-        }
-        cache.insert(source, compiled);
-    }
+    CACHE.insert(source, compiled);
 }
 
 /// Compiles every present condition of a rule list; `None` where a rule has none.

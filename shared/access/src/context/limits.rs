@@ -107,7 +107,7 @@ impl Limits {
     ) {
         self.collection(path, entries.len());
         for (k, item) in entries {
-            let child = || format!("{}/{}", path(), k.replace('~', "~0").replace('/', "~1"));
+            let child = || registry_types::pointer(&path(), k);
             if k.len() > MAX_CONTEXT_STRING_BYTES {
                 self.fail(
                     child(),

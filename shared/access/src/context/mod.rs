@@ -11,53 +11,46 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// Who is calling.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UserContext {
     /// Stable user id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_id: Option<String>,
     /// Kind of user, e.g. `internal-user`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_type: Option<String>,
     /// Email address.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// Roles held.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<Vec<String>>,
 }
 
 /// The account the call is made for.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AccountContext {
     /// Account id (the default rollout stickiness key).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<String>,
     /// Account type, e.g. `retailer`.
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub account_type: Option<String>,
     /// Owning organization.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub organization_id: Option<String>,
 }
 
 /// Facts about the request itself.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RequestInfo {
     /// AWS region of the caller, e.g. `us-west-2`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
     /// Time of the request (RFC 3339); the evaluation time when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<DateTime<FixedOffset>>,
     /// Agent being resolved (set by resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
     /// Tool being checked (set by resolution, per tool).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_id: Option<String>,
 }
 

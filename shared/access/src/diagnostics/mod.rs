@@ -17,8 +17,7 @@ pub struct RuleError {
 impl RuleError {
     /// An error at `/<index>/<field>`.
     pub(crate) fn at(index: usize, field: &str, message: impl Into<String>) -> Self {
-        let field = field.replace('~', "~0").replace('/', "~1");
-        Self { path: format!("/{index}/{field}"), message: message.into() }
+        Self { path: registry_types::pointer(&format!("/{index}"), field), message: message.into() }
     }
 }
 

@@ -42,6 +42,7 @@ pub struct EvalError {
 }
 
 /// The outcome of evaluating a rule list against a context, with its explanation.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
@@ -50,13 +51,10 @@ pub struct Decision {
     /// Why.
     pub reason: ReasonCode,
     /// Position (in the list as written) of the deciding rule, if one decided.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_index: Option<usize>,
     /// `order` of the deciding rule, if it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_order: Option<i64>,
     /// `id` of the deciding rule, if one decided and it has an id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
     pub rule_id: Option<Arc<str>>,
     /// Conditions of enforced rules that failed at run time, in evaluation order.
@@ -67,7 +65,6 @@ pub struct Decision {
     pub log_only: Vec<LogOnlyOutcome>,
     /// What the decision would have been with the log-only rules enforced, when that
     /// differs from `effect`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub would_be: Option<WouldBe>,
 }
 
@@ -91,6 +88,7 @@ pub struct LogOnlyOutcome {
 }
 
 /// The decision the rules would have made with the log-only rules enforced.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WouldBe {
@@ -99,10 +97,8 @@ pub struct WouldBe {
     /// Why.
     pub reason: ReasonCode,
     /// Position of the rule that would have decided, if one would have.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_index: Option<usize>,
     /// Id of the rule that would have decided, if one would have and it has an id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
     pub rule_id: Option<Arc<str>>,
 }

@@ -35,17 +35,16 @@ pub enum RuleResult {
 }
 
 /// Per-rule detail of a dry run, in evaluation order.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RuleOutcome {
     /// Position in the list as written.
     pub rule_index: usize,
     /// The rule's id, when it has one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
     pub rule_id: Option<Arc<str>>,
     /// The rule's `order`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<i64>,
     /// The rule's effect.
     pub effect: Effect,

@@ -160,20 +160,11 @@ impl TokenFile {
 
     /// Writes the file atomically (temp file + rename), readable by the owner only.
     fn write(&self, path: &Path) -> Result<(), TokenFileError> {
-        let io = |source| TokenFileError::Io { path: path.to_path_buf(), source };
         let mut json = serde_json::to_vec_pretty(self)
             .map_err(|source| TokenFileError::Malformed { path: path.to_path_buf(), source })?;
         json.push(b'\n');
-        let tmp = path.with_extension("json.tmp");
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut out = options.open(&tmp).map_err(io)?;
-        std::io::Write::write_all(&mut out, &json).map_err(io)?;
-        out.sync_all().map_err(io)?;
-        drop(out);
-        std::fs::rename(&tmp, path).map_err(io)
+        registry_store::write_private_file(path, &json)
+            .map_err(|source| TokenFileError::Io { path: path.to_path_buf(), source })
     }
 }
 

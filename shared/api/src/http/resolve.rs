@@ -110,26 +110,18 @@ pub(crate) fn failure(err: ResolveFailure) -> Response {
     }
 }
 
-/// The body of a resolve request, checked before the store is read: the context's
-/// text when the one-pass reader takes it (a valid context, no repeated key, within the
-/// limits), else the context parsed strictly, or the problem that says what is wrong.
-pub enum ContextBody {
-    /// Text [`PreparedContext::read_json`] takes; it is read again after the
-    /// definitions are fetched (a prepared context does not cross an `.await`).
-    Text(Bytes),
-    /// Any other valid body, parsed into the typed context.
-    Typed(Box<RequestContext>),
-}
+/// The body of a resolve request: the context's JSON text, parsed once by the handler
+/// before the store is read (straight into a prepared context when the one-pass reader
+/// takes it: a valid context, no repeated key, within the limits; else strictly into
+/// the typed context, or the problem that says what is wrong).
+pub struct ContextBody(pub Bytes);
 
 impl<S: Send + Sync> FromRequest<S> for ContextBody {
     type Rejection = Problem;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let JsonText(bytes) = JsonText::from_request(req, state).await?;
-        if PreparedContext::read_json(&bytes).is_some() {
-            return Ok(Self::Text(bytes));
-        }
-        parse_json(&bytes).map(|context| Self::Typed(Box::new(context)))
+        Ok(Self(bytes))
     }
 }
 
@@ -151,11 +143,14 @@ pub async fn resolve_agent(
     _caller: Reader,
     Id(id): Id,
     Explain(explain): Explain,
-    body: ContextBody,
+    ContextBody(json): ContextBody,
 ) -> Response {
-    let resolved = match body {
-        ContextBody::Text(json) => resolver.resolve_json(&id, &json).await,
-        ContextBody::Typed(context) => resolver.resolve(&id, &context).await,
+    let resolved = match PreparedContext::read_json(&json) {
+        Some(prepared) => resolver.resolve_prepared(&id, prepared, &json).await,
+        None => match parse_json::<RequestContext>(&json) {
+            Ok(context) => resolver.resolve(&id, &context).await,
+            Err(problem) => return problem.into_response(),
+        },
     };
     match resolved {
         Ok(resolution) => json_ok(&ResolveResponse::of(&resolution, explain)),

@@ -8,12 +8,12 @@ use http::request::Parts;
 use registry_core::{RequestContext, Violation};
 
 use crate::http::auth::{RuntimeCaller, at_most_one};
-use crate::http::json::{JsonText, json_ok};
+use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
 use crate::http::resolve::failure;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::{IssuedToken, Resolver, TokenRequest, Tokens};
+use crate::service::{IssuedToken, Resolver, TokenRequest, Tokens, require_token_role};
 
 /// The query of a token request: `agentId` (required without a signed context),
 /// `scope` (optional).
@@ -98,8 +98,8 @@ impl<S: Send + Sync> FromRequestParts<S> for TokenQuery {
 pub struct CallerContext {
     /// The agent the runtime runs.
     pub agent_id: String,
-    /// The request context, JSON (resolve's body).
-    pub context: Bytes,
+    /// The request context: the signed one, or resolve's body parsed once.
+    pub context: RequestContext,
 }
 
 /// The header carrying a signed principal context: the `registryPrincipal` session
@@ -126,7 +126,9 @@ pub fn caller_context(
                         .into(),
             }]));
         };
-        return Ok(CallerContext { agent_id, context: body });
+        // a body that is no context is a validation failure of the request, as resolve's
+        let context = parse_json(&body).map_err(|p| Problem::validation(p.errors))?;
+        return Ok(CallerContext { agent_id, context });
     };
     let invalid = |message: String| {
         Problem::validation(vec![Violation {
@@ -142,8 +144,7 @@ pub fn caller_context(
             principal.agent_id
         )));
     }
-    let context = serde_json::to_vec(&principal.context).map_err(|e| invalid(e.to_string()))?;
-    Ok(CallerContext { agent_id: principal.agent_id, context: Bytes::from(context) })
+    Ok(CallerContext { agent_id: principal.agent_id, context: principal.context })
 }
 
 /// Get a short-lived access token for a tool's MCP server (role `runtime` only): the OAuth
@@ -172,6 +173,10 @@ pub async fn tool_token(
     headers: http::HeaderMap,
     JsonText(body): JsonText,
 ) -> Response {
+    // the role first: a caller without it learns nothing of its body's problems
+    if let Err(e) = require_token_role(&principal) {
+        return axum::response::IntoResponse::into_response(Problem::from(e));
+    }
     let caller = match caller_context(&resolver, &headers, &query, body) {
         Ok(caller) => caller,
         Err(problem) => return axum::response::IntoResponse::into_response(problem),

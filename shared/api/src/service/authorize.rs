@@ -1,21 +1,18 @@
-//! One call of a tool, decided (SPEC section 16): the tool's lifecycle, its access
-//! rules (is it granted to this principal?), then its call rules on the call's
-//! arguments typed by the tool's schema. The same engine as the guard of a tool
-//! Lambda, for runtimes that execute calls themselves (return of control, MCP, inline).
+//! One call of a tool, decided (SPEC section 16) by `registry_policy::decide`, as the
+//! guard of a tool Lambda decides it: the call checked against the tool's schema, then
+//! its lifecycle, access rules, budgets and rates, call rules. For runtimes that
+//! execute calls themselves (return of control, MCP, inline).
 
 use std::time::Instant;
 
-use registry_access::SessionView;
 use registry_access::{
-    Decision, DecisionPoint, DecisionRecord, Effect, LogOnlyOutcome, Outcome, PreparedContext,
-    RuleOutcome, RuleSet, ToolCall, WouldBe,
+    DecisionPoint, Effect, LogOnlyOutcome, Outcome, PreparedContext, ToolCall, WouldBe,
 };
-use registry_core::model::LifecycleStatus;
 use registry_core::resolve::RuleCache;
 use registry_core::session::{SessionState, session_id_problem};
 use registry_core::{AgentDefinition, Kind, RequestContext, ToolDefinition, Violation};
-use registry_store::StoreError;
-use registry_store::budget::{Admission, Verdict, admit, rate_of, session_ttl_seconds};
+pub use registry_policy::{AuthorizeTrace, Stage};
+use registry_policy::{Budget, CallDecision, CallRequest, Counting, DecideError, Stamp, decide};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -54,36 +51,6 @@ pub struct AuthorizeRequest {
     /// agent that uses the tool; 2 to 100 characters of `[0-9a-zA-Z._:-]`, as Bedrock's.
     #[serde(default)]
     pub session_id: Option<String>,
-}
-
-/// Which check decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Stage {
-    /// The tool is disabled or retired.
-    Lifecycle,
-    /// The tool's access rules deny the principal.
-    Access,
-    /// The call rules decided (or there are none: allowed).
-    Call,
-    /// A session budget of the agent or the tool's rate limit was spent.
-    Limit,
-}
-
-/// Every rule's result, on request (`?explain=true`).
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct AuthorizeTrace {
-    /// The access decision.
-    pub access: Decision,
-    /// Each access rule's result, in evaluation order.
-    pub access_rules: Vec<RuleOutcome>,
-    /// The call decision, when the access rules allowed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub call: Option<Decision>,
-    /// Each call rule's result, in evaluation order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub call_rules: Vec<RuleOutcome>,
 }
 
 /// The answer of `authorize`.
@@ -133,50 +100,24 @@ pub struct Authorization {
     pub trace: Option<AuthorizeTrace>,
 }
 
-/// How the call stage ended.
-enum Counted {
-    /// The call rules decided; the session after an admitted call.
-    Decided(Decision, Option<SessionState>),
-    /// A limit refused the call before the rules.
-    Limited(&'static str, String),
-}
-
-/// `answer` turned into a refusal for `reason` that no rule made.
-fn refused(mut answer: Authorization, reason: String, message: Option<String>) -> Authorization {
-    answer.effect = Effect::Deny;
-    answer.outcome = Outcome::Deny;
-    answer.reason = reason;
-    answer.rule_id = None;
-    answer.log_only = Vec::new();
-    answer.would_be = None;
-    answer.message = message;
-    answer
-}
-
-/// The counters one authorize reads and writes.
-struct Budget {
-    /// The session's counter key and its agent.
-    session: Option<(String, AgentDefinition)>,
-    /// The rate window's counter key and the tool's rate.
-    rate: Option<(String, registry_core::RateLimit)>,
-}
-
-impl Budget {
-    /// The admission of `request`'s call, keeping the running totals in `totals`.
-    fn admission<'a>(
-        &'a self,
-        request: &'a AuthorizeRequest,
-        totals: &'a [String],
-    ) -> Admission<'a> {
-        let agent = self.session.as_ref().map(|(_, agent)| agent);
-        Admission {
-            session: self.session.as_ref().map(|(key, _)| key.as_str()),
-            limits: agent.and_then(|a| a.limits.as_ref()),
-            rate: self.rate.as_ref().map(|(key, rate)| (key.as_str(), rate)),
-            function: &request.call.function,
-            arguments: &request.call.arguments,
-            totals,
-            session_ttl_seconds: session_ttl_seconds(agent),
+impl Authorization {
+    /// The answer for `decided`, decision `decision_id` of `tool`.
+    fn of(decided: CallDecision, decision_id: String, tool: &ToolDefinition) -> Self {
+        Self {
+            decision_id,
+            tool_id: tool.tool_id.clone(),
+            version: tool.server.version.unwrap_or(0),
+            effect: decided.effect,
+            outcome: decided.outcome,
+            stage: decided.stage,
+            reason: decided.reason_code(DecisionPoint::Authorize).to_owned(),
+            rule_id: decided.rule_id,
+            log_only: decided.log_only,
+            would_be: decided.would_be,
+            limit: decided.limit.map(str::to_owned),
+            message: decided.message,
+            session: decided.session,
+            trace: decided.trace,
         }
     }
 }
@@ -226,18 +167,9 @@ fn check_ids(request: &AuthorizeRequest) -> Result<(), ServiceError> {
     }
 }
 
-/// Evaluates `rules`, with every rule's result when `explain`.
-fn run(
-    explain: bool,
-    evaluate: impl FnOnce() -> Decision,
-    explained: impl FnOnce() -> (Decision, Vec<RuleOutcome>),
-) -> (Decision, Vec<RuleOutcome>) {
-    if explain { explained() } else { (evaluate(), Vec::new()) }
-}
-
 impl CallPolicy {
     /// Decides one call of the live tool `tool_id` for the principal of the request
-    /// (SPEC section 16); logs the decision.
+    /// (SPEC section 16) with `registry_policy::decide`; logs the decision.
     pub async fn authorize(
         &self,
         tool_id: &str,
@@ -247,7 +179,7 @@ impl CallPolicy {
         let tool: ToolDefinition = self.catalog.get(tool_id).await?;
         check_call(&tool, &request.call)?;
         check_ids(request)?;
-        let mut prepared = PreparedContext::new(&request.context).map_err(|errors| {
+        let mut context = PreparedContext::new(&request.context).map_err(|errors| {
             ServiceError::Invalid(
                 errors
                     .into_iter()
@@ -259,120 +191,49 @@ impl CallPolicy {
         let compiled = self.rules.tool(&tool).map_err(|e| {
             ServiceError::Internal(format!("stored tool `{}` is unusable: {e}", tool.tool_id))
         })?;
-        prepared.set_agent_id(request.agent_id.as_deref());
-        prepared.set_tool_id(Some(&tool.tool_id));
-        let version = tool.server.version.unwrap_or(0);
-        let answer = |stage, decision: &Decision, trace| Authorization {
-            decision_id: uuid::Uuid::now_v7().to_string(),
-            tool_id: tool.tool_id.clone(),
-            version,
-            effect: decision.effect,
-            outcome: decision.outcome(),
-            stage,
-            reason: decision.reason.as_str().to_owned(),
-            rule_id: decision.rule_id.as_deref().map(str::to_owned),
-            log_only: decision.log_only.clone(),
-            would_be: decision.would_be.clone(),
-            limit: None,
-            message: None,
-            session: None,
-            trace,
+        context.set_agent_id(request.agent_id.as_deref());
+        let session = self.session_of(&tool, request).await?;
+        let store = self.store();
+        let budget = Budget {
+            counters: store.as_ref(),
+            known: &self.known,
+            session: session.as_ref().map(|(key, agent)| (key.as_str(), Some(agent))),
         };
-        let status = tool.lifecycle.as_ref().map(|l| l.status).unwrap_or_default();
-        let rules: &RuleSet = &compiled.rules;
-        let (access, access_rules) =
-            run(explain, || rules.evaluate(&prepared), || rules.explain(&prepared));
-        let trace = |call: Option<Decision>, call_rules| {
-            explain.then(|| AuthorizeTrace {
-                access: access.clone(),
-                access_rules: access_rules.clone(),
+        let call = ToolCall {
+            function: &request.call.function,
+            http_method: request.call.http_method.as_deref(),
+            arguments: &request.call.arguments,
+        };
+        let now_ms = chrono::Utc::now().timestamp_millis();
+        let decided = decide(
+            CallRequest {
+                tool: &tool,
+                rules: &compiled.rules,
+                context: &mut context,
                 call,
-                call_rules,
-            })
-        };
-        let authorization =
-            if matches!(status, LifecycleStatus::Disabled | LifecycleStatus::Retired) {
-                let reason = format!("{status:?}").to_uppercase();
-                refused(answer(Stage::Lifecycle, &access, None), reason, None)
-            } else if !access.is_allowed() {
-                answer(Stage::Access, &access, trace(None, Vec::new()))
-            } else {
-                let call = ToolCall {
-                    function: &request.call.function,
-                    http_method: request.call.http_method.as_deref(),
-                    arguments: &request.call.arguments,
-                };
-                let call_set = &compiled.call_rules;
-                let mut explained = Vec::new();
-                let mut evaluate = |session: SessionView<'_>| {
-                    if explain {
-                        let (decision, rules) = call_set.explain_call_in(&prepared, &call, session);
-                        explained = rules;
-                        decision
-                    } else {
-                        call_set.evaluate_call_in(&prepared, &call, session)
-                    }
-                };
-                let outcome = match self.budget(&tool, request).await? {
-                    None => Counted::Decided(evaluate(SessionView::default()), None),
-                    Some(budget) => {
-                        let admission = budget.admission(request, call_set.session_totals());
-                        let now_ms = chrono::Utc::now().timestamp_millis();
-                        let on_session = |d: &Decision| call_set.decided_on_session(d);
-                        let store = self.store();
-                        let admitted = admit(
-                            store.as_ref(),
-                            &self.known,
-                            &admission,
-                            now_ms,
-                            &mut evaluate,
-                            on_session,
-                        );
-                        match admitted.await {
-                            Ok(Verdict::Admitted { decision, session }) => {
-                                Counted::Decided(decision, session)
-                            }
-                            Ok(Verdict::Denied { decision }) => Counted::Decided(decision, None),
-                            Ok(Verdict::Limited(hit)) => Counted::Limited(hit.limit, hit.message),
-                            Err(StoreError::VersionMismatch { .. }) => Counted::Limited(
-                                "contention",
-                                "the session is busy; try the call again".to_owned(),
-                            ),
-                            Err(e) => {
-                                return Err(ServiceError::from_store(Kind::Tool, &tool.tool_id, e));
-                            }
-                        }
-                    }
-                };
-                match outcome {
-                    Counted::Decided(decision, session) => Authorization {
-                        session,
-                        ..answer(Stage::Call, &decision, trace(Some(decision.clone()), explained))
-                    },
-                    Counted::Limited(limit, message) => {
-                        let mut a = refused(
-                            answer(Stage::Limit, &access, trace(None, Vec::new())),
-                            "LIMIT".to_owned(),
-                            Some(message),
-                        );
-                        a.limit = Some(limit.to_owned());
-                        a
-                    }
-                }
-            };
+                explain,
+                now_ms,
+            },
+            Counting::In(budget),
+        )
+        .await
+        .map_err(|DecideError::Counters(e)| {
+            ServiceError::from_store(Kind::Tool, &tool.tool_id, e)
+        })?;
         let micros = registry_access::record::micros_since(started);
-        self.log_authorization(&authorization, request, micros);
-        Ok(authorization)
+        let stamp = Stamp::at(now_ms);
+        self.log_authorization(&decided, &stamp, &tool, request, micros);
+        Ok(Authorization::of(decided, stamp.id, &tool))
     }
 
-    /// What counts the call against a budget: the session (with `agentId` and
-    /// `sessionId`) and the tool's rate limit; `None` when neither applies.
-    async fn budget(
+    /// The session the call counts in (with `agentId` and `sessionId`): its counter key
+    /// and its agent; `None` without a `sessionId`.
+    async fn session_of(
         &self,
         tool: &ToolDefinition,
         request: &AuthorizeRequest,
-    ) -> Result<Option<Budget>, ServiceError> {
-        let session = match (&request.agent_id, &request.session_id) {
+    ) -> Result<Option<(String, AgentDefinition)>, ServiceError> {
+        match (&request.agent_id, &request.session_id) {
             (Some(agent_id), Some(session_id)) => {
                 let agent: AgentDefinition =
                     self.catalog.get(agent_id).await.map_err(|e| match e {
@@ -390,48 +251,34 @@ impl CallPolicy {
                         ),
                     ));
                 }
-                Some((registry_store::session_key(agent_id, session_id), agent))
+                Ok(Some((registry_store::session_key(agent_id, session_id), agent)))
             }
-            (None, Some(_)) => {
-                return Err(ServiceError::invalid(
-                    "/agentId",
-                    "required with sessionId: budgets belong to an agent's session",
-                ));
-            }
-            _ => None,
-        };
-        let rate = rate_of(
-            tool,
-            request.context.user.user_id.as_deref(),
-            request.context.account.account_id.as_deref(),
-        )
-        .map(|(key, rate)| (key, rate.clone()));
-        if session.is_none() && rate.is_none() {
-            return Ok(None);
+            (None, Some(_)) => Err(ServiceError::invalid(
+                "/agentId",
+                "required with sessionId: budgets belong to an agent's session",
+            )),
+            _ => Ok(None),
         }
-        Ok(Some(Budget { session, rate }))
     }
 
-    fn log_authorization(&self, a: &Authorization, request: &AuthorizeRequest, micros: f64) {
+    /// The decision's line in the decision log (point `authorize`).
+    fn log_authorization(
+        &self,
+        decided: &CallDecision,
+        stamp: &Stamp,
+        tool: &ToolDefinition,
+        request: &AuthorizeRequest,
+        micros: f64,
+    ) {
         if !self.decisions.is_on() {
             return;
         }
-        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let decision = Decision {
-            rule_id: a.rule_id.as_deref().map(Into::into),
-            log_only: a.log_only.clone(),
-            would_be: a.would_be.clone(),
-            ..Decision::new(a.effect, registry_access::ReasonCode::NoMatch)
-        };
-        let mut record =
-            DecisionRecord::of(&decision, DecisionPoint::Authorize, a.decision_id.clone(), now);
-        record.reason.clone_from(&a.reason);
+        let mut record = decided.record(DecisionPoint::Authorize, stamp.clone());
         record.principal_id.clone_from(&request.context.user.user_id);
         record.agent_id.clone_from(&request.agent_id);
-        record.tool_id = Some(a.tool_id.clone());
-        record.tool_version = Some(a.version);
+        record.tool_id = Some(tool.tool_id.clone());
+        record.tool_version = Some(tool.server.version.unwrap_or(0));
         record.function = Some(request.call.function.clone());
-        record.limit.clone_from(&a.limit);
         record.session_id.clone_from(&request.session_id);
         record.eval_micros = micros;
         if self.decisions.with_values() {

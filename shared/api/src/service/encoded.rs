@@ -6,29 +6,30 @@
 //! The bytes are those of the redacted definition: write-only secrets never serialize
 //! (`registry_core::Secret`), and a miss encodes a redacted tool besides.
 
-use std::collections::HashMap;
-use std::sync::{PoisonError, RwLock};
-
 use bytes::Bytes;
-use registry_core::{Definition, Kind};
+use registry_core::{Definition, Kind, VersionCache};
 use serde::Serialize;
 
 use crate::service::ServiceError;
 
-/// Entries kept per kind; beyond it the cache starts over (hot definitions return
-/// after one encode each).
+/// Entries kept per kind; when full, the entry least worth keeping makes room (hot
+/// definitions return after one encode each).
 const CAPACITY: usize = 4096;
 
-type Entries = RwLock<HashMap<String, (u64, Bytes)>>;
-
 /// The newest encoded version of each id, per kind.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Encoded {
-    kinds: [Entries; 2],
+    kinds: [VersionCache<Bytes>; 2],
+}
+
+impl Default for Encoded {
+    fn default() -> Self {
+        Self { kinds: [VersionCache::new(CAPACITY), VersionCache::new(CAPACITY)] }
+    }
 }
 
 impl Encoded {
-    fn slot(&self, kind: Kind) -> &Entries {
+    fn slot(&self, kind: Kind) -> &VersionCache<Bytes> {
         match kind {
             Kind::Agent => &self.kinds[0],
             Kind::Tool => &self.kinds[1],
@@ -40,32 +41,14 @@ impl Encoded {
     pub(crate) fn json(&self, definition: &Definition) -> Result<Bytes, ServiceError> {
         let (kind, id, version) = (definition.kind(), definition.id(), definition.version());
         let slot = self.slot(kind);
-        if version > 0
-            && let Some((_, hit)) = slot
-                .read()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(id)
-                .filter(|(v, _)| *v == version)
-        {
-            return Ok(hit.clone());
+        if let Some(hit) = slot.get(id, version) {
+            return Ok(hit);
         }
         let bytes = Bytes::from(match definition {
             Definition::Agent(agent) => encode(kind, agent)?,
             Definition::Tool(tool) => encode(kind, &tool.redacted())?,
         });
-        if version > 0 {
-            let mut map = slot.write().unwrap_or_else(PoisonError::into_inner);
-            match map.get_mut(id) {
-                Some((v, _)) if *v > version => {}
-                Some(entry) => *entry = (version, bytes.clone()),
-                None => {
-                    if map.len() >= CAPACITY {
-                        map.clear();
-                    }
-                    map.insert(id.to_owned(), (version, bytes.clone()));
-                }
-            }
-        }
+        slot.put(id, version, bytes.clone());
         Ok(bytes)
     }
 }
@@ -132,7 +115,7 @@ mod tests {
         assert_eq!(cache.json(&tool("a", 2, "second")).unwrap(), v2);
         // unversioned: never kept
         cache.json(&tool("u", 0, "x")).unwrap();
-        assert!(cache.slot(Kind::Tool).read().unwrap().get("u").is_none());
+        assert_eq!(cache.slot(Kind::Tool).len(), 1, "only `a` is kept");
     }
 
     #[test]

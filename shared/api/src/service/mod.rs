@@ -14,7 +14,6 @@ mod events;
 #[cfg(feature = "aws")]
 mod import;
 mod lifecycle;
-mod merge_patch;
 mod parse;
 mod precondition;
 mod proposals;
@@ -40,7 +39,6 @@ pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
 #[cfg(feature = "aws")]
 pub use import::{ImportReport, ImportRequest};
-pub use merge_patch::merge;
 pub use parse::{TypeError, deserialize, from_json, to_pointer};
 pub use precondition::{Precondition, WRITE_ATTEMPTS};
 pub use proposals::{MAX_NOTE_CHARS, ProposalPage, ProposalView};

@@ -92,14 +92,33 @@ impl Resolver {
                 return Err(ServiceError::invalid("", e.to_string()).into());
             }
         };
+        self.resolve_fetched(&defs, agent_id, prepared, json)
+    }
+
+    /// [`Resolver::resolve`] for a context the caller prepared from its JSON text
+    /// `json` (parsed once, by the caller: `PreparedContext::read_json`).
+    pub async fn resolve_prepared(
+        &self,
+        agent_id: &str,
+        prepared: PreparedContext<'_>,
+        json: &[u8],
+    ) -> Result<Resolution, ResolveFailure> {
+        let defs = self.fetch_for_resolution(agent_id).await?;
+        self.resolve_fetched(&defs, agent_id, prepared, json)
+    }
+
+    /// Resolves `agent_id` over `defs` for `prepared` (from the JSON text `json`).
+    fn resolve_fetched(
+        &self,
+        defs: &Fetched,
+        agent_id: &str,
+        prepared: PreparedContext<'_>,
+        json: &[u8],
+    ) -> Result<Resolution, ResolveFailure> {
         let started = Instant::now();
         let principal = prepared.user_id().map(str::to_owned);
-        let resolved = registry_core::resolve::resolve_prepared(
-            &defs,
-            self.rules.as_ref(),
-            agent_id,
-            prepared,
-        );
+        let resolved =
+            registry_core::resolve::resolve_prepared(defs, self.rules.as_ref(), agent_id, prepared);
         self.finish(resolved, json, principal, started)
     }
 

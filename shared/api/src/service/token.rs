@@ -15,14 +15,13 @@
 //! Upstream failures name only the status: never the secret, never the upstream body.
 //! Redirects are not followed.
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use registry_access::{Decision, DecisionPoint, DecisionRecord, Effect, ReasonCode};
 use registry_core::resolve::ToolOutcome;
-use registry_core::{Kind, Secret, ToolDefinition};
+use registry_core::{Kind, RequestContext, Secret, ToolDefinition};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
@@ -40,7 +39,9 @@ pub const TOKEN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Largest token-endpoint response read.
 pub const MAX_TOKEN_RESPONSE_BYTES: usize = 64 * 1024;
 
-/// Most cache entries (tool version and scope) kept; the cache is emptied when full.
+/// Most cache entries (tool version and scope) kept, and most tool versions whose
+/// waiters are counted; when full, the entry least worth keeping that no request holds
+/// makes room (decision 81).
 const MAX_CACHED_TOKENS: usize = 4_096;
 
 /// Lifetime of a token whose endpoint answers no `expires_in` (RFC 6749 section 5.1
@@ -84,15 +85,68 @@ impl std::fmt::Debug for IssuedToken {
     }
 }
 
-/// What the token endpoint answers (RFC 6749 section 5.1).
-#[derive(Deserialize)]
-struct TokenResponse {
-    access_token: String,
-    #[serde(default)]
-    token_type: Option<String>,
+/// What the token endpoint answers (RFC 6749 section 5.1); without `token_type` the
+/// token is a `Bearer` token.
+#[derive(Debug, Deserialize, Serialize)]
+struct Granted {
+    access_token: oauth2::AccessToken,
+    #[serde(default = "TypeName::bearer")]
+    token_type: TypeName,
     #[serde(default)]
     expires_in: Option<u64>,
 }
+
+/// A token type as the endpoint names it (`Bearer`), checked before it is handed out.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+struct TypeName(String);
+
+impl TypeName {
+    fn bearer() -> Self {
+        Self("Bearer".to_owned())
+    }
+}
+
+impl oauth2::TokenType for TypeName {}
+
+impl oauth2::TokenResponse for Granted {
+    type TokenType = TypeName;
+    fn access_token(&self) -> &oauth2::AccessToken {
+        &self.access_token
+    }
+    fn token_type(&self) -> &TypeName {
+        &self.token_type
+    }
+    fn expires_in(&self) -> Option<Duration> {
+        self.expires_in.map(Duration::from_secs)
+    }
+    fn refresh_token(&self) -> Option<&oauth2::RefreshToken> {
+        None
+    }
+    fn scopes(&self) -> Option<&Vec<oauth2::Scope>> {
+        None
+    }
+}
+
+/// The OAuth client of one tool: HTTP Basic client authentication (RFC 6749 section
+/// 2.3.1, id and secret form-encoded first), its token endpoint set.
+type GrantClient = oauth2::Client<
+    oauth2::basic::BasicErrorResponse,
+    Granted,
+    oauth2::basic::BasicTokenIntrospectionResponse,
+    oauth2::StandardRevocableToken,
+    oauth2::basic::BasicRevocationErrorResponse,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+>;
+
+/// Why the token endpoint gave no usable answer, in the words of a 502's detail
+/// ("the token endpoint of tool `t` <this>"): never the secret, never the body.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct Unusable(String);
 
 /// A token in the cache, valid until `expires`.
 #[derive(Clone)]
@@ -155,11 +209,48 @@ impl Drop for Waiting {
     }
 }
 
+/// Keeps an entry a request holds: evicting it would start a second single flight for
+/// its key, or a second count of its tool's waiters past [`MAX_WAITERS_PER_TOOL`].
+#[derive(Clone, Copy, Default)]
+struct Held;
+
+impl<K, T> quick_cache::Lifecycle<K, Arc<T>> for Held {
+    type RequestState = ();
+    fn is_pinned(&self, _key: &K, value: &Arc<T>) -> bool {
+        Arc::strong_count(value) > 1
+    }
+    fn begin_request(&self) {}
+}
+
+/// A bounded map of [`Held`] entries.
+type HeldCache<K, V> = quick_cache::sync::Cache<
+    K,
+    V,
+    quick_cache::UnitWeighter,
+    quick_cache::DefaultHashBuilder,
+    Held,
+>;
+
+fn held_cache<K: Eq + std::hash::Hash, T>() -> HeldCache<K, Arc<T>> {
+    let capacity = MAX_CACHED_TOKENS;
+    HeldCache::with(capacity, capacity as u64, quick_cache::UnitWeighter, Default::default(), Held)
+}
+
+/// The entry of `key`, made empty when there is none.
+fn held<K: Eq + std::hash::Hash + Clone, T: Default>(
+    cache: &HeldCache<K, Arc<T>>,
+    key: &K,
+) -> Arc<T> {
+    let Ok(value) =
+        cache.get_or_insert_with(key, || Ok::<_, std::convert::Infallible>(Arc::default()));
+    value
+}
+
 /// The HTTP client, the token cache and the broker's budget of requests.
 pub(crate) struct TokenBroker {
     client: reqwest::Client,
-    slots: Mutex<HashMap<Key, Slot>>,
-    waiters: Mutex<HashMap<(String, u64), ToolWaiters>>,
+    slots: HeldCache<Key, Slot>,
+    waiters: HeldCache<(String, u64), ToolWaiters>,
     budget: Arc<tokio::sync::Semaphore>,
 }
 
@@ -172,8 +263,8 @@ impl Default for TokenBroker {
             .unwrap_or_default();
         Self {
             client,
-            slots: Mutex::default(),
-            waiters: Mutex::default(),
+            slots: held_cache(),
+            waiters: held_cache(),
             budget: Arc::new(tokio::sync::Semaphore::new(MAX_BROKER_REQUESTS)),
         }
     }
@@ -190,27 +281,13 @@ impl TokenBroker {
         })
     }
 
-    fn slot(&self, key: Key) -> Slot {
-        let mut slots = match self.slots.lock() {
-            Ok(slots) => slots,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if slots.len() >= MAX_CACHED_TOKENS && !slots.contains_key(&key) {
-            slots.clear();
-        }
-        Arc::clone(slots.entry(key).or_default())
+    fn slot(&self, key: &Key) -> Slot {
+        held(&self.slots, key)
     }
 
-    /// The waiters of one tool version; entries nobody waits in are dropped as it grows.
-    fn waiters(&self, tool: (String, u64)) -> ToolWaiters {
-        let mut waiters = match self.waiters.lock() {
-            Ok(waiters) => waiters,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if waiters.len() >= MAX_CACHED_TOKENS && !waiters.contains_key(&tool) {
-            waiters.retain(|_, count| Arc::strong_count(count) > 1);
-        }
-        Arc::clone(waiters.entry(tool).or_default())
+    /// The waiters of one tool version.
+    fn waiters(&self, tool: &(String, u64)) -> ToolWaiters {
+        held(&self.waiters, tool)
     }
 }
 
@@ -223,8 +300,8 @@ pub struct TokenRequest<'a> {
     pub tool_id: &'a str,
     /// The agent the runtime runs, resolved to decide whether the tool is granted.
     pub agent_id: &'a str,
-    /// The request context, JSON, as for resolve.
-    pub context: &'a [u8],
+    /// The request context, as for resolve (parsed once, by the caller).
+    pub context: &'a RequestContext,
     /// The OAuth scope to ask for, if any.
     pub scope: Option<&'a str>,
 }
@@ -235,7 +312,7 @@ impl Tokens {
     pub async fn token(&self, request: TokenRequest<'_>) -> Result<IssuedToken, ResolveFailure> {
         require_token_role(request.principal)?;
         let id = ToolDefinition::canonical_id(request.tool_id);
-        let resolution = self.resolver.resolve_json(request.agent_id, request.context).await?;
+        let resolution = self.resolver.resolve(request.agent_id, request.context).await?;
         let kept = resolution.trace.tools.iter().find(|t| t.tool_id == id).map(|t| t.outcome);
         if kept != Some(ToolOutcome::Included) {
             let why = kept.map_or_else(
@@ -251,7 +328,7 @@ impl Tokens {
         }
         let tool = self.tool_for_token(&id).await?;
         let key = (id.clone(), tool.version(), request.scope.unwrap_or_default().to_owned());
-        let slot = self.tokens.slot(key);
+        let slot = self.tokens.slot(&key);
         // A cached token is answered without waiting, outside the budget.
         if let Ok(state) = slot.state.try_lock()
             && let Some(out) = usable(&state, Instant::now())
@@ -263,7 +340,7 @@ impl Tokens {
             self.log_token(&request, &id, "refused", &e.to_string());
             e
         };
-        let waiters = self.tokens.waiters((id.clone(), tool.version()));
+        let waiters = self.tokens.waiters(&(id.clone(), tool.version()));
         let _waiting = Waiting::enter(&waiters).map_err(refused)?;
         let _permit = self.tokens.admit().map_err(refused)?;
         let asked = Instant::now();
@@ -341,62 +418,43 @@ impl Tokens {
                 )));
             }
         };
-        let mut form = vec![("grant_type", "client_credentials")];
-        if let Some(scope) = scope.filter(|s| !s.is_empty()) {
-            form.push(("scope", scope));
-        }
         let upstream = |what: String| {
             tracing::warn!(tool = %tool.tool_id, token_url = %auth.token_url, problem = %what, "token endpoint");
             ServiceError::Upstream(format!("the token endpoint of tool `{}` {what}", tool.tool_id))
         };
-        let mut response = self
-            .tokens
-            .client
-            .post(&auth.token_url)
-            .basic_auth(form_encode(&auth.client_id), Some(form_encode(secret.expose())))
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| {
-                upstream(if e.is_timeout() { "timed out".into() } else { "is unreachable".into() })
-            })?;
-        let status = response.status();
-        if status.is_redirection() {
-            return Err(upstream(format!(
-                "answered HTTP {} (redirects are not followed)",
-                status.as_u16()
-            )));
+        let token_url = oauth2::TokenUrl::new(auth.token_url.clone())
+            .map_err(|_| upstream("is unreachable".into()))?;
+        let client: GrantClient =
+            oauth2::Client::new(oauth2::ClientId::new(auth.client_id.clone()))
+                .set_client_secret(oauth2::ClientSecret::new(secret.expose().to_owned()))
+                .set_token_uri(token_url);
+        let mut grant = client.exchange_client_credentials();
+        if let Some(scope) = scope.filter(|s| !s.is_empty()) {
+            grant = grant.add_scope(oauth2::Scope::new(scope.to_owned()));
         }
-        if !status.is_success() {
-            return Err(upstream(format!("answered HTTP {}", status.as_u16())));
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) =
-            response.chunk().await.map_err(|_| upstream("broke off its answer".into()))?
-        {
-            if body.len() + chunk.len() > MAX_TOKEN_RESPONSE_BYTES {
-                return Err(upstream(format!(
-                    "answered more than {MAX_TOKEN_RESPONSE_BYTES} bytes"
-                )));
-            }
-            body.extend_from_slice(&chunk);
-        }
-        let token: TokenResponse = serde_json::from_slice(&body)
-            .map_err(|_| upstream("answered no OAuth token response".into()))?;
-        if token.access_token.is_empty() {
+        // An owned client (a handle) per request: the grant's future borrows nothing.
+        let http = self.tokens.client.clone();
+        let send = move |request: oauth2::HttpRequest| post(http.clone(), request);
+        let token = grant.request_async(&send).await.map_err(|e| {
+            upstream(match e {
+                oauth2::RequestTokenError::Request(Unusable(what)) => what,
+                _ => "answered no OAuth token response".into(),
+            })
+        })?;
+        let access_token = token.access_token.into_secret();
+        if access_token.is_empty() {
             return Err(upstream("answered an empty access token".into()));
         }
         // RFC 6750's b64token and RFC 6749's token type: a value a runtime can put in a
         // header as it is, never a line break or a control character.
         let b64token = |c: char| c.is_ascii_alphanumeric() || "-._~+/=".contains(c);
-        if !token.access_token.chars().all(b64token) {
+        if !access_token.chars().all(b64token) {
             return Err(upstream(
                 "answered an access token with characters outside RFC 6750's b64token".into(),
             ));
         }
-        if let Some(kind) = &token.token_type
-            && (kind.is_empty()
-                || !kind.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c)))
+        let TypeName(kind) = token.token_type;
+        if kind.is_empty() || !kind.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c))
         {
             return Err(upstream("answered a token type that is not an RFC 6749 type name".into()));
         }
@@ -410,11 +468,7 @@ impl Tokens {
             )));
         }
         let lifetime = lifetime.min(MAX_TOKEN_LIFETIME);
-        Ok(Cached {
-            access_token: token.access_token,
-            token_type: token.token_type.unwrap_or_else(|| "Bearer".to_owned()),
-            expires: Instant::now() + lifetime,
-        })
+        Ok(Cached { access_token, token_type: kind, expires: Instant::now() + lifetime })
     }
 }
 
@@ -491,18 +545,38 @@ fn log(request: &TokenRequest<'_>, tool_id: &str, outcome: &str, detail: &str) {
     );
 }
 
-/// `application/x-www-form-urlencoded` encoding of a client id or secret, as HTTP Basic
-/// authentication of an OAuth client requires (RFC 6749 section 2.3.1).
-fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
-                out.push(char::from(byte));
-            }
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
+/// Sends the grant's request with the broker's client (its timeout, no redirects) and
+/// reads at most [`MAX_TOKEN_RESPONSE_BYTES`] of a `200 OK` answer; any other status is
+/// refused here, naming only the status.
+async fn post(
+    client: reqwest::Client,
+    request: oauth2::HttpRequest,
+) -> Result<oauth2::HttpResponse, Unusable> {
+    let request =
+        reqwest::Request::try_from(request).map_err(|_| Unusable("is unreachable".into()))?;
+    let mut response = client.execute(request).await.map_err(|e| {
+        Unusable(if e.is_timeout() { "timed out".into() } else { "is unreachable".into() })
+    })?;
+    let status = response.status();
+    if status.is_redirection() {
+        return Err(Unusable(format!(
+            "answered HTTP {} (redirects are not followed)",
+            status.as_u16()
+        )));
     }
-    out
+    if status != reqwest::StatusCode::OK {
+        return Err(Unusable(format!("answered HTTP {}", status.as_u16())));
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) =
+        response.chunk().await.map_err(|_| Unusable("broke off its answer".into()))?
+    {
+        if body.len() + chunk.len() > MAX_TOKEN_RESPONSE_BYTES {
+            return Err(Unusable(format!("answered more than {MAX_TOKEN_RESPONSE_BYTES} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    let mut answer = oauth2::HttpResponse::new(body);
+    *answer.headers_mut() = std::mem::take(response.headers_mut());
+    Ok(answer)
 }

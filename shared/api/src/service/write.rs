@@ -20,8 +20,7 @@ use serde_json::Value;
 use crate::auth::{Principal, Role};
 use crate::service::proposals::{ProposalView, selector_tagged};
 use crate::service::{
-    Catalog, DefinitionRef, Precondition, Resource, ServiceError, from_json, lifecycle, merge,
-    references,
+    Catalog, DefinitionRef, Precondition, Resource, ServiceError, from_json, lifecycle, references,
 };
 
 /// What a write did.
@@ -158,7 +157,8 @@ impl Catalog {
                 precondition.check(R::KIND, id, Some(head.version()))?;
                 let mut document = serde_json::to_value(head)
                     .map_err(|e| ServiceError::Internal(e.to_string()))?;
-                merge(&mut document, patch);
+                // JSON Merge Patch (RFC 7396)
+                json_patch::merge(&mut document, patch);
                 let mut definition: R = from_json(document).map_err(ServiceError::Invalid)?;
                 let mut violations = Vec::new();
                 if definition.id() != id {

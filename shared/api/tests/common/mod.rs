@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use registry_api::{AppState, Registry, Role, ServerLimits, TokenFile, router, serve_with};
 use registry_store::Store;
+#[allow(unused_imports)] // each test binary uses some
+pub use registry_store::contract::sample::{agent_json, mcp_tool_json, tool_json};
 use registry_store_sqlite::SqliteStore;
 use reqwest::{Method, RequestBuilder, StatusCode, header::HeaderMap};
 use serde_json::{Value, json};
@@ -185,6 +187,24 @@ impl Server {
         self.send(self.req(method, path, &self.admin).json(body)).await
     }
 
+    /// `method path` by `token` with `If-Match: if_match` and a JSON body.
+    pub async fn write(
+        &self,
+        method: Method,
+        path: &str,
+        token: &str,
+        if_match: impl std::fmt::Display,
+        body: &impl serde::Serialize,
+    ) -> Reply {
+        let builder = self.req(method, path, token).header("if-match", if_match.to_string());
+        self.send(builder.json(body)).await
+    }
+
+    /// [`Server::write`] as a `PATCH`.
+    pub async fn patch(&self, path: &str, token: &str, if_match: &str, body: &Value) -> Reply {
+        self.write(Method::PATCH, path, token, if_match, body).await
+    }
+
     /// `GET path` as reader.
     pub async fn get(&self, path: &str) -> Reply {
         self.send(self.req(Method::GET, path, &self.reader)).await
@@ -222,53 +242,6 @@ pub fn conform(path: &str, query: &str, body: &Value) {
         aws_conformance::Model::bedrock_agent().assert("FunctionSchema", schema);
         aws_conformance::Model::bedrock_agent_runtime().assert("FunctionSchema", schema);
     }
-}
-
-/// A valid lambda tool.
-pub fn tool_json(id: &str) -> Value {
-    json!({
-        "toolId": id,
-        "executionType": "lambda",
-        "name": "weather",
-        "displayName": "Weather",
-        "description": "Looks up the weather.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:weather",
-        "functionSchema": [{
-            "name": "get_weather",
-            "description": "Weather for a city.",
-            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
-        }]
-    })
-}
-
-/// A valid MCP tool with an OAuth client secret.
-pub fn mcp_tool_json(id: &str, secret: &str) -> Value {
-    json!({
-        "toolId": id,
-        "executionType": "mcp",
-        "name": "forecast",
-        "displayName": "Forecast",
-        "description": "Forecast over MCP.",
-        "supportedAgentFrameworks": ["bedrock"],
-        "url": "https://mcp.example.com/forecast",
-        "auth": { "clientId": "registry", "clientSecret": secret, "tokenUrl": "https://auth.example.com/token" },
-        "functionSchema": [{
-            "name": "get_forecast",
-            "description": "Forecast for a city.",
-            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
-        }]
-    })
-}
-
-/// A valid agent using `tool_ids`.
-pub fn agent_json(id: &str, tool_ids: &[&str]) -> Value {
-    json!({
-        "agentId": id,
-        "basePrompt": "You help people with the weather: answer briefly and name the city.",
-        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
-        "toolIds": tool_ids,
-    })
 }
 
 /// Longest a raw-socket test waits for the server before failing (a hang, not a timing).

@@ -55,6 +55,7 @@ pub struct Collaborator {
 }
 
 /// A Bedrock knowledge base attached to the agent.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct KnowledgeBase {
@@ -65,16 +66,12 @@ pub struct KnowledgeBase {
     /// Frameworks this knowledge base works with.
     pub supported_agent_frameworks: Vec<AgentFramework>,
     /// Bedrock's retrieval filter on metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<RetrievalFilter>,
     /// How many results retrieval returns (1 to 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_results: Option<u32>,
     /// `HYBRID` or `SEMANTIC` search instead of the knowledge base's default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub override_search_type: Option<SearchType>,
     /// Reranking of the results by a Bedrock model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reranking_configuration: Option<RerankingConfiguration>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]
@@ -83,6 +80,7 @@ pub struct KnowledgeBase {
 }
 
 /// An agent: prompt, model, tools, collaborators and the rules for who may run it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentDefinition {
@@ -91,43 +89,32 @@ pub struct AgentDefinition {
     pub agent_id: String,
     /// What the agent is for, for people (Bedrock's agent `description`; 1 to 200
     /// characters; not part of an inline agent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The agent's instruction: Bedrock's `instruction` (40 to 4,000 characters).
     #[serde(default)]
     pub base_prompt: String,
     /// Bedrock foundation model id, inference profile or ARN (required on write).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foundation_model: Option<String>,
     /// Model used to verify answers.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_foundation_model: Option<String>,
     /// Tools the agent uses, by id.
     #[serde(default)]
     pub tool_ids: Vec<String>,
     /// Who may run the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_rules: Option<Vec<AccessRule>>,
     /// What one Bedrock session of the agent may do (SPEC section 19).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<super::AgentLimits>,
     /// Gradual rollout.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout_policy: Option<RolloutPolicy>,
     /// Lambda ARN of a custom runtime adapter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runtime_adapter: Option<String>,
     /// Tells runtimes not to cache the resolved agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dont_cache_this: Option<bool>,
     /// Agents this agent collaborates with.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collaborators: Option<Vec<Collaborator>>,
     /// Collaboration mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_collaboration: Option<AgentCollaboration>,
     /// Knowledge bases the agent can query.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub knowledge_bases: Option<Vec<KnowledgeBase>>,
     /// Bedrock's own agent settings (guardrail, session time-out, prompt overrides,
     /// encryption key).
@@ -137,13 +124,10 @@ pub struct AgentDefinition {
     #[serde(flatten)]
     pub orchestration: OrchestrationSettings,
     /// Lifecycle state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,
     /// Free-form tags; keys kept byte for byte.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Tags>,
     /// Marks a test double.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_type: Option<String>,
     /// Server-managed fields.
     #[serde(flatten)]

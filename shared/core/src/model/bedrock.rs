@@ -11,37 +11,33 @@ use serde_json::Value;
 /// each of its collaborators and a persistent agent (`CreateAgent`) take alike.
 /// Flattened into the definition, into each agent of a resolution and into what
 /// publishing sends.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BedrockSettings {
     /// Bedrock guardrail applied to the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guardrail_configuration: Option<GuardrailConfiguration>,
     /// Seconds of inactivity before Bedrock ends a session (60 to 3,600).
     #[serde(default, rename = "idleSessionTTLInSeconds", skip_serializing_if = "Option::is_none")]
     pub idle_session_ttl_in_seconds: Option<u32>,
     /// Overrides of Bedrock's prompt templates and inference settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_override_configuration: Option<PromptOverrideConfiguration>,
     /// ARN of the KMS key that encrypts the agent's session data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub customer_encryption_key_arn: Option<String>,
 }
 
 /// How Bedrock orchestrates the agent as a whole: settings of the inline agent that its
 /// collaborators (Bedrock's `Collaborator` shape) do not take. Flattened into the
 /// definition and into a resolution's `inlineAgent`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrchestrationSettings {
     /// `DEFAULT` or `CUSTOM_ORCHESTRATION`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orchestration_type: Option<OrchestrationType>,
     /// The orchestrating Lambda, with `orchestrationType: CUSTOM_ORCHESTRATION`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_orchestration: Option<CustomOrchestration>,
     /// Model performance settings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bedrock_model_configurations: Option<BedrockModelConfigurations>,
 }
 
@@ -121,53 +117,42 @@ pub struct PromptOverrideConfiguration {
 }
 
 /// Bedrock's `PromptConfiguration`: one prompt step.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PromptConfiguration {
     /// Model-specific request fields, passed to the model as they are.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub additional_model_request_fields: Option<Value>,
     /// The prompt template.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_prompt_template: Option<String>,
     /// Model of this step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foundation_model: Option<String>,
     /// Inference parameters of this step.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inference_configuration: Option<InferenceConfiguration>,
     /// Whether `overrideLambda` parses this step's output.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parser_mode: Option<CreationMode>,
     /// Whether `basePromptTemplate` replaces the default template.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_creation_mode: Option<CreationMode>,
     /// Whether this step runs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_state: Option<PromptState>,
     /// The step this entry configures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_type: Option<PromptType>,
 }
 
 /// Bedrock's `InferenceConfiguration`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct InferenceConfiguration {
     /// Most tokens in the answer (0 to 8,192).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maximum_length: Option<u32>,
     /// Sequences that stop generation (at most 4).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_sequences: Option<Vec<String>>,
     /// Randomness (0 to 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
     /// Top-K sampling (0 to 500).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_k: Option<u32>,
     /// Nucleus sampling (0 to 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub top_p: Option<f64>,
 }
 
@@ -282,16 +267,15 @@ pub enum RerankingType {
 }
 
 /// Bedrock's `VectorSearchBedrockRerankingConfiguration`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct BedrockRerankingConfiguration {
     /// The reranking model.
     pub model_configuration: RerankingModelConfiguration,
     /// How many results to rerank (1 to 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_reranked_results: Option<u32>,
     /// Which metadata fields the reranker sees.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata_configuration: Option<RerankingMetadataConfiguration>,
 }
 

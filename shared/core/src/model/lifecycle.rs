@@ -46,16 +46,15 @@ impl LifecycleStatus {
 }
 
 /// Lifecycle block of a definition.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Lifecycle {
     /// Current status.
     pub status: LifecycleStatus,
     /// When the definition stops being served (ISO 8601), for deprecation warnings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecation_date: Option<String>,
     /// What to move to instead.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migration_path: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]

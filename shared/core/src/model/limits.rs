@@ -7,22 +7,19 @@ use std::collections::BTreeMap;
 use super::Unknown;
 
 /// An agent's session budgets. Every present value is a positive integer.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentLimits {
     /// Tool calls in one session, all tools together (enforced where calls run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tool_calls: Option<i64>,
     /// Tool calls in one session per function name (enforced where calls run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_calls_per_function: Option<BTreeMap<String, i64>>,
     /// Seconds from the session's first tool call after which calls are refused
     /// (enforced where calls run).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_wall_clock_seconds: Option<i64>,
     /// Output tokens of each model response: Bedrock's `maximumLength` on every prompt
     /// step the agent overrides (enforced by Bedrock).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_total_output_tokens: Option<i64>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]

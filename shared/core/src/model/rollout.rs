@@ -17,23 +17,19 @@ pub enum Stickiness {
 }
 
 /// Gradual rollout: regions, beta accounts, a percentage, tool overrides.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RolloutPolicy {
     /// Account ids with early access.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beta_accounts: Option<Vec<String>>,
     /// AWS regions where the agent is available; empty means everywhere.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region_restrictions: Option<Vec<String>>,
     /// Old tool id -> new tool id, applied at resolution; keys kept byte for byte.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_overrides: Option<BTreeMap<String, String>>,
     /// Share of callers (0..100, two decimals) that get the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percentage: Option<f64>,
     /// Attribute used for percentage bucketing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stickiness: Option<Stickiness>,
     /// Fields not in the model, kept only so validation can name them.
     #[serde(flatten, skip_serializing)]

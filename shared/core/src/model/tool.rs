@@ -50,6 +50,7 @@ pub enum AgentFramework {
 }
 
 /// OAuth client credentials for an MCP server.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct McpAuth {
@@ -63,17 +64,14 @@ pub struct McpAuth {
     pub token_url: String,
     /// A Secrets Manager secret ARN holding the client secret, instead of
     /// `clientSecret`: the registry checks its form and never copies its value.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret_ref: Option<String>,
     /// Server-managed: the version of the client secret the registry keeps for this
     /// tool in its vault (the only trace of the secret in the definition; a new value
     /// is a new version). Ignored on input.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(read_only)]
     pub secret_version: Option<String>,
     /// Server-managed: the Secrets Manager ARN of the secret the registry keeps for this
     /// tool, on AWS (absent in `serve`, whose vault is a file). Ignored on input.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(read_only)]
     pub secret_arn: Option<String>,
     /// Fields not in the model, kept only so validation can name them.
@@ -83,6 +81,7 @@ pub struct McpAuth {
 }
 
 /// A tool an agent can call: a Lambda, an MCP server or inline code, with its functions.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolDefinition {
@@ -101,47 +100,34 @@ pub struct ToolDefinition {
     #[serde(default)]
     pub description: String,
     /// Timeout in seconds (1..900, default 30).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub execution_timeout: Option<u32>,
     /// Frameworks the tool supports (non-empty).
     #[serde(default)]
     pub supported_agent_frameworks: Vec<AgentFramework>,
     /// Functions the tool exposes (required for bedrock; at most 11).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function_schema: Option<Vec<FunctionDefinition>>,
     /// Named types used by the function parameters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub types: Option<BTreeMap<String, TypeDefinition>>,
     /// Lambda function ARN (`lambda` tools).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lambda_arn: Option<String>,
     /// MCP server URL (`mcp` tools); https except loopback.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// OAuth credentials (`mcp` tools).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<McpAuth>,
     /// Source code (`inline` tools), at most 64 KiB.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<String>,
     /// Free-form tags; keys kept byte for byte.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Tags>,
     /// Lifecycle state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,
     /// Who may use the tool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access_rules: Option<Vec<AccessRule>>,
     /// Which calls of the granted tool are allowed, over `call.*` (SPEC section 16);
     /// none: every call is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_rules: Option<Vec<AccessRule>>,
     /// How often one principal (or account) may call the tool.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<super::RateLimit>,
     /// Marks a test double.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_type: Option<String>,
     /// Server-managed fields.
     #[serde(flatten)]

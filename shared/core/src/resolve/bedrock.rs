@@ -73,20 +73,17 @@ impl ActionGroup {
 }
 
 /// Bedrock's `vectorSearchConfiguration`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct VectorSearchConfiguration {
     /// How many results retrieval returns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number_of_results: Option<u32>,
     /// Retrieval filter on metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filter: Option<RetrievalFilter>,
     /// `HYBRID` or `SEMANTIC`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub override_search_type: Option<SearchType>,
     /// Reranking of the results.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reranking_configuration: Option<RerankingConfiguration>,
 }
 

@@ -24,6 +24,7 @@ mod compiled;
 mod definitions;
 mod encoded;
 mod error;
+mod gate;
 mod resolution;
 mod resolver;
 mod snapshot;
@@ -36,12 +37,13 @@ pub use bedrock::{
     VectorSearchConfiguration, agent_name, unique_name,
 };
 pub use cache::{BoundedCache, DEFAULT_CAPACITY};
-pub use compiled::{CompileError, CompiledTool, RuleCache, compile_agent, compile_tool};
+pub use compiled::{CompileError, CompiledTool, RuleCache, ToolRules, compile_agent, compile_tool};
 pub use definitions::{
     DefinitionMap, Definitions, collaborators_to_fetch, tool_names_to_fetch, tools_to_fetch,
 };
 pub use encoded::Encoded;
 pub use error::ResolveError;
+pub use gate::{ToolAccess, tool_access};
 pub use resolution::{BedrockAgent, InlineAgent, InlineSessionState, Resolution};
 pub use resolver::{MAX_COLLABORATOR_DEPTH, resolve, resolve_prepared};
 pub use snapshot::{LiveSnapshot, Snapshot};

@@ -21,6 +21,7 @@ use crate::resolve::compiled::RuleCache;
 use crate::resolve::definitions::Definitions;
 use crate::resolve::encoded::Encoded;
 use crate::resolve::error::ResolveError;
+use crate::resolve::gate::{ToolAccess, tool_access};
 use crate::resolve::resolution::{BedrockAgent, InlineAgent, Resolution};
 use crate::resolve::trace::{
     AgentOutcome, AgentTrace, OverrideTrace, SkippedRelease, ToolOutcome, ToolTrace,
@@ -325,7 +326,8 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
         groups
     }
 
-    /// One found tool: lifecycle, compiled form, access rules, name clash.
+    /// One found tool: compiled form, lifecycle and access rules ([`tool_access`]),
+    /// name clash.
     fn tool(
         &mut self,
         agent: &AgentDefinition,
@@ -337,11 +339,6 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
         entry.action_group_name = Some(tool.name.clone());
         let status = status(tool.lifecycle.as_ref());
         entry.lifecycle = Some(status);
-        match status {
-            LifecycleStatus::Disabled => return ToolOutcome::Disabled,
-            LifecycleStatus::Retired => return ToolOutcome::Retired,
-            LifecycleStatus::Active | LifecycleStatus::Deprecated => {}
-        }
         let compiled = match self.cache.tool(tool) {
             Ok(compiled) => compiled,
             Err(e) => {
@@ -349,12 +346,16 @@ impl<'a, D: Definitions + ?Sized, C: RuleCache + ?Sized> Run<'a, '_, D, C> {
                 return ToolOutcome::Invalid;
             }
         };
-        self.prepared.set_tool_id(Some(&tool.tool_id));
-        let decision = compiled.rules.evaluate(&self.prepared);
-        let allowed = decision.is_allowed();
-        entry.access = Some(decision);
-        if !allowed {
-            return ToolOutcome::Denied;
+        match tool_access(tool, &compiled.rules, &mut self.prepared, false).0 {
+            ToolAccess::SwitchedOff(LifecycleStatus::Retired) => return ToolOutcome::Retired,
+            ToolAccess::SwitchedOff(_) => return ToolOutcome::Disabled,
+            ToolAccess::Decided(decision) => {
+                let allowed = decision.is_allowed();
+                entry.access = Some(decision);
+                if !allowed {
+                    return ToolOutcome::Denied;
+                }
+            }
         }
         let name = &compiled.action_group.action_group_name;
         if groups.iter().any(|g| g.action_group_name == *name) {

@@ -96,6 +96,7 @@ pub struct OverrideTrace {
 }
 
 /// The decisions about one tool.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolTrace {
@@ -104,56 +105,45 @@ pub struct ToolTrace {
     pub tool_id: String,
     /// The range as written in `toolIds` or `toolOverrides`, when the tool was named by
     /// one (`weather@^1.2`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<String>,
     /// Releases of the range newer than the one chosen (all, when none was), newest
     /// first, each with why it was passed over.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped_releases: Vec<SkippedRelease>,
     /// The id it replaced through `toolOverrides`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
     /// The tool version used.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<u64>,
     /// Action-group name, when the tool was found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action_group_name: Option<String>,
     /// What happened.
     pub outcome: ToolOutcome,
     /// Lifecycle status, when the tool was found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<LifecycleStatus>,
     /// The access decision, when rules were evaluated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<Decision>,
     /// Detail for `INVALID`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
 /// The decisions about one agent, its tools and (recursively) its collaborators.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentTrace {
     /// The agent id.
     pub agent_id: String,
     /// The agent version used, when found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<u64>,
     /// What happened.
     pub outcome: AgentOutcome,
     /// Lifecycle status, when found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<LifecycleStatus>,
     /// The access decision, when rules were evaluated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub access: Option<Decision>,
     /// The rollout decision, when rollout was checked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<RolloutDecision>,
     /// The agent's session budgets, as the tools it calls enforce them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<crate::model::AgentLimits>,
     /// Overrides that matched a tool id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -166,7 +156,6 @@ pub struct AgentTrace {
     #[schema(no_recursion)]
     pub collaborators: Vec<AgentTrace>,
     /// Detail for `INVALID_RULES`, `CYCLE` and `DEPTH_LIMIT`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 

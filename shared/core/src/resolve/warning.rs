@@ -21,6 +21,7 @@ pub enum WarningCode {
 }
 
 /// One warning, naming the agent and, for tool warnings, the tool.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Warning {
@@ -29,14 +30,11 @@ pub struct Warning {
     /// The agent concerned (the resolved agent or a collaborator).
     pub agent_id: String,
     /// The tool concerned, for tool warnings.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_id: Option<String>,
     /// Human-readable explanation.
     pub message: String,
     /// `lifecycle.deprecationDate` of the deprecated definition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deprecation_date: Option<String>,
     /// `lifecycle.migrationPath` of the deprecated definition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub migration_path: Option<String>,
 }

@@ -8,7 +8,8 @@ use super::common::{
     check_test_type, check_text, check_unknown,
 };
 use super::rollout::check_rollout;
-use crate::violation::{Violations, pointer};
+use crate::pointer;
+use crate::violation::Violations;
 use crate::{AgentDefinition, Collaborator, KnowledgeBase, Violation};
 
 /// Maximum number of distinct tools an agent references (`toolIds` and `toolOverrides`

@@ -12,7 +12,8 @@ use crate::model::{
     InferenceConfiguration, KnowledgeBase, OrchestrationType, PromptOverrideConfiguration,
     RetrievalFilter, SelectiveModeConfiguration,
 };
-use crate::violation::{Violations, pointer};
+use crate::pointer;
+use crate::violation::Violations;
 
 /// Fewest characters of an agent instruction (AWS `Instruction`).
 pub const MIN_INSTRUCTION: usize = 40;

@@ -6,7 +6,8 @@ use chrono::{DateTime, NaiveDate};
 use regex::Regex;
 
 use crate::model::{Lifecycle, Tags, Unknown};
-use crate::violation::{Violations, pointer};
+use crate::pointer;
+use crate::violation::Violations;
 use registry_access::AccessRule;
 
 /// Maximum tags per definition (decision 7).

@@ -6,7 +6,8 @@ use regex::Regex;
 
 use super::common::{check_count, check_unknown};
 use crate::RolloutPolicy;
-use crate::violation::{Violations, pointer};
+use crate::pointer;
+use crate::violation::Violations;
 
 static REGION: LazyLock<Regex> = LazyLock::new(region_pattern);
 

@@ -21,6 +21,25 @@ pub fn tool_json(id: &str) -> Value {
     })
 }
 
+/// A valid MCP tool with an OAuth client secret.
+pub fn mcp_tool_json(id: &str, secret: &str) -> Value {
+    json!({
+        "toolId": id,
+        "executionType": "mcp",
+        "name": "forecast",
+        "displayName": "Forecast",
+        "description": "Forecast over MCP.",
+        "supportedAgentFrameworks": ["bedrock"],
+        "url": "https://mcp.example.com/forecast",
+        "auth": { "clientId": "registry", "clientSecret": secret, "tokenUrl": "https://auth.example.com/token" },
+        "functionSchema": [{
+            "name": "get_forecast",
+            "description": "Forecast for a city.",
+            "parameters": { "city": { "description": "City", "type": "string", "required": true } }
+        }]
+    })
+}
+
 /// An agent with the given id and tools.
 pub fn agent_json(id: &str, tool_ids: &[&str]) -> Value {
     json!({

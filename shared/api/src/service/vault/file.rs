@@ -330,16 +330,8 @@ fn associated(tool_id: &str, version: &str) -> Vec<u8> {
 /// Writes `bytes` to `path` atomically (temp file, fsync, rename), readable by the
 /// owner only.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), VaultError> {
-    let tmp = path.with_extension("tmp");
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut out = options.open(&tmp).map_err(io(&tmp))?;
-    std::io::Write::write_all(&mut out, bytes).map_err(io(&tmp))?;
-    out.sync_all().map_err(io(&tmp))?;
-    drop(out);
-    std::fs::rename(&tmp, path).map_err(io(path))
+    registry_store::write_private_file(path, bytes)
+        .map_err(|e| VaultError::Unavailable(e.to_string()))
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> VaultError + '_ {

@@ -1,0 +1,14 @@
+#![doc = include_str!("../README.md")]
+
+mod decide;
+mod decision;
+mod error;
+mod record;
+mod stage;
+
+pub use decide::{Budget, CallRequest, Counting, counts_calls, decide};
+pub use decision::{AuthorizeTrace, CallDecision};
+pub use error::DecideError;
+pub use record::Stamp;
+pub use registry_core::resolve::{ToolAccess, ToolRules, tool_access};
+pub use stage::{Reason, Stage};

@@ -1,0 +1,800 @@
+//! One table of calls, run through every enforcement point of the registry's decision
+//! (`registry_policy::decide`): `POST /tools/{id}/authorize` over HTTP against the real
+//! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
+//! the local DynamoDB-API server), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
+//! same table), and the resolver for the access part. Every point that can express a case must answer the
+//! same effect, outcome, stage and deciding rule; where a point cannot, the table says
+//! why, case by case ([`cannot`]).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bedrock_action_group::return_control::Operation;
+use bedrock_action_group::{ControlCall, Parameter};
+use registry_access::RequestContext;
+use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
+use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
+use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
+use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::{Lambda, Table};
+use registry_guard::{AuthorizeError, RuleSetAuthorizer};
+use registry_store::{Expected, Store};
+use registry_store_dynamodb::DynamoStore;
+use serde_json::{Value, json};
+
+/// The guard's key ring (`REGISTRY_CONTEXT_KEYS`): contexts are signed with `e2e-1`.
+const KEYS: &str = "e2e-1:ZTJlLWd1YXJkLWtleS0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=";
+/// Another key ring: a context it signs is forged for the guard.
+const OTHER_KEYS: &str = "e2e-9:b3RoZXIta2V5LW9mLXRoZS10YWJsZS10ZXN0LTAxMjM0NTY=";
+
+/// An agent without limits, and one allowed one tool call per session.
+const PLAIN_AGENT: &str = "table-plain";
+const BUDGET_AGENT: &str = "table-budget";
+
+// ---------------------------------------------------------------------------------
+// The tools: the example tool's schema and call rules, with what each case varies.
+
+/// The example tool (`convert`: value, from, to, precision), as `id`, with `patch`
+/// merged in (RFC 7386: `null` removes).
+fn tool(id: &str, patch: Value) -> ToolDefinition {
+    let mut tool: Value =
+        serde_json::from_str(include_str!("../../cli/example/convert-units.json")).unwrap();
+    tool["toolId"] = json!(format!("{id}@1.0.0"));
+    tool["name"] = json!(id);
+    merge(&mut tool, patch);
+    serde_json::from_value(tool).unwrap()
+}
+
+fn merge(target: &mut Value, patch: Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(&k);
+                } else {
+                    merge(t.entry(k).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (t, p) => *t = p,
+    }
+}
+
+fn lifecycle(status: &str) -> Value {
+    json!({"lifecycle": {"status": status}})
+}
+
+/// The tools of the table, by short name.
+fn tools() -> Vec<(&'static str, ToolDefinition)> {
+    let access = json!({"accessRules": [
+        {"id": "no-contractors", "effect": "deny",
+         "condition": "has(user.userType) && user.userType == 'contractor'"},
+        {"id": "would-block-interns", "effect": "deny", "mode": "log-only",
+         "condition": "'intern' in user.roles"},
+        {"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}
+    ]});
+    let mut access_disabled = access.clone();
+    merge(&mut access_disabled, lifecycle("disabled"));
+    vec![
+        ("active", tool("t_active", json!({}))),
+        ("deprecated", tool("t_deprecated", lifecycle("deprecated"))),
+        ("disabled", tool("t_disabled", lifecycle("disabled"))),
+        ("retired", tool("t_retired", lifecycle("retired"))),
+        ("access", tool("t_access", access)),
+        ("access_disabled", tool("t_access_disabled", access_disabled)),
+        (
+            "access_error",
+            tool(
+                "t_access_error",
+                json!({"accessRules": [
+                    {"id": "needs-clearance", "effect": "deny",
+                     "condition": "customData.clearance != 'high'"},
+                    {"id": "everyone", "effect": "allow"}
+                ]}),
+            ),
+        ),
+        (
+            "small_only",
+            tool(
+                "t_small_only",
+                json!({"callRules": [
+                    {"id": "small-only", "effect": "allow", "condition": "call.arguments.value < 10.0"}
+                ]}),
+            ),
+        ),
+        (
+            "call_error",
+            tool(
+                "t_call_error",
+                json!({"callRules": [
+                    {"id": "precise", "effect": "deny", "condition": "call.arguments.precision > 8"},
+                    {"id": "allow-calls", "effect": "allow"}
+                ]}),
+            ),
+        ),
+        ("no_rules", tool("t_no_rules", json!({"callRules": null}))),
+        (
+            "rate",
+            tool(
+                "t_rate",
+                json!({"rateLimit": {"calls": 1, "perSeconds": 3600, "key": "principal"}}),
+            ),
+        ),
+    ]
+}
+
+fn agent(id: &str, limits: Option<Value>) -> AgentDefinition {
+    // an agent may not name a retired tool
+    let tool_ids: Vec<String> =
+        tools().iter().filter(|(n, _)| *n != "retired").map(|(_, t)| t.tool_id.clone()).collect();
+    let mut agent = json!({
+        "agentId": id,
+        "basePrompt": "You convert units for the decision table.",
+        "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+        "toolIds": tool_ids
+    });
+    if let Some(limits) = limits {
+        agent["limits"] = limits;
+    }
+    serde_json::from_value(agent).unwrap()
+}
+
+fn agents() -> Vec<AgentDefinition> {
+    vec![agent(PLAIN_AGENT, None), agent(BUDGET_AGENT, Some(json!({"maxToolCalls": 1})))]
+}
+
+// ---------------------------------------------------------------------------------
+// The cases.
+
+/// Who calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Who {
+    /// Roles `staff`, an employee.
+    Staff,
+    /// A staff intern (a log-only access rule would refuse).
+    Intern,
+    /// A contractor with the staff role.
+    Contractor,
+    /// No roles.
+    Nobody,
+    /// No signed principal context in the session (guard).
+    Missing,
+    /// A signed context past its expiry (guard).
+    Expired,
+    /// A context signed with a key the guard does not hold (guard).
+    Forged,
+}
+
+/// Whether the store answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Db {
+    Up,
+    Down,
+}
+
+/// What a point answered, or what every point must answer.
+#[derive(Clone, PartialEq, Eq)]
+enum Seen {
+    /// A decision: effect, outcome, stage and the deciding rule.
+    Decided { effect: String, outcome: String, stage: String, rule: Option<String> },
+    /// The resolver's answer for a tool granted at the access stage.
+    Granted,
+    /// Refused before the decision: the input (principal, function or arguments) or
+    /// the store.
+    Refused(Before),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Before {
+    Principal,
+    Arguments,
+    Unavailable,
+}
+
+impl fmt::Debug for Seen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Decided { effect, outcome, stage, rule } => {
+                write!(f, "{effect}/{outcome} at {stage} by {}", rule.as_deref().unwrap_or("-"))
+            }
+            Self::Granted => write!(f, "granted at access"),
+            Self::Refused(before) => write!(f, "refused before deciding: {before:?}"),
+        }
+    }
+}
+
+fn decided(effect: &str, outcome: &str, stage: &str, rule: Option<&str>) -> Seen {
+    Seen::Decided {
+        effect: effect.into(),
+        outcome: outcome.into(),
+        stage: stage.into(),
+        rule: rule.map(str::to_owned),
+    }
+}
+
+fn allow(stage: &str, rule: Option<&str>) -> Seen {
+    decided("allow", "allow", stage, rule)
+}
+
+fn deny(stage: &str, rule: Option<&str>) -> Seen {
+    decided("deny", "deny", stage, rule)
+}
+
+#[derive(Debug, Clone)]
+struct Case {
+    name: &'static str,
+    tool: &'static str,
+    who: Who,
+    function: &'static str,
+    /// The arguments, as JSON (the guard sends them as Bedrock parameters).
+    args: Value,
+    agent: &'static str,
+    /// Whether the call belongs to a session (counted against the agent's limits).
+    session: bool,
+    /// Calls made first, in the same session by the same principal.
+    before: usize,
+    store: Db,
+    expect: Seen,
+}
+
+fn case(name: &'static str, tool: &'static str, expect: Seen) -> Case {
+    Case {
+        name,
+        tool,
+        who: Who::Staff,
+        function: "convert",
+        args: json!({"value": 5, "from": "km", "to": "m"}),
+        agent: PLAIN_AGENT,
+        session: false,
+        before: 0,
+        store: Db::Up,
+        expect,
+    }
+}
+
+impl Case {
+    fn who(mut self, who: Who) -> Self {
+        self.who = who;
+        self
+    }
+    fn args(mut self, args: Value) -> Self {
+        self.args = args;
+        self
+    }
+    fn value(mut self, value: f64) -> Self {
+        self.args["value"] = json!(value);
+        self
+    }
+    fn function(mut self, function: &'static str) -> Self {
+        self.function = function;
+        self
+    }
+    fn budgeted(mut self, before: usize) -> Self {
+        self.agent = BUDGET_AGENT;
+        self.session = true;
+        self.before = before;
+        self
+    }
+    fn before(mut self, before: usize) -> Self {
+        self.before = before;
+        self
+    }
+    fn store_down(mut self) -> Self {
+        self.store = Db::Down;
+        self
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let huge = 2e9;
+    let call = "call";
+    vec![
+        // lifecycle: each state
+        case("active tool, plain call", "active", allow(call, Some("allow-calls"))),
+        case("deprecated tool still decides", "deprecated", allow(call, Some("allow-calls"))),
+        case("disabled tool", "disabled", deny("lifecycle", None)),
+        case("retired tool", "retired", deny("lifecycle", None)),
+        case("disabled tool, a call rules would deny", "disabled", deny("lifecycle", None))
+            .value(huge),
+        case("deprecated tool, call rule denies", "deprecated", deny(call, Some("no-huge-values")))
+            .value(huge),
+        case("lifecycle before access", "access_disabled", deny("lifecycle", None))
+            .who(Who::Nobody),
+        case("lifecycle before access, even for staff", "access_disabled", deny("lifecycle", None)),
+        // access rules: allow, deny, no match, error, log-only
+        case("access allows staff", "access", allow(call, Some("allow-calls"))),
+        case("access: no rule matches", "access", deny("access", None)).who(Who::Nobody),
+        case("access: a deny rule matches", "access", deny("access", Some("no-contractors")))
+            .who(Who::Contractor),
+        case(
+            "access: a log-only deny would refuse an intern",
+            "access",
+            allow(call, Some("allow-calls")),
+        )
+        .who(Who::Intern),
+        case(
+            "access error: an erroring deny rule denies",
+            "access_error",
+            deny("access", Some("needs-clearance")),
+        ),
+        case(
+            "access error before a call rule",
+            "access_error",
+            deny("access", Some("needs-clearance")),
+        )
+        .value(huge),
+        case("access before call rules", "access", deny("access", None))
+            .who(Who::Nobody)
+            .value(huge),
+        case("access allows, call rule denies", "access", deny(call, Some("no-huge-values")))
+            .value(huge),
+        // call rules: allow, deny, no match, error, log-only
+        case("call rule denies a huge value", "active", deny(call, Some("no-huge-values")))
+            .value(huge),
+        case(
+            "call rule denies a huge negative value",
+            "active",
+            deny(call, Some("no-huge-values")),
+        )
+        .value(-huge),
+        case(
+            "call: a log-only rule would deny imperial units",
+            "active",
+            decided("allow", "would-deny", call, Some("allow-calls")),
+        )
+        .args(json!({"value": 5, "from": "km", "to": "mi"})),
+        case("call: an optional integer argument", "active", allow(call, Some("allow-calls")))
+            .args(json!({"value": 5, "from": "km", "to": "m", "precision": 2})),
+        case("call: the only allow rule matches", "small_only", allow(call, Some("small-only"))),
+        case("call: no rule matches", "small_only", deny(call, None)).value(50.0),
+        case("call: no call rules at all", "no_rules", allow(call, None)),
+        case(
+            "call: a deny rule errors (absent argument)",
+            "call_error",
+            deny(call, Some("precise")),
+        ),
+        case("call: the deny rule does not match", "call_error", allow(call, Some("allow-calls")))
+            .args(json!({"value": 5, "from": "km", "to": "m", "precision": 2})),
+        case("call: the deny rule matches", "call_error", deny(call, Some("precise")))
+            .args(json!({"value": 5, "from": "km", "to": "m", "precision": 9})),
+        // budgets and rates
+        case("budget: the first call of a session", "active", allow(call, Some("allow-calls")))
+            .budgeted(0),
+        case("budget exhausted", "active", deny("limit", None)).budgeted(1),
+        case("budget exhausted, a tool without call rules", "no_rules", deny("limit", None))
+            .budgeted(1),
+        case(
+            "budget exhausted, a call rule denies whatever the session: the rule",
+            "active",
+            deny(call, Some("no-huge-values")),
+        )
+        .budgeted(1)
+        .value(huge),
+        case("budget: a denied call is not counted", "active", deny(call, Some("no-huge-values")))
+            .budgeted(0)
+            .value(huge),
+        case("budget exhausted, the tool disabled", "disabled", deny("lifecycle", None))
+            .budgeted(1),
+        case("budget exhausted, access denied", "access", deny("access", None))
+            .budgeted(1)
+            .who(Who::Nobody),
+        case("rate: the first call", "rate", allow(call, Some("allow-calls"))),
+        case("rate limit spent", "rate", deny("limit", None)).before(1),
+        case("rate limit spent, in a session", "rate", deny("limit", None)).budgeted(0).before(1),
+        // the function and its arguments
+        case("unknown function", "active", Seen::Refused(Before::Arguments)).function("teleport"),
+        case("unknown function of a disabled tool", "disabled", Seen::Refused(Before::Arguments))
+            .function("teleport"),
+        case("bad argument: not a number", "active", Seen::Refused(Before::Arguments))
+            .args(json!({"value": "five", "from": "km", "to": "m"})),
+        case("bad argument: a required one missing", "active", Seen::Refused(Before::Arguments))
+            .args(json!({"value": 5, "from": "km"})),
+        case("bad argument: not an integer", "active", Seen::Refused(Before::Arguments))
+            .args(json!({"value": 5, "from": "km", "to": "m", "precision": 1.5})),
+        // the principal
+        case("missing principal", "active", Seen::Refused(Before::Principal)).who(Who::Missing),
+        case("expired principal", "active", Seen::Refused(Before::Principal)).who(Who::Expired),
+        case("forged principal", "access", Seen::Refused(Before::Principal)).who(Who::Forged),
+        // the store
+        case("store unreachable", "active", Seen::Refused(Before::Unavailable)).store_down(),
+        case("store unreachable, a counted tool", "rate", Seen::Refused(Before::Unavailable))
+            .store_down(),
+    ]
+}
+
+// ---------------------------------------------------------------------------------
+// The points.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Point {
+    Authorize,
+    Guard,
+    Authorizer,
+    Resolver,
+}
+
+const POINTS: [Point; 4] = [Point::Authorize, Point::Guard, Point::Authorizer, Point::Resolver];
+
+/// Why `point` cannot express `case`, or `None` when it can.
+fn cannot(point: Point, case: &Case) -> Option<&'static str> {
+    let signed_only = matches!(case.who, Who::Missing | Who::Expired | Who::Forged);
+    match point {
+        Point::Guard => None,
+        Point::Authorize if signed_only => {
+            Some("takes the request context as sent: there is no signed principal to miss")
+        }
+        Point::Authorize => None,
+        Point::Authorizer if signed_only => {
+            Some("takes the request context as the runtime holds it: no signed principal")
+        }
+        Point::Authorizer if case.store == Db::Down && case.tool != "rate" => {
+            Some("holds the tool in process: a call nothing counts reads no store")
+        }
+        Point::Authorizer => None,
+        Point::Resolver if signed_only => {
+            Some("resolves for the context as sent: there is no signed principal to miss")
+        }
+        Point::Resolver if matches!(case.expect, Seen::Refused(Before::Arguments)) => {
+            Some("decides no call: it has no function or arguments to check")
+        }
+        Point::Resolver if case.store == Db::Down => {
+            Some("pure over definitions already read: it reads no store")
+        }
+        Point::Resolver => None,
+    }
+}
+
+/// What `point` must answer for `case`: the case's expectation, or for the resolver
+/// its access part (a tool the call stages decide is granted at access).
+fn expected(point: Point, case: &Case) -> Seen {
+    match (point, &case.expect) {
+        (Point::Resolver, Seen::Decided { stage, .. }) if stage == "call" || stage == "limit" => {
+            Seen::Granted
+        }
+        (_, expect) => expect.clone(),
+    }
+}
+
+fn now_s() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// The request context of `who`, as user `user`.
+fn context(who: Who, user: &str) -> Value {
+    match who {
+        Who::Intern => json!({"user": {"userId": user, "roles": ["staff", "intern"]}}),
+        Who::Contractor => {
+            json!({"user": {"userId": user, "userType": "contractor", "roles": ["staff"]}})
+        }
+        Who::Nobody => json!({"user": {"userId": user}}),
+        _ => json!({"user": {"userId": user, "userType": "employee", "roles": ["staff"]}}),
+    }
+}
+
+/// The world every point decides in: the definitions in a table of the local
+/// DynamoDB-API server, an API server on it, the guarded example tool per tool.
+struct World {
+    table: Table,
+    store: Arc<DynamoStore>,
+    store_down: Arc<DynamoStore>,
+    api: Api,
+    api_down: Api,
+    reader: String,
+    guards: Vec<(String, Lambda)>,
+    guard_down: Vec<(String, Lambda)>,
+}
+
+/// A registry API server over HTTP (the real router), stopped on drop.
+struct Api {
+    base: String,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn api_server(store: Arc<dyn Store>, dir: &std::path::Path) -> Api {
+    let (auth, _) = TokenFile::load_or_init(dir, None).unwrap();
+    let registry = Registry::new(store);
+    let app = router(AppState::new(registry, Arc::new(auth)));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        serve(listener, app, async {
+            let _ = rx.await;
+        })
+        .await
+        .unwrap();
+    });
+    Api { base, _stop: tx }
+}
+
+/// An endpoint nothing listens on.
+async fn closed_endpoint() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    format!("http://{}", listener.local_addr().unwrap())
+}
+
+impl World {
+    async fn new(dir: &std::path::Path) -> Self {
+        let store = registry_store_dynamodb::local::fresh_store("table").await.unwrap();
+        for (_, tool) in tools() {
+            store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
+        }
+        for agent in agents() {
+            store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
+        }
+        let endpoint = registry_store_dynamodb::local::endpoint().unwrap().to_owned();
+        let table = Table { name: store.table().to_owned(), endpoint };
+        let reader = TokenFile::add_token(dir, "table-reader", Role::Reader).unwrap();
+        let store = Arc::new(store);
+        let api = api_server(store.clone(), dir).await;
+        let closed = closed_endpoint().await;
+        let unreachable = registry_store_dynamodb::local::through(&store, &closed).await;
+        let store_down = Arc::new(unreachable);
+        let api_down = api_server(store_down.clone(), dir).await;
+        let mut guards = Vec::new();
+        let mut guard_down = Vec::new();
+        for (_, tool) in tools() {
+            let id = tool.tool_id.clone();
+            let env = [("REGISTRY_TOOL_ID", id.as_str()), ("REGISTRY_CONTEXT_KEYS", KEYS)];
+            guards.push((id.clone(), guard_lambda(&table, &env, None).await));
+            if id.starts_with("t_active@") || id.starts_with("t_rate@") {
+                guard_down.push((id.clone(), guard_lambda(&table, &env, Some(&closed)).await));
+            }
+        }
+        Self { table, store, store_down, api, api_down, reader, guards, guard_down }
+    }
+
+    fn tool(&self, name: &str) -> ToolDefinition {
+        tools().into_iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    /// What `point` answers for `case`; `user` and `session` are the case's own.
+    async fn run(&self, point: Point, case: &Case, user: &str, session: &str) -> Seen {
+        let tool = self.tool(case.tool);
+        match point {
+            Point::Authorize => {
+                for _ in 0..case.before {
+                    self.authorize(case, &tool, user, session).await;
+                }
+                self.authorize(case, &tool, user, session).await
+            }
+            Point::Guard => {
+                for _ in 0..case.before {
+                    self.guard(case, &tool, user, session).await;
+                }
+                self.guard(case, &tool, user, session).await
+            }
+            Point::Authorizer => {
+                let counters: Arc<dyn Store> = match case.store {
+                    Db::Up => self.store.clone(),
+                    Db::Down => self.store_down.clone(),
+                };
+                let agent = agents().into_iter().find(|a| a.agent_id == case.agent).unwrap();
+                let mut authorizer =
+                    RuleSetAuthorizer::new(tool).unwrap().for_agent(agent).counting_in(counters);
+                if case.session {
+                    authorizer = authorizer.in_session(session);
+                }
+                let context = context(case.who, user);
+                let call = control_call(case);
+                for _ in 0..case.before {
+                    let _ = authorizer.decide(&context, &call).await;
+                }
+                match authorizer.decide(&context, &call).await {
+                    Ok(d) => Seen::Decided {
+                        effect: serde_json::to_value(d.effect).unwrap().as_str().unwrap().into(),
+                        outcome: d.outcome.as_str().into(),
+                        stage: d.stage.as_str().into(),
+                        rule: d.rule_id,
+                    },
+                    Err(AuthorizeError::Arguments(_)) => Seen::Refused(Before::Arguments),
+                    Err(AuthorizeError::Counters(_)) => Seen::Refused(Before::Unavailable),
+                    Err(e) => panic!("{}: the authorizer could not decide: {e}", case.name),
+                }
+            }
+            Point::Resolver => self.resolve(case, &tool, user),
+        }
+    }
+
+    async fn authorize(
+        &self,
+        case: &Case,
+        tool: &ToolDefinition,
+        user: &str,
+        session: &str,
+    ) -> Seen {
+        let api = if case.store == Db::Down { &self.api_down } else { &self.api };
+        let mut body = json!({
+            "context": context(case.who, user),
+            "call": {"function": case.function, "arguments": case.args},
+            "agentId": case.agent,
+        });
+        if case.session {
+            body["sessionId"] = json!(session);
+        }
+        let url = format!("{}/tools/{}/authorize", api.base, tool.tool_id);
+        let response = reqwest::Client::new()
+            .post(url)
+            .bearer_auth(&self.reader)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        let text = |key: &str| answer[key].as_str().map(str::to_owned);
+        match status {
+            200 => Seen::Decided {
+                effect: text("effect").unwrap(),
+                outcome: text("outcome").unwrap(),
+                stage: text("stage").unwrap(),
+                rule: text("ruleId"),
+            },
+            400 if answer["errors"][0]["path"].as_str().is_some_and(|p| p.starts_with("/call")) => {
+                Seen::Refused(Before::Arguments)
+            }
+            503 => Seen::Refused(Before::Unavailable),
+            other => panic!("authorize answered {other}: {answer}"),
+        }
+    }
+
+    async fn guard(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
+        let lambdas = if case.store == Db::Down { &self.guard_down } else { &self.guards };
+        let lambda = &lambdas.iter().find(|(id, _)| *id == tool.tool_id).unwrap().1;
+        let before = lambda.guard_lines().len();
+        lambda.call(&event(case, tool, user, session)).await;
+        let lines = lambda.guard_lines();
+        assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
+        let line = &lines[before];
+        let text = |key: &str| line[key].as_str().map(str::to_owned);
+        match line["reason"].as_str().unwrap() {
+            "NO_SIGNED_CONTEXT" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
+                Seen::Refused(Before::Principal)
+            }
+            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
+            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
+                Seen::Refused(Before::Unavailable)
+            }
+            _ => Seen::Decided {
+                effect: text("effect").unwrap(),
+                outcome: text("outcome").unwrap(),
+                // a line without a stage diverges from every expectation
+                stage: text("stage").unwrap_or_else(|| "(none)".into()),
+                rule: text("ruleId"),
+            },
+        }
+    }
+
+    fn resolve(&self, case: &Case, tool: &ToolDefinition, user: &str) -> Seen {
+        let mut defs = DefinitionMap::default();
+        defs.insert_tool(tool.clone());
+        let mut agent = agent("table-resolved", None);
+        agent.tool_ids = vec![tool.tool_id.clone()];
+        defs.insert_agent(agent);
+        let context: RequestContext = serde_json::from_value(context(case.who, user)).unwrap();
+        let resolution = resolve(&defs, &BoundedCache::default(), "table-resolved", &context)
+            .unwrap_or_else(|e| panic!("{}: the agent does not resolve: {e}", case.name));
+        let entry = &resolution.trace.tools[0];
+        let access = entry.access.as_ref();
+        let rule = access.and_then(|d| d.rule_id.as_deref().map(str::to_owned));
+        match entry.outcome {
+            ToolOutcome::Included => Seen::Granted,
+            ToolOutcome::Disabled | ToolOutcome::Retired => deny("lifecycle", None),
+            ToolOutcome::Denied => Seen::Decided {
+                effect: "deny".into(),
+                outcome: access.map(|d| d.outcome().as_str().to_owned()).unwrap(),
+                stage: "access".into(),
+                rule,
+            },
+            other => panic!("{}: the resolver left the tool out as {other:?}", case.name),
+        }
+    }
+}
+
+async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str>) -> Lambda {
+    let mut env = env.to_vec();
+    env.push(("REGISTRY_TABLE", table.name.as_str()));
+    if let Some(endpoint) = endpoint {
+        env.push(("DYNAMODB_ENDPOINT", endpoint));
+    }
+    Lambda::start("example-tool", table, &env).await
+}
+
+/// The session attribute resolution adds for `case` (or what stands in for it).
+fn principal(case: &Case, user: &str) -> Option<String> {
+    let context: RequestContext = serde_json::from_value(context(case.who, user)).unwrap();
+    let principal = Principal { agent_id: case.agent.into(), context };
+    let sign = |keys: &str, expires_at: i64| {
+        KeyRing::parse(keys).unwrap().signing().unwrap().sign(&principal, expires_at).unwrap()
+    };
+    match case.who {
+        Who::Missing => None,
+        Who::Expired => Some(sign(KEYS, now_s() - 1)),
+        Who::Forged => Some(sign(OTHER_KEYS, now_s() + 3_600)),
+        _ => Some(sign(KEYS, now_s() + 3_600)),
+    }
+}
+
+/// `case`'s arguments as Bedrock's parameters: each value as text, with its type.
+fn parameters(case: &Case) -> Vec<Parameter> {
+    let arguments = case.args.as_object().unwrap();
+    arguments
+        .iter()
+        .map(|(name, value)| {
+            let kind = match value {
+                Value::Number(n) if n.is_i64() && name == "precision" => "integer",
+                Value::Number(_) => "number",
+                _ => "string",
+            };
+            let value = match value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            Parameter { name: name.clone(), kind: kind.into(), value }
+        })
+        .collect()
+}
+
+/// `case`'s call as a runtime gets it back from Bedrock (return of control).
+fn control_call(case: &Case) -> ControlCall {
+    ControlCall {
+        action_group: "table".into(),
+        operation: Operation::Function(case.function.into()),
+        agent_id: None,
+        collaborator_name: None,
+        parameters: parameters(case),
+    }
+}
+
+/// `case`'s call as Bedrock sends it to the tool's Lambda.
+fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value {
+    let parameters: Vec<Value> = parameters(case)
+        .into_iter()
+        .map(|p| json!({"name": p.name, "type": p.kind, "value": p.value}))
+        .collect();
+    let mut attributes = json!({});
+    if let Some(p) = principal(case, user) {
+        attributes[SESSION_ATTRIBUTE] = json!(p);
+    }
+    json!({
+        "messageVersion": "1.0",
+        "agent": {"name": "table", "id": "AGENT12345", "alias": "TSTALIASID", "version": "DRAFT"},
+        "inputText": "convert", "sessionId": session,
+        "actionGroup": tool.name, "function": case.function,
+        "parameters": parameters,
+        "sessionAttributes": attributes, "promptSessionAttributes": {}
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_enforcement_point_decides_every_case_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = World::new(dir.path()).await;
+    let cases = cases();
+    assert!(cases.len() >= 40, "{} cases", cases.len());
+    let mut report = Vec::new();
+    let mut diverged = Vec::new();
+    for (n, case) in cases.iter().enumerate() {
+        for point in POINTS {
+            // each case and point has its own principal and session: nothing carries over
+            let user = format!("u-{n}-{point:?}");
+            let session = format!("s-{n}-{point:?}");
+            if let Some(why) = cannot(point, case) {
+                report.push(format!("{:<60} {point:?}: cannot express: {why}", case.name));
+                continue;
+            }
+            let seen = world.run(point, case, &user, &session).await;
+            let want = expected(point, case);
+            let line = format!("{:<60} {point:?}: {seen:?}", case.name);
+            if seen != want {
+                diverged.push(format!("{line}, expected {want:?}"));
+            }
+            report.push(line);
+        }
+    }
+    println!("{}", report.join("\n"));
+    assert!(diverged.is_empty(), "the points diverge:\n{}", diverged.join("\n"));
+    let _ = (&world.table, &world.store);
+}
