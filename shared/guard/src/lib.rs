@@ -26,7 +26,7 @@ use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
 pub use authorize::{AuthorizeError, RuleSetAuthorizer};
 pub use clock::{Clock, SystemClock};
-pub use config::ConfigError;
+pub use registry_config::ConfigError;
 pub use config::{
     DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
     TABLE_ENV, TOOL_ID_ENV, switched_off,
@@ -82,11 +82,6 @@ impl<S: RuleSource> Guard<S> {
             log: Box::new(stdout_line),
             budgets: budget::Budgets::default(),
         }
-    }
-
-    /// A guard that refuses every call, because `problem` (logged with each refusal).
-    pub fn unconfigured(problem: impl Into<String>) -> Self {
-        Self::misconfigured(ConfigError { problems: vec![problem.into()] })
     }
 
     /// A guard that refuses every call, because of `error` (logged with each refusal).

@@ -10,7 +10,9 @@ use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
 use registry_store::{Store, StoreError};
 use registry_store_dynamodb::DynamoStore;
 
-use crate::config::{ConfigError, ENDPOINT_ENV, TABLE_ENV};
+use registry_config::ConfigError;
+
+use crate::config::{ENDPOINT_ENV, TABLE_ENV};
 
 /// Attempts per read of the table: a call waits for at most this many.
 const READ_ATTEMPTS: u32 = 2;
@@ -71,7 +73,7 @@ impl DynamoSource {
     pub async fn from_env() -> Result<Self, ConfigError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let table = var(TABLE_ENV)
-            .ok_or_else(|| ConfigError { problems: vec![format!("{TABLE_ENV} is not set")] })?;
+            .ok_or_else(|| ConfigError::missing(TABLE_ENV, "the registry's table"))?;
         Ok(Self::connect(table.trim(), var(ENDPOINT_ENV)).await)
     }
 }

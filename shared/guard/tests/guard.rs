@@ -14,7 +14,9 @@ use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_store::StoreError;
-use registry_guard::{Guard, GuardConfig, RuleSource, Verdict, handle_guarded};
+use registry_guard::{
+    ConfigError, Guard, GuardConfig, RuleSource, TOOL_ID_ENV, Verdict, handle_guarded,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -537,7 +539,7 @@ async fn a_switched_off_tool_is_refused() {
 #[tokio::test]
 async fn an_unconfigured_guard_refuses_everything() {
     let table = Table::holding(example_tool());
-    let h = Harness::with(Guard::unconfigured("REGISTRY_TOOL_ID is not set"), table.clone());
+    let h = Harness::with(Guard::misconfigured(ConfigError::missing(TOOL_ID_ENV, "the tool")), table.clone());
     let line = assert_refused(
         &h,
         &event("5", "m", Some(&token())),
@@ -545,7 +547,7 @@ async fn an_unconfigured_guard_refuses_everything() {
         "not configured",
     )
     .await;
-    assert_eq!(line["message"], "REGISTRY_TOOL_ID is not set");
+    assert_eq!(line["message"], "REGISTRY_TOOL_ID is not set: the tool");
     assert_eq!(table.reads(), 0);
 }
 
