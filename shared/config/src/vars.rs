@@ -52,9 +52,12 @@ fn join(problems: &[Problem]) -> String {
     problems.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
 }
 
+/// How [`Vars`] looks a variable up: the process environment, or a map in tests.
+type Lookup<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
 /// A reader of variables that collects problems instead of stopping at the first.
 pub struct Vars<'a> {
-    read: Box<dyn Fn(&str) -> Option<String> + 'a>,
+    read: Lookup<'a>,
     problems: Vec<Problem>,
 }
 

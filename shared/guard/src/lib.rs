@@ -26,12 +26,12 @@ use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
 pub use authorize::{AuthorizeError, RuleSetAuthorizer};
 pub use clock::{Clock, SystemClock};
-pub use registry_config::ConfigError;
 pub use config::{
     DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
     TABLE_ENV, TOOL_ID_ENV, switched_off,
 };
 pub use handle::handle_guarded;
+pub use registry_config::ConfigError;
 pub use run::{run_guarded, run_with_guard};
 pub use source::{DynamoSource, RuleSource};
 pub use verdict::{Refusal, Verdict};

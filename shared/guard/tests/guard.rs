@@ -13,10 +13,10 @@ use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, ToolDefinition};
-use registry_store::StoreError;
 use registry_guard::{
     ConfigError, Guard, GuardConfig, RuleSource, TOOL_ID_ENV, Verdict, handle_guarded,
 };
+use registry_store::StoreError;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -539,7 +539,10 @@ async fn a_switched_off_tool_is_refused() {
 #[tokio::test]
 async fn an_unconfigured_guard_refuses_everything() {
     let table = Table::holding(example_tool());
-    let h = Harness::with(Guard::misconfigured(ConfigError::missing(TOOL_ID_ENV, "the tool")), table.clone());
+    let h = Harness::with(
+        Guard::misconfigured(ConfigError::missing(TOOL_ID_ENV, "the tool")),
+        table.clone(),
+    );
     let line = assert_refused(
         &h,
         &event("5", "m", Some(&token())),

@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use registry_core::Kind;
@@ -107,7 +107,6 @@ pub async fn get<R: Routed>(
 /// races).
 pub async fn put<R: Routed>(
     State(state): State<AppState>,
-    State(catalog): State<Catalog>,
     Editor(principal): Editor,
     Id(id): Id,
     if_match: IfMatch,
@@ -121,7 +120,7 @@ pub async fn put<R: Routed>(
         other => precondition(other)?,
     };
     let _writing = follow_current(&state, R::KIND, &id, precondition).await;
-    let written = catalog
+    let written = Catalog::from_ref(&state)
         .apply(&principal, &id, definition, precondition, note.as_deref())
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;

@@ -120,7 +120,6 @@ macro_rules! resource_routes {
                 ))]
             pub async fn put(
                 state: State<AppState>,
-                catalog: State<Catalog>,
                 caller: Editor,
                 id: Id,
                 if_match: IfMatch,
@@ -128,7 +127,7 @@ macro_rules! resource_routes {
                 note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::put::<$kind>(state, catalog, caller, id, if_match, query, note, body).await
+                resource::put::<$kind>(state, caller, id, if_match, query, note, body).await
             }
 
             #[doc = concat!("Change ", $an, " with a JSON Merge Patch (RFC 7396).")]
