@@ -14,7 +14,7 @@ ADMIN="attack-admin-$(date +%s)-token"
 READER_TOKEN="$("$BIN" tokens add rita --role reader --data-dir "$DATA" 2>/dev/null)"
 export READER_TOKEN
 start() {
-  AGENT_REGISTRY_ADMIN_TOKEN="$ADMIN" RUST_LOG=warn \
+  REGISTRY_ADMIN_TOKEN="$ADMIN" RUST_LOG=warn \
     "$BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" "$@" >>"$DATA/serve.log" 2>&1 &
   SERVER=$!
   for _ in $(seq 1 100); do

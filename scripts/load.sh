@@ -23,7 +23,7 @@ BIN="${CARGO_TARGET_DIR:-target}/release/agent-registry"
 DATA="$(mktemp -d)"
 PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 export LOAD_TOKEN="load-test-$(date +%s)"
-AGENT_REGISTRY_ADMIN_TOKEN="$LOAD_TOKEN" RUST_LOG=warn \
+REGISTRY_ADMIN_TOKEN="$LOAD_TOKEN" RUST_LOG=warn \
   "$BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-example >"$DATA/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT

@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use registry_config::names;
 
 /// Registry of agent and tool definitions for AWS Bedrock, with enforced access rules.
 #[derive(Debug, Parser)]
@@ -173,16 +174,16 @@ pub enum StoreKind {
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8080", env = "AGENT_REGISTRY_LISTEN")]
+    #[arg(long, default_value = "127.0.0.1:8080", env = names::LISTEN)]
     pub listen: SocketAddr,
     /// Directory for the database and the token file (created on first run).
-    #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
+    #[arg(long, default_value = ".agent-registry", env = names::DATA_DIR)]
     pub data_dir: PathBuf,
     /// Do not load the example weather agent and tools on first run.
     #[arg(long)]
     pub no_example: bool,
     /// Where decision records go: `stdout` (one JSON line each) or `off`.
-    #[arg(long, value_enum, default_value = "stdout", env = "AGENT_REGISTRY_DECISION_LOG")]
+    #[arg(long, value_enum, default_value = "stdout", env = names::DECISION_LOG)]
     pub decision_log: DecisionLogTarget,
     /// Keep argument values and context fields in decision records (off by default:
     /// they may be personal data).
@@ -195,24 +196,24 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value = "embedded")]
     pub store: StoreKind,
     /// DynamoDB table name (with `--store dynamodb`).
-    #[arg(long, env = "AGENT_REGISTRY_TABLE")]
+    #[arg(long, env = names::TABLE)]
     pub table: Option<String>,
     /// DynamoDB endpoint URL, e.g. a local DynamoDB-API server.
-    #[arg(long, env = "AGENT_REGISTRY_DYNAMODB_ENDPOINT")]
+    #[arg(long, env = names::DYNAMODB_ENDPOINT_URL)]
     pub endpoint_url: Option<String>,
     /// Create the DynamoDB table if it does not exist.
     #[arg(long)]
     pub create_table: bool,
     /// Lambda API endpoint for verify (and test-invoke unless the next option is
     /// given), e.g. a local AWS-API server (default: AWS's).
-    #[arg(long, env = "AGENT_REGISTRY_LAMBDA_ENDPOINT_URL")]
+    #[arg(long, env = names::LAMBDA_ENDPOINT_URL)]
     pub lambda_endpoint_url: Option<String>,
     /// Lambda Invoke endpoint for test-invoke, e.g. `cargo lambda watch`'s
     /// http://127.0.0.1:9000.
-    #[arg(long, env = "AGENT_REGISTRY_LAMBDA_INVOKE_ENDPOINT_URL")]
+    #[arg(long, env = names::LAMBDA_INVOKE_ENDPOINT_URL)]
     pub lambda_invoke_endpoint_url: Option<String>,
     /// Bedrock Agents API endpoint for publishing (AWS's own when unset).
-    #[arg(long, env = "AGENT_REGISTRY_BEDROCK_ENDPOINT_URL")]
+    #[arg(long, env = names::BEDROCK_ENDPOINT_URL)]
     pub bedrock_endpoint_url: Option<String>,
     /// Limits against slow, idle and greedy clients.
     #[command(flatten)]
@@ -221,10 +222,10 @@ pub struct ServeArgs {
     /// executor, schema, tools, collaborators, model, instruction) becomes a proposal
     /// that another principal with the approver or admin role must approve. Without
     /// it, only definitions tagged `review: required` are reviewed.
-    #[arg(long, env = "AGENT_REGISTRY_REQUIRE_REVIEW")]
+    #[arg(long, env = names::REQUIRE_REVIEW)]
     pub require_review: bool,
     /// Approvals, by distinct approvers, a proposal needs before it applies.
-    #[arg(long, default_value_t = 1, env = "AGENT_REGISTRY_REVIEW_APPROVALS",
+    #[arg(long, default_value_t = 1, env = names::REVIEW_APPROVALS,
         value_parser = clap::value_parser!(u32).range(1..=10))]
     pub review_approvals: u32,
 }
@@ -234,32 +235,32 @@ pub struct ServeArgs {
 pub struct LimitArgs {
     /// Seconds to receive a request head, from connection or end of the previous
     /// response: closes idle keep-alive and slow-header connections.
-    #[arg(long, default_value_t = 10, env = "AGENT_REGISTRY_HEADER_TIMEOUT",
+    #[arg(long, default_value_t = 10, env = names::HEADER_TIMEOUT,
         value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
     /// Seconds for a whole request (body included); then a 503 TIMEOUT problem.
-    #[arg(long, default_value_t = 30, env = "AGENT_REGISTRY_REQUEST_TIMEOUT",
+    #[arg(long, default_value_t = 30, env = names::REQUEST_TIMEOUT,
         value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
     /// Seconds a response may go unread (no write progress) before the connection is closed.
-    #[arg(long, default_value_t = 30, env = "AGENT_REGISTRY_WRITE_TIMEOUT",
+    #[arg(long, default_value_t = 30, env = names::WRITE_TIMEOUT,
         value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub write_timeout: u64,
     /// Open connections at most; at the cap the server stops accepting. Lowered to
     /// fit the open-file limit.
-    #[arg(long, default_value_t = 4096, env = "AGENT_REGISTRY_MAX_CONNECTIONS",
+    #[arg(long, default_value_t = 4096, env = names::MAX_CONNECTIONS,
         value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
     /// Requests handled at once at most; beyond, a 503 OVERLOADED problem with Retry-After.
-    #[arg(long, default_value_t = 256, env = "AGENT_REGISTRY_MAX_IN_FLIGHT",
+    #[arg(long, default_value_t = 256, env = names::MAX_IN_FLIGHT,
         value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_in_flight: u64,
     /// Longest request target (path and query) in bytes; beyond, a 414 problem.
-    #[arg(long, default_value_t = 8192, env = "AGENT_REGISTRY_MAX_URI_BYTES",
+    #[arg(long, default_value_t = 8192, env = names::MAX_URI_BYTES,
         value_parser = clap::value_parser!(u64).range(256..=65_000))]
     pub max_uri_bytes: u64,
     /// Largest request headers in bytes; beyond, a 431 problem.
-    #[arg(long, default_value_t = 32768, env = "AGENT_REGISTRY_MAX_HEADER_BYTES",
+    #[arg(long, default_value_t = 32768, env = names::MAX_HEADER_BYTES,
         value_parser = clap::value_parser!(u64).range(1024..=1_048_576))]
     pub max_header_bytes: u64,
 }
@@ -288,11 +289,11 @@ pub struct Remote {
         long,
         global = true,
         default_value = "http://127.0.0.1:8080",
-        env = "AGENT_REGISTRY_URL"
+        env = names::URL
     )]
     pub url: String,
     /// Bearer token.
-    #[arg(long, global = true, env = "AGENT_REGISTRY_TOKEN", hide_env_values = true)]
+    #[arg(long, global = true, env = names::TOKEN, hide_env_values = true)]
     pub token: Option<String>,
     /// Output format.
     #[arg(long, short, global = true, value_enum, default_value = "table")]
@@ -472,7 +473,7 @@ pub enum TokenOperation {
         #[arg(long, value_enum, default_value = "reader")]
         role: RoleArg,
         /// Data directory of the registry (where `auth.json` lives).
-        #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
+        #[arg(long, default_value = ".agent-registry", env = names::DATA_DIR)]
         data_dir: PathBuf,
     },
 }
@@ -484,7 +485,7 @@ pub enum VaultOperation {
     /// `serve` uses the data directory: stop it first; it reads the keys at start).
     RotateKey {
         /// Data directory of the registry (where `secrets.key` lives).
-        #[arg(long, default_value = ".agent-registry", env = "AGENT_REGISTRY_DATA_DIR")]
+        #[arg(long, default_value = ".agent-registry", env = names::DATA_DIR)]
         data_dir: PathBuf,
     },
 }

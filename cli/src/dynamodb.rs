@@ -10,9 +10,11 @@ use crate::args::ServeArgs;
 
 /// Opens the DynamoDB table named by `--table`, creating it with `--create-table`.
 /// Never reports a first run: the example is only loaded into a new embedded store.
-pub async fn open(args: &ServeArgs) -> Result<(Arc<dyn Store>, bool)> {
+/// List cursors are signed with `cursor_key` when given.
+pub async fn open(args: &ServeArgs, cursor_key: Option<&str>) -> Result<(Arc<dyn Store>, bool)> {
     let table = args.table.clone().context("--store dynamodb needs --table NAME")?;
-    let store = DynamoStore::connect(table.clone(), args.endpoint_url.clone()).await;
+    let key = cursor_key.map(str::as_bytes);
+    let store = DynamoStore::connect(table.clone(), args.endpoint_url.clone(), key).await;
     if args.create_table {
         store.create_table().await.with_context(|| format!("cannot create table {table}"))?;
     }

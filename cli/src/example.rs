@@ -20,12 +20,17 @@ pub async fn load(registry: &Registry) -> Result<()> {
     for (id, json) in TOOLS {
         let tool: ToolDefinition = serde_json::from_str(json).context("example tool")?;
         registry
-            .apply(&principal, id, tool, None)
+            .catalog
+            .apply(&principal, id, tool, None, None)
             .await
             .map_err(|e| anyhow::anyhow!("{id}: {e}"))?;
     }
     let (id, json) = AGENT;
     let agent: AgentDefinition = serde_json::from_str(json).context("example agent")?;
-    registry.apply(&principal, id, agent, None).await.map_err(|e| anyhow::anyhow!("{id}: {e}"))?;
+    registry
+        .catalog
+        .apply(&principal, id, agent, None, None)
+        .await
+        .map_err(|e| anyhow::anyhow!("{id}: {e}"))?;
     Ok(())
 }

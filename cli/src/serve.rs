@@ -3,8 +3,10 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use registry_api::principal_keys::KeyRing;
 use registry_api::service::{DecisionFormat, DecisionLog, Delivery};
 use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, serve_with};
+use registry_config::{ConfigError, Vars, names};
 use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
@@ -31,9 +33,13 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     // directory meanwhile.
     let _data_dir_lock = registry_api::vault::DataDirLock::acquire(&args.data_dir)
         .with_context(|| format!("cannot use data directory {}", args.data_dir.display()))?;
-    let (store, fresh) = open_store(&args).await?;
-    let keys = registry_api::principal_keys::load_or_create(&args.data_dir)
-        .context("cannot read or create the principal context keys")?;
+    let env = EnvSettings::read(Vars::from_env())?;
+    let (store, fresh) = open_store(&args, env.cursor_key.as_deref()).await?;
+    let keys = match env.context_keys {
+        Some(keys) => keys,
+        None => registry_api::principal_keys::load_or_create(&args.data_dir)
+            .context("cannot read or create the principal context keys")?,
+    };
     let decisions = match args.decision_log {
         DecisionLogTarget::Stdout => {
             DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values, Delivery::Buffered)
@@ -59,15 +65,14 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         );
     }
 
-    let admin_token = std::env::var("AGENT_REGISTRY_ADMIN_TOKEN").ok().filter(|t| !t.is_empty());
-    let (auth, new_token) = TokenFile::load_or_init(&args.data_dir, admin_token)
+    let (auth, new_token) = TokenFile::load_or_init(&args.data_dir, env.admin_token)
         .context("cannot read or create the token file")?;
     if let Some(token) = new_token {
         say!(
             "Created an admin token (shown once; it is stored hashed in {}):",
             args.data_dir.join("auth.json").display()
         );
-        say!("  export AGENT_REGISTRY_TOKEN={token}");
+        say!("  export {}={token}", names::TOKEN);
     }
 
     // After the example: the first run's example is not a change to review.
@@ -84,16 +89,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let address = listener.local_addr()?;
     say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
     say!("  console: http://{address}/console (sign in with a token)");
-    say!(
-        "  try: curl -s -H \"Authorization: Bearer $AGENT_REGISTRY_TOKEN\" http://{address}/agents"
-    );
-    // After the example: the first run's example is not a change to review.
-    let review = ReviewPolicy { required: args.require_review, approvals: args.review_approvals };
-    if review.required {
-        say!(
-            "Review required: editors' changes to governed fields become proposals (GET /proposals)."
-        );
-    }
+    say!("  try: curl -s -H \"Authorization: Bearer ${}\" http://{address}/agents", names::TOKEN);
     let state = AppState::new(registry.with_review(review), Arc::new(auth));
     let mut limits = args.limits.to_limits();
     limits.max_connections = nofile::fit_connections(limits.max_connections);
@@ -102,8 +98,31 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
+/// `serve`'s settings that are environment variables only (secrets, never flags).
+struct EnvSettings {
+    /// The admin token of a first start ([`names::ADMIN_TOKEN`]; else a random one).
+    admin_token: Option<String>,
+    /// The principal context key ring ([`names::CONTEXT_KEYS`]; else the key file).
+    context_keys: Option<KeyRing>,
+    /// The DynamoDB list cursor key ([`names::CURSOR_KEY`]).
+    cursor_key: Option<String>,
+}
+
+impl EnvSettings {
+    /// Reads the variables through `vars`; `Err` names each invalid one.
+    fn read(mut vars: Vars<'_>) -> Result<Self, ConfigError> {
+        let settings = Self {
+            admin_token: vars.optional(names::ADMIN_TOKEN),
+            context_keys: vars.parsed(names::CONTEXT_KEYS, KeyRing::parse),
+            cursor_key: vars.optional(names::CURSOR_KEY),
+        };
+        vars.finish()?;
+        Ok(settings)
+    }
+}
+
 /// Opens the configured store; `true` when it was created just now (first run).
-async fn open_store(args: &ServeArgs) -> Result<(Arc<dyn Store>, bool)> {
+async fn open_store(args: &ServeArgs, cursor_key: Option<&str>) -> Result<(Arc<dyn Store>, bool)> {
     match args.store {
         StoreKind::Embedded => {
             let path = args.data_dir.join(DATABASE_FILE);
@@ -113,7 +132,7 @@ async fn open_store(args: &ServeArgs) -> Result<(Arc<dyn Store>, bool)> {
             Ok((Arc::new(store), fresh))
         }
         #[cfg(feature = "dynamodb")]
-        StoreKind::Dynamodb => crate::dynamodb::open(args).await,
+        StoreKind::Dynamodb => crate::dynamodb::open(args, cursor_key).await,
         #[cfg(not(feature = "dynamodb"))]
         StoreKind::Dynamodb => anyhow::bail!(
             "this agent-registry was built without DynamoDB support (feature `dynamodb`)"

@@ -439,7 +439,7 @@ async fn serve_logs_plain_text_when_stdout_and_stderr_are_not_terminals() {
     let mut child = Command::new(BIN)
         .args(["serve", "--no-example", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
         .arg(dir.path().join("data"))
-        .env("AGENT_REGISTRY_ADMIN_TOKEN", "e2e-admin-token-0123456789")
+        .env("REGISTRY_ADMIN_TOKEN", "e2e-admin-token-0123456789")
         .env("RUST_LOG", "info")
         .env("TERM", "xterm-256color")
         .env_remove("NO_COLOR")

@@ -7,7 +7,9 @@
 mod common;
 
 use bedrock_action_group::parse_return_control;
-use bedrock_action_group::return_control::{ApiAuthorizer, ApiTransport, Authorizer, authorize};
+use bedrock_action_group::return_control::{
+    ApiAuthorizer, ApiTransport, AuthorizeError, Authorizer, authorize,
+};
 use common::{Serve, serve};
 use registry_guard::RuleSetAuthorizer;
 use reqwest::Method;
@@ -17,7 +19,7 @@ use serde_json::{Value, json};
 struct Http<'a>(&'a Serve);
 
 impl ApiTransport for Http<'_> {
-    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
+    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), AuthorizeError> {
         Ok(self.0.call(Method::POST, path, Some(&self.0.token), Some(body.clone())).await)
     }
 }

@@ -89,7 +89,7 @@ async fn main() {
         for run in 0..runs {
             let table = table_for(name).await;
             let env = [
-                ("ROLE_MAP", ROLE_MAP),
+                ("REGISTRY_ROLE_MAP", ROLE_MAP),
                 ("REGISTRY_TABLE", table.name.as_str()),
                 ("REGISTRY_TOOL_ID", "convert_units@1.0.0"),
                 ("REGISTRY_CONTEXT_KEYS", CONTEXT_KEYS),

@@ -29,9 +29,9 @@ pub struct Lambda {
 /// The table the functions use: name and the local DynamoDB-API endpoint.
 #[derive(Debug, Clone)]
 pub struct Table {
-    /// Table name (`TABLE_NAME`).
+    /// Table name (`REGISTRY_TABLE`).
     pub name: String,
-    /// Endpoint URL (`DYNAMODB_ENDPOINT`).
+    /// Endpoint URL (`REGISTRY_DYNAMODB_ENDPOINT_URL`).
     pub endpoint: String,
 }
 
@@ -74,7 +74,7 @@ impl Lambda {
         let endpoint = permissions.as_ref().map(Permissions::url);
         let endpoint = endpoint.as_deref().unwrap_or(&table.endpoint);
         let mut vars: BTreeMap<String, String> = BTreeMap::new();
-        vars.insert("TABLE_NAME".into(), table.name.clone());
+        vars.insert(registry_config::names::TABLE.into(), table.name.clone());
         for variable in ENDPOINT_VARIABLES {
             vars.insert(variable.into(), endpoint.to_owned());
         }

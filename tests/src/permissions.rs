@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use registry_config::names;
 use serde_json::{Value, json};
 
 use crate::iam::{self, Statement};
@@ -25,13 +26,12 @@ use crate::template::{Deployment, Template};
 /// The environment variables that name AWS endpoints of the functions: all point at
 /// the recorder, so that no call escapes it.
 pub const ENDPOINT_VARIABLES: [&str; 5] = [
-    "DYNAMODB_ENDPOINT",
-    "EVENTBRIDGE_ENDPOINT_URL",
-    "AGENT_REGISTRY_SECRETSMANAGER_ENDPOINT_URL",
-    "AGENT_REGISTRY_LAMBDA_ENDPOINT_URL",
-    "AGENT_REGISTRY_BEDROCK_ENDPOINT_URL",
+    names::DYNAMODB_ENDPOINT_URL,
+    names::EVENTBRIDGE_ENDPOINT_URL,
+    names::SECRETSMANAGER_ENDPOINT_URL,
+    names::LAMBDA_ENDPOINT_URL,
+    names::BEDROCK_ENDPOINT_URL,
 ];
-
 /// The template, parsed once per test process.
 pub fn template() -> &'static Template {
     static TEMPLATE: OnceLock<Result<Template, String>> = OnceLock::new();
@@ -73,7 +73,7 @@ impl Permissions {
     }
 
     /// Resolves the role for the function's environment `env` (its `!Ref` variables
-    /// name the resources: `TABLE_NAME` the table, `EVENT_BUS_NAME` the bus).
+    /// name the resources: `REGISTRY_TABLE` the table, `REGISTRY_EVENT_BUS` the bus).
     pub fn bind(&mut self, env: &BTreeMap<String, String>) {
         let mut deployment = Deployment::new(template());
         deployment.names_from_environment(&self.function, env);

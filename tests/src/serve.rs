@@ -55,7 +55,7 @@ impl Serve {
             .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
             .arg(&data)
             .args(args)
-            .env("AGENT_REGISTRY_ADMIN_TOKEN", ADMIN_TOKEN)
+            .env("REGISTRY_ADMIN_TOKEN", ADMIN_TOKEN)
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

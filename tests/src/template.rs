@@ -131,8 +131,8 @@ impl<'t> Deployment<'t> {
 
     /// Binds physical names from a function's environment: each variable of
     /// `function`'s `Environment.Variables` that is `!Ref <resource>` names that
-    /// resource with the value the function was given (`TABLE_NAME: !Ref
-    /// RegistryTable` and `TABLE_NAME=e2e-...`: the table is `e2e-...`).
+    /// resource with the value the function was given (`REGISTRY_TABLE: !Ref
+    /// RegistryTable` and `REGISTRY_TABLE=e2e-...`: the table is `e2e-...`).
     pub fn names_from_environment(&mut self, function: &str, env: &BTreeMap<String, String>) {
         let variables = self
             .template

@@ -44,9 +44,9 @@ fn stream_record(event: &Value) -> Value {
 async fn a_reviewed_change_on_dynamodb_reaches_eventbridge_with_its_events() {
     let table = Table::fresh().await;
     let env = [
-        ("ROLE_MAP", ROLE_MAP),
+        ("REGISTRY_ROLE_MAP", ROLE_MAP),
         ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true"),
-        ("AGENT_REGISTRY_REQUIRE_REVIEW", "true"),
+        ("REGISTRY_REQUIRE_REVIEW", "true"),
     ];
     let admin_api = Lambda::start("admin-api", &table, &env).await;
 
@@ -107,8 +107,10 @@ async fn a_reviewed_change_on_dynamodb_reaches_eventbridge_with_its_events() {
     .await;
 
     let batch = json!({"Records": events.iter().map(stream_record).collect::<Vec<_>>()});
-    let forwarder_env =
-        [("EVENT_BUS_NAME", bus.as_str()), ("EVENTBRIDGE_ENDPOINT_URL", endpoint.as_str())];
+    let forwarder_env = [
+        ("REGISTRY_EVENT_BUS", bus.as_str()),
+        ("REGISTRY_EVENTBRIDGE_ENDPOINT_URL", endpoint.as_str()),
+    ];
     let forwarder = Lambda::start("event-forwarder", &table, &forwarder_env).await;
     let answer = forwarder.call(&batch).await;
     assert_eq!(answer, json!({"batchItemFailures": []}), "log:\n{}", forwarder.log());
@@ -119,8 +121,10 @@ async fn a_reviewed_change_on_dynamodb_reaches_eventbridge_with_its_events() {
     assert_eq!(delivered[3]["detail"], events[3], "the detail is the event as GET /events has it");
 
     // A bus that does not exist: the first record is reported, for Lambda to retry from.
-    let missing =
-        [("EVENT_BUS_NAME", "no-such-bus"), ("EVENTBRIDGE_ENDPOINT_URL", endpoint.as_str())];
+    let missing = [
+        ("REGISTRY_EVENT_BUS", "no-such-bus"),
+        ("REGISTRY_EVENTBRIDGE_ENDPOINT_URL", endpoint.as_str()),
+    ];
     let failing = Lambda::start("event-forwarder", &table, &missing).await;
     let answer = failing.call(&batch).await;
     assert_eq!(answer, json!({"batchItemFailures": [{"itemIdentifier": "1001"}]}));

@@ -111,7 +111,7 @@ async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
         "admin-api",
         &table,
         &[
-            ("ROLE_MAP", ROLE_MAP),
+            ("REGISTRY_ROLE_MAP", ROLE_MAP),
             ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true"),
             ("REGISTRY_CONTEXT_KEYS", KEYS),
         ],
@@ -229,7 +229,7 @@ async fn an_unreachable_table_on_a_cold_container_refuses_and_logs_why() {
     let table = seeded_table().await;
     let closed = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
     let endpoint = format!("http://{closed}");
-    let tool = guarded_tool(&table, &[("DYNAMODB_ENDPOINT", &endpoint)]).await;
+    let tool = guarded_tool(&table, &[("REGISTRY_DYNAMODB_ENDPOINT_URL", &endpoint)]).await;
     let refused = tool.call(&event("5", Some(&context()))).await;
     let (state, body) = answer(&refused);
     assert_eq!(state.as_deref(), Some("FAILURE"), "{refused}");
@@ -292,7 +292,10 @@ async fn an_unreachable_table_on_a_warm_container_serves_cached_rules_until_the_
     let endpoint = format!("http://{}", relay.addr);
     let tool = guarded_tool(
         &table,
-        &[("DYNAMODB_ENDPOINT", &endpoint), ("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "4")],
+        &[
+            ("REGISTRY_DYNAMODB_ENDPOINT_URL", &endpoint),
+            ("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "4"),
+        ],
     )
     .await;
     let principal = context();

@@ -60,12 +60,12 @@ pub fn serve_in(
     cmd.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
         .arg(&data)
         .args(extra)
-        .env_remove("AGENT_REGISTRY_ADMIN_TOKEN")
+        .env_remove("REGISTRY_ADMIN_TOKEN")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
     if let Some(token) = admin_token {
-        cmd.env("AGENT_REGISTRY_ADMIN_TOKEN", token);
+        cmd.env("REGISTRY_ADMIN_TOKEN", token);
     }
     let mut child = cmd.spawn().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -73,7 +73,7 @@ pub fn serve_in(
     let mut token = admin_token.map(str::to_owned);
     for line in lines.by_ref() {
         let line = line.unwrap();
-        if let Some(t) = line.trim().strip_prefix("export AGENT_REGISTRY_TOKEN=") {
+        if let Some(t) = line.trim().strip_prefix("export REGISTRY_TOKEN=") {
             token = Some(t.to_owned());
         }
         let listening = line.starts_with("agent-registry listening");
@@ -141,7 +141,7 @@ impl Serve {
         let out = Command::new(BIN)
             .args(args)
             .args(["--url", &self.base])
-            .env("AGENT_REGISTRY_TOKEN", token)
+            .env("REGISTRY_TOKEN", token)
             .output()
             .unwrap();
         (

@@ -4,14 +4,14 @@
 use registry_api::{AuthError, Authenticator, Principal, Role};
 
 use crate::identity::Identity;
-use crate::role_map::{RoleMap, RoleMapError};
+use crate::role_map::RoleMap;
 
 /// What the request context says about the caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
     /// API Gateway passed no identity (the route has no authorizer).
     Anonymous,
-    /// An identity that `ROLE_MAP` grants no role (its name).
+    /// An identity that the role map grants no role (its name).
     Unmapped(String),
     /// An identity with a role.
     Known(Principal),
@@ -29,11 +29,6 @@ impl GatewayAuth {
         Self { roles }
     }
 
-    /// An authenticator with the role map from `ROLE_MAP`.
-    pub fn from_env() -> Result<Self, RoleMapError> {
-        RoleMap::from_env().map(Self::new)
-    }
-
     /// Classifies the caller of a request from its extensions.
     pub fn caller(&self, extensions: &http::Extensions) -> Caller {
         let Some(identity) = Identity::from_extensions(extensions) else {
@@ -45,14 +40,14 @@ impl GatewayAuth {
         }
     }
 
-    /// The role `ROLE_MAP` grants `identity`, if any.
+    /// The role the role map grants `identity`, if any.
     pub fn role_of(&self, identity: &Identity) -> Option<Role> {
         self.roles.role_for(identity.arn.as_deref(), &identity.groups)
     }
 }
 
 impl Authenticator for GatewayAuth {
-    /// No identity is a 401 saying how to call the API; an identity that `ROLE_MAP`
+    /// No identity is a 401 saying how to call the API; an identity that the role map
     /// grants no role is a 403 naming the caller.
     fn authenticate(&self, parts: &http::request::Parts) -> Result<Principal, AuthError> {
         match self.caller(&parts.extensions) {

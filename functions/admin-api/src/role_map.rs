@@ -1,4 +1,4 @@
-//! The `ROLE_MAP` configuration: which API Gateway callers (IAM principal ARNs, JWT
+//! The role map (`REGISTRY_ROLE_MAP`): which API Gateway callers (IAM principal ARNs, JWT
 //! groups) get which registry role.
 //!
 //! Format: `{"admin": [...], "editor": [...], "approver": [...], "reader": [...]}` (every key optional,
@@ -15,9 +15,6 @@
 
 use registry_api::Role;
 use serde_json::Value;
-
-/// Environment variable holding the role map (JSON).
-pub const ROLE_MAP_ENV: &str = "ROLE_MAP";
 
 /// Prefix of group entries.
 const GROUP_PREFIX: &str = "group:";
@@ -41,19 +38,17 @@ impl std::fmt::Display for Violation {
 /// Why the role map cannot be used; the function refuses to start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoleMapError {
-    /// The environment variable is not set (or empty).
-    #[error(
-        "{ROLE_MAP_ENV} is not set: it must hold JSON like \
-         {{\"admin\": [\"arn:aws:iam::123456789012:role/Admin\"], \"editor\": [\"group:editors\"]}}"
-    )]
-    Missing,
     /// The value is not JSON.
-    #[error("{ROLE_MAP_ENV} is not valid JSON: {0}")]
+    #[error("not valid JSON: {0}")]
     Syntax(String),
     /// The JSON does not describe a usable role map; every violation is listed.
-    #[error("{ROLE_MAP_ENV} is invalid: {}", join(.0))]
+    #[error("{}", join(.0))]
     Invalid(Vec<Violation>),
 }
+
+/// What the role map holds, for the error of a missing one.
+pub const ROLE_MAP_MEANING: &str = "it must hold JSON like \
+    {\"admin\": [\"arn:aws:iam::123456789012:role/Admin\"], \"editor\": [\"group:editors\"]}";
 
 fn join(violations: &[Violation]) -> String {
     violations.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
@@ -83,14 +78,6 @@ pub struct RoleMap {
 }
 
 impl RoleMap {
-    /// Reads and parses `ROLE_MAP` from the environment.
-    pub fn from_env() -> Result<Self, RoleMapError> {
-        match std::env::var(ROLE_MAP_ENV) {
-            Ok(text) if !text.trim().is_empty() => Self::parse(&text),
-            _ => Err(RoleMapError::Missing),
-        }
-    }
-
     /// Parses a role map from JSON text, reporting every violation at once.
     pub fn parse(text: &str) -> Result<Self, RoleMapError> {
         let value: Value =
@@ -317,7 +304,7 @@ mod tests {
                 "/reader/0"
             ]
         );
-        assert!(err.to_string().starts_with("ROLE_MAP is invalid: /admin/0: "));
+        assert!(err.to_string().starts_with("/admin/0: "), "{err}");
     }
 
     #[test]
@@ -326,7 +313,6 @@ mod tests {
         assert!(matches!(RoleMap::parse("[]"), Err(RoleMapError::Invalid(_))));
         let empty = RoleMap::parse(r#"{"admin": []}"#).unwrap_err();
         assert!(empty.to_string().contains("grants no role"), "{empty}");
-        assert!(RoleMapError::Missing.to_string().contains("ROLE_MAP is not set"));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod config;
 pub mod event;
 mod function;
 pub mod properties;
@@ -7,6 +8,7 @@ pub mod provider;
 pub mod reason;
 mod respond;
 
+pub use config::Config;
 pub use event::{CfnRequest, CfnResponse, RequestType, Status};
 pub use function::Function;
 pub use provider::{AGENT_TYPE, TOOL_TYPE};

@@ -116,8 +116,11 @@ async fn create<R: Resource>(
             head.server().created_by.as_deref().unwrap_or("unknown")
         )),
         None => {
-            let created =
-                registry.create(principal, definition).await.map_err(|e| reason::service(&e))?;
+            let created = registry
+                .catalog
+                .create(principal, definition, None)
+                .await
+                .map_err(|e| reason::service(&e))?;
             done(registry, &created).await
         }
     }
@@ -145,7 +148,7 @@ async fn write<R: Resource>(
     expected: Option<u64>,
 ) -> Result<Done, String> {
     let id = definition.id().to_owned();
-    match registry.apply(principal, &id, definition, expected).await {
+    match registry.catalog.apply(principal, &id, definition, expected, None).await {
         Ok(written) => done(registry, &written.definition).await,
         Err(ServiceError::VersionMismatch { expected, current }) => Err(format!(
             "{} `{id}` changed while this update ran (read version {expected}, now {}); retry \
@@ -173,7 +176,7 @@ async fn delete<R: Resource>(
             tracing::warn!(%id, kind = R::KIND.as_str(), "not created by this stack: left in place");
             return Ok(gone);
         }
-        match registry.delete::<R>(principal, &id, head.version()).await {
+        match registry.catalog.delete::<R>(principal, &id, head.version()).await {
             Ok(()) | Err(ServiceError::NotFound { .. }) => return Ok(gone),
             Err(ServiceError::VersionMismatch { .. }) => continue,
             Err(ServiceError::InUse { tool_id, agents }) => {
@@ -192,7 +195,7 @@ async fn delete<R: Resource>(
 
 /// The live definition `id`, if any.
 async fn existing<R: Resource>(registry: &Registry, id: &str) -> Result<Option<R>, String> {
-    match registry.get::<R>(id).await {
+    match registry.catalog.get::<R>(id).await {
         Ok(head) => Ok(Some(head)),
         Err(ServiceError::NotFound { .. }) => Ok(None),
         Err(e) => Err(reason::service(&e)),

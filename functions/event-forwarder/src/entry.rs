@@ -5,7 +5,7 @@ use registry_store::Event;
 use serde::Serialize;
 use serde_json::Value;
 
-/// The `source` of every entry unless `EVENT_SOURCE` says otherwise.
+/// The `source` of every entry unless `REGISTRY_EVENT_SOURCE` says otherwise.
 pub const DEFAULT_SOURCE: &str = "agent-registry";
 
 /// One `PutEventsRequestEntry`, named as the EventBridge model names its members (so

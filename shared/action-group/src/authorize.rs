@@ -32,6 +32,47 @@ pub struct Refused {
     pub detail: String,
 }
 
+/// Why a call was not decided ([`authorize`] answers `FAILURE`; the text is logged).
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorizeError {
+    /// The call's arguments cannot be sent (the text the model would read).
+    #[error("{}", .0.reprompt_text())]
+    Arguments(InvalidArguments),
+    /// The registry API was not reached ([`ApiTransport`] failed).
+    #[error(transparent)]
+    Transport(BoxError),
+    /// The registry answered an error status, with its `detail` (or `title`).
+    #[error("the registry answered {status}: {detail}")]
+    Status {
+        /// The status code.
+        status: u16,
+        /// What the problem document says.
+        detail: String,
+    },
+    /// The registry's answer says neither allow nor deny.
+    #[error("the registry's answer has no effect `allow` or `deny`")]
+    NoEffect,
+    /// Another authorizer could not decide (counts unavailable, an invalid context).
+    #[error(transparent)]
+    Undecided(BoxError),
+}
+
+/// Any error (or message) behind [`AuthorizeError::Transport`] and
+/// [`AuthorizeError::Undecided`].
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl AuthorizeError {
+    /// The transport failed with `error` (an HTTP client's error, or a message).
+    pub fn transport(error: impl Into<BoxError>) -> Self {
+        Self::Transport(error.into())
+    }
+
+    /// The call could not be decided because of `error` (an error, or a message).
+    pub fn undecided(error: impl Into<BoxError>) -> Self {
+        Self::Undecided(error.into())
+    }
+}
+
 /// Decides whether a returned call of tool `tool_id` may run for the request context
 /// `context` (the JSON the runtime resolved the agent with). `Err`: not decided.
 pub trait Authorizer {
@@ -41,19 +82,20 @@ pub trait Authorizer {
         tool_id: &str,
         context: &Value,
         call: &ControlCall,
-    ) -> impl Future<Output = Result<Authorization, String>>;
+    ) -> impl Future<Output = Result<Authorization, AuthorizeError>>;
 }
 
 /// How [`ApiAuthorizer`] reaches the registry API: the runtime's own HTTP client, with
 /// the credentials it already uses for `resolve` (the API answers the reader role).
 pub trait ApiTransport {
     /// POSTs the JSON `body` to `path` of the registry API (e.g.
-    /// `/tools/convert_units@1.0.0/authorize`); the status code and the JSON answer.
+    /// `/tools/convert_units@1.0.0/authorize`); the status code and the JSON answer, or
+    /// [`AuthorizeError::transport`] of why not.
     fn post_json(
         &self,
         path: &str,
         body: &Value,
-    ) -> impl Future<Output = Result<(u16, Value), String>>;
+    ) -> impl Future<Output = Result<(u16, Value), AuthorizeError>>;
 }
 
 /// Authorizes through `POST /tools/{toolId}/authorize` of the registry API.
@@ -84,8 +126,8 @@ impl<T: ApiTransport> Authorizer for ApiAuthorizer<T> {
         tool_id: &str,
         context: &Value,
         call: &ControlCall,
-    ) -> Result<Authorization, String> {
-        let mut body = authorize_request(context, call).map_err(|e| e.reprompt_text())?;
+    ) -> Result<Authorization, AuthorizeError> {
+        let mut body = authorize_request(context, call).map_err(AuthorizeError::Arguments)?;
         if let Some(agent_id) = &self.agent_id {
             body["agentId"] = json!(agent_id);
         }
@@ -94,12 +136,12 @@ impl<T: ApiTransport> Authorizer for ApiAuthorizer<T> {
         let text = |key: &str| answer.get(key).and_then(Value::as_str).map(str::to_owned);
         if status != 200 {
             let detail = text("detail").or_else(|| text("title")).unwrap_or_default();
-            return Err(format!("the registry answered {status}: {detail}"));
+            return Err(AuthorizeError::Status { status, detail });
         }
         let allowed = match text("effect").as_deref() {
             Some("allow") => true,
             Some("deny") => false,
-            _ => return Err("the registry's answer has no effect `allow` or `deny`".to_owned()),
+            _ => return Err(AuthorizeError::NoEffect),
         };
         Ok(Authorization { allowed, rule_id: text("ruleId"), reason: None })
     }
@@ -144,7 +186,8 @@ pub async fn authorize<A: Authorizer>(
                 .build();
             Err(Refused { result: call.entry(response), detail: why })
         }
-        Err(detail) => {
+        Err(error) => {
+            let detail = error.to_string();
             let text = not_permitted(call.name(), "it could not be authorized right now");
             let response = call.builder().text(text).state(Some(ResponseState::Failure)).build();
             Err(Refused { result: call.entry(response), detail })

@@ -21,8 +21,8 @@ use crate::parse::EventError;
 use crate::response::{ResponseKind, ResponseState};
 
 pub use crate::authorize::{
-    ApiAuthorizer, ApiTransport, Authorization, Authorizer, Refused, authorize, authorize_request,
-    not_permitted,
+    ApiAuthorizer, ApiTransport, Authorization, AuthorizeError, Authorizer, BoxError, Refused,
+    authorize, authorize_request, not_permitted,
 };
 
 /// Most results one `inlineSessionState` carries (AWS `ReturnControlInvocationResults`).

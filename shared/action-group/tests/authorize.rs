@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use aws_conformance::Model;
 use bedrock_action_group::return_control::{
-    ApiAuthorizer, ApiTransport, authorize, authorize_request,
+    ApiAuthorizer, ApiTransport, AuthorizeError, authorize, authorize_request,
 };
 use bedrock_action_group::{ControlCall, parse_return_control};
 use serde_json::{Value, json};
@@ -46,14 +46,23 @@ impl Api {
 }
 
 impl ApiTransport for Api {
-    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
+    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), AuthorizeError> {
         self.sent.lock().unwrap().push((path.to_owned(), body.clone()));
         Ok(self.answer.clone())
     }
 }
 
+/// A registry API that cannot be reached.
+struct Unreachable;
+
+impl ApiTransport for Unreachable {
+    async fn post_json(&self, _: &str, _: &Value) -> Result<(u16, Value), AuthorizeError> {
+        Err(AuthorizeError::transport("connection refused"))
+    }
+}
+
 impl ApiTransport for &Api {
-    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), String> {
+    async fn post_json(&self, path: &str, body: &Value) -> Result<(u16, Value), AuthorizeError> {
         (*self).post_json(path, body).await
     }
 }
@@ -98,10 +107,18 @@ async fn an_allowed_call_runs_and_a_denied_one_is_answered_for_it() {
 
 #[tokio::test]
 async fn an_undecided_call_is_not_run() {
-    for (status, answer) in [
-        (503, json!({"title": "Service Unavailable", "detail": "store down"})),
-        (200, json!({"decision": "maybe"})),
-        (403, json!({"title": "Forbidden"})),
+    for (status, answer, detail) in [
+        (
+            503,
+            json!({"title": "Service Unavailable", "detail": "store down"}),
+            "the registry answered 503: store down",
+        ),
+        (
+            200,
+            json!({"decision": "maybe"}),
+            "the registry's answer has no effect `allow` or `deny`",
+        ),
+        (403, json!({"title": "Forbidden"}), "the registry answered 403: Forbidden"),
     ] {
         let api = Api::answering(status, answer.clone());
         let refused = authorize(&api, "t", &context(), &call("5")).await.unwrap_err();
@@ -109,8 +126,13 @@ async fn an_undecided_call_is_not_run() {
         let (state, body) = entry(refused.result.as_json());
         assert_eq!(state, Some("FAILURE"), "{answer}");
         assert!(body.ends_with("could not be authorized right now."), "{body}");
-        assert!(!refused.detail.is_empty());
+        assert_eq!(refused.detail, detail);
     }
+    // a transport that fails: its message is the detail
+    let refused = authorize(&ApiAuthorizer::new(Unreachable), "t", &context(), &call("5")).await;
+    let refused = refused.unwrap_err();
+    assert_eq!(entry(refused.result.as_json()).0, Some("FAILURE"));
+    assert_eq!(refused.detail, "connection refused");
     // arguments that do not convert never reach the API
     let transport = Api { answer: (200, json!({"effect": "allow"})), sent: Mutex::default() };
     let refused = authorize(&ApiAuthorizer::new(&transport), "t", &context(), &call("x")).await;

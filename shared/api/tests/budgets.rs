@@ -116,7 +116,7 @@ async fn an_undecodable_session_refuses_the_call_and_is_left_alone() {
                       "totals": {"issue_refund.amount": null}}),
         expires_at: chrono::Utc::now().timestamp() + 600,
     };
-    let store = s.registry.store();
+    let store = s.registry.catalog.store();
     store.put_counters(std::slice::from_ref(&stored), 0).await.unwrap();
     let reply = authorize(&s, &refund_in("s-corrupt", json!(1.0))).await;
     assert_eq!(reply.status, 500, "refused, never a fresh session: {}", reply.text);
@@ -160,7 +160,7 @@ async fn session_and_agent_ids_are_bounded_and_belong_to_the_tool() {
         .chain([registry_store::session_key("other", "s-other")])
         .collect();
     let now = chrono::Utc::now().timestamp();
-    let read = s.registry.store().get_counters(&keys, now).await.unwrap();
+    let read = s.registry.catalog.store().get_counters(&keys, now).await.unwrap();
     assert!(read.iter().all(Option::is_none), "{read:?}");
 }
 

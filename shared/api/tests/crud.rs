@@ -275,9 +275,9 @@ async fn registry_is_callable_without_http() {
     let s = start().await;
     let admin = registry_api::Principal::new("loader", registry_api::Role::Admin);
     let tool: registry_core::ToolDefinition = serde_json::from_value(tool_json("t1")).unwrap();
-    let written = s.registry.apply(&admin, "t1", tool.clone(), None).await.unwrap();
+    let written = s.registry.catalog.apply(&admin, "t1", tool.clone(), None, None).await.unwrap();
     assert_eq!(written.outcome, registry_api::Outcome::Created);
-    let again = s.registry.apply(&admin, "t1", tool, None).await.unwrap();
+    let again = s.registry.catalog.apply(&admin, "t1", tool, None, None).await.unwrap();
     assert_eq!(again.outcome, registry_api::Outcome::Unchanged);
     let got = s.get("/tools/t1").await;
     assert_eq!(got.body["createdBy"], "loader");

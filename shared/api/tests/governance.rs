@@ -308,7 +308,7 @@ async fn bad_input_is_a_problem_and_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn events_page_without_gap_or_duplicate_while_writers_write() {
     let s = common::start().await;
-    let store: Arc<dyn Store> = Arc::clone(s.registry.store());
+    let store: Arc<dyn Store> = Arc::clone(s.registry.catalog.store());
     // 10,000 on SQLite in pages of 1,000; on the local DynamoDB-API server (one request
     // at a time, each transaction slower as the table grows) 60 in pages of 7.
     let dynamodb = std::env::var(common::BACKEND_ENV).as_deref() == Ok("dynamodb");
@@ -438,7 +438,7 @@ async fn an_approved_proposal_applies_in_the_name_of_its_approver() {
     s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
     let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
     let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
-    let store = s.registry.store();
+    let store = s.registry.catalog.store();
     let open = store.proposal(&id).await.unwrap().unwrap();
     let mut approved = open.clone();
     approved.approvals.push(Approval { by: "ann-approver".into(), at: chrono::Utc::now() });
@@ -512,17 +512,22 @@ async fn look_alike_names_are_one_principal_to_review() {
     let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
     let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();
     for author in ["Eve-Editor", "eve-editor ", "eve-editor\u{200b}", "\u{ff25}VE-editor"] {
-        let refused = s.registry.approve(&Principal::new(author, Role::Approver), &id).await;
+        let refused =
+            s.registry.catalog.approve(&Principal::new(author, Role::Approver), &id).await;
         assert!(matches!(refused, Err(ServiceError::Forbidden(_))), "{author:?}: {refused:?}");
     }
     post(&s, &format!("/proposals/{id}/approve"), &s.approver).await;
-    let twice =
-        s.registry.approve(&Principal::new(" ANN-approver\u{2060}", Role::Admin), &id).await;
+    let twice = s
+        .registry
+        .catalog
+        .approve(&Principal::new(" ANN-approver\u{2060}", Role::Admin), &id)
+        .await;
     assert!(matches!(twice, Err(ServiceError::ProposalConflict(_))), "{twice:?}");
     let shown = s.get(&format!("/proposals/{id}")).await;
     assert_eq!(shown.body["state"], "open", "{}", shown.text);
     assert_eq!(shown.body["approvals"].as_array().map(Vec::len), Some(1), "{}", shown.text);
     // The author under another spelling may cancel it: the same principal.
-    let cancelled = s.registry.cancel(&Principal::new("EVE-EDITOR", Role::Editor), &id).await;
+    let cancelled =
+        s.registry.catalog.cancel(&Principal::new("EVE-EDITOR", Role::Editor), &id).await;
     assert_eq!(cancelled.map(|p| p.state.as_str()).ok(), Some("cancelled"));
 }

@@ -70,30 +70,34 @@ async fn a_write_makes_at_most_eight_attempts_and_one_when_it_names_a_version() 
     changed.description = "Changed.".into();
     let writes = || store.writes.swap(0, Ordering::SeqCst);
 
-    let r = registry.apply(&admin, "t1", changed.clone(), None).await;
+    let r = registry.catalog.apply(&admin, "t1", changed.clone(), None, None).await;
     assert_eq!(r, Err(ServiceError::Contention));
     assert_eq!((WRITE_ATTEMPTS, writes()), (8, 8), "PUT without If-Match");
 
-    let r = registry.apply(&admin, "t1", changed.clone(), Precondition::Current).await;
+    let r =
+        registry.catalog.apply(&admin, "t1", changed.clone(), Precondition::Current, None).await;
     assert!(matches!(r, Err(ServiceError::VersionMismatch { .. })), "{r:?}");
     assert_eq!(writes(), WRITE_ATTEMPTS, "PUT with If-Match: *");
 
-    let r = registry.apply(&admin, "t1", changed, Some(1)).await;
+    let r = registry.catalog.apply(&admin, "t1", changed, Some(1), None).await;
     assert!(matches!(r, Err(ServiceError::VersionMismatch { .. })), "{r:?}");
     assert_eq!(writes(), 1, "PUT with If-Match: \"1\"");
 
     let patch = json!({"description": "Patched."});
-    let r = registry.patch::<ToolDefinition>(&admin, "t1", &patch, Precondition::Current).await;
+    let r = registry
+        .catalog
+        .patch::<ToolDefinition>(&admin, "t1", &patch, Precondition::Current, None)
+        .await;
     assert!(matches!(r, Err(ServiceError::VersionMismatch { .. })), "{r:?}");
     assert_eq!(writes(), WRITE_ATTEMPTS, "PATCH with If-Match: *");
-    let r = registry.patch::<ToolDefinition>(&admin, "t1", &patch, 1).await;
+    let r = registry.catalog.patch::<ToolDefinition>(&admin, "t1", &patch, 1, None).await;
     assert!(matches!(r, Err(ServiceError::VersionMismatch { .. })), "{r:?}");
     assert_eq!(writes(), 1, "PATCH with a version");
 
-    let r = registry.delete::<ToolDefinition>(&admin, "t1", Precondition::Current).await;
+    let r = registry.catalog.delete::<ToolDefinition>(&admin, "t1", Precondition::Current).await;
     assert!(matches!(r, Err(ServiceError::VersionMismatch { .. })), "{r:?}");
     assert_eq!(writes(), WRITE_ATTEMPTS, "DELETE with If-Match: *");
-    let r = registry.delete::<ToolDefinition>(&admin, "t1", 1).await;
+    let r = registry.catalog.delete::<ToolDefinition>(&admin, "t1", 1).await;
     assert!(matches!(r, Err(ServiceError::VersionMismatch { .. })), "{r:?}");
     assert_eq!(writes(), 1, "DELETE with a version");
 }

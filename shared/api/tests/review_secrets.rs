@@ -27,7 +27,7 @@ fn secret(step: &str) -> String {
 
 /// The served tool's version.
 async fn version(registry: &Registry) -> u64 {
-    let tool = registry.get::<ToolDefinition>("m1").await.unwrap();
+    let tool = registry.catalog.get::<ToolDefinition>("m1").await.unwrap();
     tool.server.version.unwrap()
 }
 
@@ -36,7 +36,8 @@ async fn propose_rotation(registry: &Registry, value: &str) -> String {
     let editor = Principal::new("eve", Role::Editor);
     let at = version(registry).await;
     let patch = json!({"auth": {"clientSecret": value}});
-    let written = registry.patch::<ToolDefinition>(&editor, "m1", &patch, at).await.unwrap();
+    let written =
+        registry.catalog.patch::<ToolDefinition>(&editor, "m1", &patch, at, None).await.unwrap();
     assert_eq!(written.outcome, Outcome::Proposed);
     written.proposal.unwrap().id
 }
@@ -46,7 +47,8 @@ async fn rotate(registry: &Registry, value: &str) {
     let admin = Principal::new("ada", Role::Admin);
     let at = version(registry).await;
     let patch = json!({"auth": {"clientSecret": value}});
-    let written = registry.patch::<ToolDefinition>(&admin, "m1", &patch, at).await.unwrap();
+    let written =
+        registry.catalog.patch::<ToolDefinition>(&admin, "m1", &patch, at, None).await.unwrap();
     assert_eq!(written.outcome, Outcome::Updated);
 }
 
@@ -72,42 +74,43 @@ async fn walk(registry: Registry, readable: Readable) {
         secret("s6"),
     );
     let tool: ToolDefinition = serde_json::from_value(mcp_tool_json("m1", &s0)).unwrap();
-    registry.create(&admin, tool).await.unwrap();
+    registry.catalog.create(&admin, tool, None).await.unwrap();
     assert_eq!(readable().await, expect(&[&s0]), "created");
 
     // Opened, then rejected.
     let id = propose_rotation(&registry, &s1).await;
     assert_eq!(readable().await, expect(&[&s0, &s1]), "open");
-    registry.reject(&approver, &id, Some("not now")).await.unwrap();
+    registry.catalog.reject(&approver, &id, Some("not now")).await.unwrap();
     assert_eq!(readable().await, expect(&[&s0]), "rejected");
 
     // Opened, then cancelled by its author.
     let id = propose_rotation(&registry, &s2).await;
-    registry.cancel(&editor, &id).await.unwrap();
+    registry.catalog.cancel(&editor, &id).await.unwrap();
     assert_eq!(readable().await, expect(&[&s0]), "cancelled");
 
     // Opened, then overtaken by a plain write: approving it finds it stale.
     let id = propose_rotation(&registry, &s3).await;
     rotate(&registry, &s4).await;
-    let stale = registry.approve(&approver, &id).await;
+    let stale = registry.catalog.approve(&approver, &id).await;
     assert!(matches!(stale, Err(ServiceError::ProposalConflict(_))), "{stale:?}");
-    assert_eq!(registry.proposal(&id).await.unwrap().state.as_str(), "stale");
+    assert_eq!(registry.catalog.proposal(&id).await.unwrap().state.as_str(), "stale");
     assert_eq!(readable().await, expect(&[&s4]), "stale");
 
     // Opened, then approved: the rotation applies and the replaced value goes.
     let id = propose_rotation(&registry, &s5).await;
-    let applied = registry.approve(&approver, &id).await.unwrap();
+    let applied = registry.catalog.approve(&approver, &id).await.unwrap();
     assert_eq!(applied.state.as_str(), "applied");
     assert_eq!(readable().await, expect(&[&s5]), "approved rotation");
 
     // A proposal that keeps the served secret, rejected: the served value stays.
     let at = version(&registry).await;
     let rules = json!({"accessRules": [{"effect": "allow"}]});
-    let kept = registry.patch::<ToolDefinition>(&editor, "m1", &rules, at).await.unwrap();
+    let kept =
+        registry.catalog.patch::<ToolDefinition>(&editor, "m1", &rules, at, None).await.unwrap();
     let id = kept.proposal.unwrap().id;
-    registry.reject(&approver, &id, Some("no")).await.unwrap();
+    registry.catalog.reject(&approver, &id, Some("no")).await.unwrap();
     assert_eq!(readable().await, expect(&[&s5]), "a proposal without a new secret");
-    let served = registry.get::<ToolDefinition>("m1").await.unwrap();
+    let served = registry.catalog.get::<ToolDefinition>("m1").await.unwrap();
     assert!(served.auth.unwrap().secret_version.is_some());
 
     // A plain rotation.

@@ -74,7 +74,7 @@ async fn client_secret_never_appears_in_responses_or_logs() {
     bodies.push(patched.text);
     // The store keeps a version marker; the vault the value.
     let stored: registry_core::ToolDefinition =
-        match s.registry.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
+        match s.registry.catalog.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
             Some(registry_core::Definition::Tool(t)) => t,
             other => panic!("unexpected {other:?}"),
         };
@@ -84,7 +84,7 @@ async fn client_secret_never_appears_in_responses_or_logs() {
         version: auth.secret_version.clone().unwrap(),
         arn: None,
     };
-    let kept = s.registry.vault().get("m1", &handle).await.unwrap().unwrap();
+    let kept = s.registry.catalog.vault().get("m1", &handle).await.unwrap().unwrap();
     assert_eq!(kept.expose(), SECRET);
 
     // A bad request echoing the secret.
@@ -161,14 +161,18 @@ async fn a_new_destination_needs_the_secret_again() {
     let moved = s.patch("/tools/m1", &s.editor, "\"1\"", &json!({"auth": {"tokenUrl": "https://auth2.example.com/token", "clientSecret": "new-one"}}),)
         .await;
     assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
-    let stored = match s.registry.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
-        Some(registry_core::Definition::Tool(t)) => t,
-        other => panic!("unexpected {other:?}"),
-    };
+    let stored =
+        match s.registry.catalog.store().get(registry_core::Kind::Tool, "m1").await.unwrap() {
+            Some(registry_core::Definition::Tool(t)) => t,
+            other => panic!("unexpected {other:?}"),
+        };
     let auth = stored.auth.unwrap();
     let handle =
         registry_api::vault::SecretHandle { version: auth.secret_version.unwrap(), arn: None };
-    assert_eq!(s.registry.vault().get("m1", &handle).await.unwrap().unwrap().expose(), "new-one");
+    assert_eq!(
+        s.registry.catalog.vault().get("m1", &handle).await.unwrap().unwrap().expose(),
+        "new-one"
+    );
 }
 
 /// Every file under `dir`, read as bytes (`grep -a` over the data directory).
@@ -217,8 +221,11 @@ async fn rotated_and_removed_secrets_are_nowhere_in_the_data_directory() {
         version: version.to_owned(),
         arn: None,
     };
-    assert!(s.registry.vault().get("m1", &handle(&v1)).await.unwrap().is_none());
-    assert_eq!(s.registry.vault().get("m1", &handle(&v2)).await.unwrap().unwrap().expose(), S2);
+    assert!(s.registry.catalog.vault().get("m1", &handle(&v1)).await.unwrap().is_none());
+    assert_eq!(
+        s.registry.catalog.vault().get("m1", &handle(&v2)).await.unwrap().unwrap().expose(),
+        S2
+    );
     // The same value again is no change.
     let again =
         s.patch("/tools/m1", &s.editor, "\"2\"", &json!({"auth": {"clientSecret": S2}})).await;
@@ -227,7 +234,7 @@ async fn rotated_and_removed_secrets_are_nowhere_in_the_data_directory() {
     assert_eq!(removed.status, StatusCode::OK, "{}", removed.text);
     assert!(removed.body.get("auth").is_none());
     bodies.push(removed.text);
-    assert!(s.registry.vault().get("m1", &handle(&v2)).await.unwrap().is_none());
+    assert!(s.registry.catalog.vault().get("m1", &handle(&v2)).await.unwrap().is_none());
     for v in 1..=3 {
         let r = s.get(&format!("/tools/m1/versions/{v}")).await;
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);

@@ -41,7 +41,7 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
     let admin = Principal::new("ada", Role::Admin);
 
     // Create: one secret under the prefix, holding S1; the definition names its ARN.
-    let created = registry.create(&editor, tool(S1)).await.unwrap();
+    let created = registry.catalog.create(&editor, tool(S1), None).await.unwrap();
     let h1 = handle(&created).unwrap();
     let arn1 = h1.arn.clone().unwrap();
     assert!(arn1.contains(":secret:agent-registry/test-"), "{arn1}");
@@ -56,17 +56,17 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
                            "tokenUrl": "https://attacker.example/token"});
         serde_json::from_value::<ToolDefinition>(t).unwrap()
     };
-    match registry.create(&editor, thief(&arn1)).await {
+    match registry.catalog.create(&editor, thief(&arn1), None).await {
         Err(registry_api::ServiceError::Invalid(violations)) => {
             assert_eq!(violations[0].path, "/auth/clientSecretRef", "{violations:?}");
         }
         other => panic!("a reference to the registry's own secret was written: {other:?}"),
     }
-    let stored = registry.get::<ToolDefinition>("thief").await;
+    let stored = registry.catalog.get::<ToolDefinition>("thief").await;
     assert!(matches!(stored, Err(registry_api::ServiceError::NotFound { .. })), "{stored:?}");
     let own = "arn:aws:secretsmanager:us-east-1:123456789012:secret:team/own-AbCdEf";
-    registry.create(&editor, thief(own)).await.unwrap();
-    registry.delete::<ToolDefinition>(&admin, "thief", 1u64).await.unwrap();
+    registry.catalog.create(&editor, thief(own), None).await.unwrap();
+    registry.catalog.delete::<ToolDefinition>(&admin, "thief", 1u64).await.unwrap();
     // And the vault never reads one of its own secrets as a reference.
     let reader = SecretsManagerVault::new(sm.clone(), prefix.clone());
     let refused = registry_api::vault::SecretVault::get_reference(&reader, &arn1).await;
@@ -74,7 +74,8 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
 
     // Rotate: a new secret with S2; the one holding S1 is deleted, not just relabelled.
     let patch = json!({"auth": {"clientSecret": S2}});
-    let rotated = registry.patch::<ToolDefinition>(&editor, "m1", &patch, 1u64).await.unwrap();
+    let rotated =
+        registry.catalog.patch::<ToolDefinition>(&editor, "m1", &patch, 1u64, None).await.unwrap();
     let h2 = handle(&rotated.definition).unwrap();
     assert_ne!(h1, h2);
     assert!(sm.get_secret_value().secret_id(&arn1).send().await.is_err(), "S1 still readable");
@@ -83,20 +84,26 @@ async fn secrets_manager_holds_only_the_current_value_and_the_table_none() {
 
     // Remove the auth block, then the tool: nothing left under the prefix.
     let removed = registry
-        .patch::<ToolDefinition>(&editor, "m1", &json!({"auth": null}), 2u64)
+        .catalog
+        .patch::<ToolDefinition>(&editor, "m1", &json!({"auth": null}), 2u64, None)
         .await
         .unwrap();
     assert!(removed.definition.auth.is_none());
     assert!(sm.get_secret_value().secret_id(h2.arn.clone().unwrap()).send().await.is_err());
     registry
-        .create(&editor, {
-            let mut t = tool(S1);
-            t.tool_id = "m2".into();
-            t
-        })
+        .catalog
+        .create(
+            &editor,
+            {
+                let mut t = tool(S1);
+                t.tool_id = "m2".into();
+                t
+            },
+            None,
+        )
         .await
         .unwrap();
-    registry.delete::<ToolDefinition>(&admin, "m2", 1u64).await.unwrap();
+    registry.catalog.delete::<ToolDefinition>(&admin, "m2", 1u64).await.unwrap();
     let left = sm.list_secrets().send().await.unwrap();
     let ours: Vec<_> = left
         .secret_list()

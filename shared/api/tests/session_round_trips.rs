@@ -47,15 +47,16 @@ async fn an_admitted_call_costs_one_round_trip_and_a_refused_one_none() {
         (store.counter_reads.load(Ordering::SeqCst), store.counter_writes.load(Ordering::SeqCst))
     };
 
-    let first = registry.authorize("weather@1.0.0", &call("Paris"), false).await.unwrap();
+    let first = registry.calls.authorize("weather@1.0.0", &call("Paris"), false).await.unwrap();
     assert_eq!(first.effect, registry_access::Effect::Allow);
     assert_eq!(trips(), (1, 1), "a cold session: one read, one conditional write");
     for n in 2..=4 {
-        let next = registry.authorize("weather@1.0.0", &call("Oslo"), false).await.unwrap();
+        let next = registry.calls.authorize("weather@1.0.0", &call("Oslo"), false).await.unwrap();
         assert_eq!(next.effect, registry_access::Effect::Allow);
         assert_eq!(trips(), (1, n), "warm: the write alone, on the version it wrote last");
     }
-    let refused = registry.authorize("weather@1.0.0", &call("Atlantis"), false).await.unwrap();
+    let refused =
+        registry.calls.authorize("weather@1.0.0", &call("Atlantis"), false).await.unwrap();
     assert_eq!(refused.rule_id.as_deref(), Some("no-atlantis"));
     assert_eq!(trips(), (1, 4), "refused whatever the session holds: no round trip");
 }

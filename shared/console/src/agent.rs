@@ -17,7 +17,7 @@ use crate::session::SignedIn;
 
 /// `GET /console/agents/{id}`.
 pub async fn show(SignedIn(console, session): SignedIn, Path(id): Path<String>) -> Response {
-    let agent = match console.api.registry.get::<AgentDefinition>(&id).await {
+    let agent = match console.api.registry.catalog.get::<AgentDefinition>(&id).await {
         Ok(agent) => agent,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
@@ -109,7 +109,8 @@ async fn collaborators(console: &Console, agent: &AgentDefinition) -> Markup {
     let list = agent.collaborators.as_deref().unwrap_or_default();
     let mut found = Vec::with_capacity(list.len());
     for c in list {
-        found.push((c, console.api.registry.get::<AgentDefinition>(&c.agent_id).await.ok()));
+        found
+            .push((c, console.api.registry.catalog.get::<AgentDefinition>(&c.agent_id).await.ok()));
     }
     html! {
         h2 { "Collaborators" }

@@ -111,7 +111,7 @@ pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
             agent_id: optional("agentId"),
             session_id: optional("sessionId"),
         };
-        result = match console.api.registry.authorize(&id, &request, true).await {
+        result = match console.api.registry.calls.authorize(&id, &request, true).await {
             Ok(answer) => decision(&tool, &answer),
             Err(e) => {
                 let problem = Problem::from(e);

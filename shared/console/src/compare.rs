@@ -48,7 +48,7 @@ pub async fn show(
         },
         html! { button type="submit" { "Compare" } },
     );
-    let answer = console.api.registry.compare_releases(&name, from, to).await;
+    let answer = console.api.registry.catalog.compare_releases(&name, from, to).await;
     let body = html! {
         (picker)
         @match answer {

@@ -141,7 +141,14 @@ pub async fn releases(console: &Console, name: &str) -> Vec<ToolDefinition> {
     let Ok(query) = params.to_query(registry_core::Kind::Tool, true) else {
         return Vec::new();
     };
-    console.api.registry.list::<ToolDefinition>(&query).await.map(|p| p.items).unwrap_or_default()
+    console
+        .api
+        .registry
+        .catalog
+        .list::<ToolDefinition>(&query)
+        .await
+        .map(|p| p.items)
+        .unwrap_or_default()
 }
 
 /// Releases as table rows: release (link, `current` marked), status, version,

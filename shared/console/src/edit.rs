@@ -37,7 +37,7 @@ pub async fn form<R: Kind>(
         );
         return page::problem(&session, &problem);
     }
-    let current = match console.api.registry.get::<R>(&id).await {
+    let current = match console.api.registry.catalog.get::<R>(&id).await {
         Ok(d) => d,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
@@ -68,7 +68,14 @@ pub async fn submit<R: Kind>(Path(id): Path<String>, form: Posted) -> Response {
     let written = console
         .api
         .registry
-        .patch::<R>(&session.principal, &id, &Value::Object(patch), Precondition::Version(version))
+        .catalog
+        .patch::<R>(
+            &session.principal,
+            &id,
+            &Value::Object(patch),
+            Precondition::Version(version),
+            None,
+        )
         .await;
     match written {
         Ok(w) if w.outcome == Outcome::Proposed => {
@@ -110,7 +117,8 @@ pub async fn lifecycle<R: Kind>(Path(id): Path<String>, form: Posted) -> Respons
     match console
         .api
         .registry
-        .patch::<R>(&session.principal, &id, &patch, Precondition::Version(version))
+        .catalog
+        .patch::<R>(&session.principal, &id, &patch, Precondition::Version(version), None)
         .await
     {
         Ok(_) => {

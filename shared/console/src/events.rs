@@ -99,7 +99,7 @@ pub async fn list(
         actor: some(&form.actor),
         action: Action::parse(&form.action),
     };
-    let page = match console.api.registry.events(&query).await {
+    let page = match console.api.registry.catalog.events(&query).await {
         Ok(page) => page,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };

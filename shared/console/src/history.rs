@@ -39,7 +39,7 @@ pub async fn show<R: Kind>(
     let mut revisions: Vec<R> = Vec::new();
     let mut query = ListQuery { limit: 100, ..ListQuery::default() };
     loop {
-        match console.api.registry.versions::<R>(&id, &query).await {
+        match console.api.registry.catalog.versions::<R>(&id, &query).await {
             Ok(page) => {
                 revisions.extend(page.items);
                 match page.next_cursor {

@@ -165,7 +165,7 @@ async fn find<R: Listed>(console: &Console, form: &ListForm) -> Result<Found<R>,
     let mut items = Vec::new();
     let mut read = 0;
     loop {
-        let page = console.api.registry.list::<R>(&query).await.map_err(Problem::from)?;
+        let page = console.api.registry.catalog.list::<R>(&query).await.map_err(Problem::from)?;
         read += page.items.len();
         items.extend(
             page.items

@@ -50,7 +50,7 @@ pub async fn list(SignedIn(console, session): SignedIn, Query(form): Query<ListF
         after: form.cursor.clone().filter(|c| !c.is_empty()),
         ..ProposalQuery::default()
     };
-    let page = match console.api.registry.proposals(&query).await {
+    let page = match console.api.registry.catalog.proposals(&query).await {
         Ok(page) => page,
         Err(e) => return page::problem(&session, &Problem::from(e)),
     };
@@ -93,7 +93,7 @@ pub async fn show(
     Path(id): Path<String>,
     Query(form): Query<ShowForm>,
 ) -> Response {
-    match console.api.registry.proposal(&id).await {
+    match console.api.registry.catalog.proposal(&id).await {
         Ok(p) => render(&session, &p, &form.done, None),
         Err(e) => page::problem(&session, &Problem::from(e)),
     }
@@ -103,7 +103,7 @@ pub async fn show(
 /// service refuses the author and roles below approver.
 pub async fn approve(Path(id): Path<String>, form: Posted) -> Response {
     let console = &form.console;
-    let answer = console.api.registry.approve(&form.session.principal, &id).await;
+    let answer = console.api.registry.catalog.approve(&form.session.principal, &id).await;
     after(console, &form.session, &id, answer.map(|_| "approved")).await
 }
 
@@ -111,7 +111,8 @@ pub async fn approve(Path(id): Path<String>, form: Posted) -> Response {
 pub async fn reject(Path(id): Path<String>, form: Posted) -> Response {
     let console = &form.console;
     let reason = form.field("reason");
-    let answer = console.api.registry.reject(&form.session.principal, &id, Some(reason)).await;
+    let answer =
+        console.api.registry.catalog.reject(&form.session.principal, &id, Some(reason)).await;
     after(console, &form.session, &id, answer.map(|_| "rejected")).await
 }
 
@@ -128,7 +129,7 @@ async fn after(
             .into_response(),
         Err(e) => {
             let problem = Problem::from(e);
-            match console.api.registry.proposal(id).await {
+            match console.api.registry.catalog.proposal(id).await {
                 Ok(p) => render(session, &p, "", Some(&problem)),
                 Err(_) => page::problem(session, &problem),
             }

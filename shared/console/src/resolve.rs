@@ -29,7 +29,7 @@ pub async fn show(
         && let Ok(ctx) = &context
     {
         let bytes = serde_json::to_vec(ctx).unwrap_or_default();
-        let answer = match console.api.registry.resolve_json(&id, &bytes).await {
+        let answer = match console.api.registry.resolver.resolve_json(&id, &bytes).await {
             Ok(resolution) => granted(&console, &resolution).await,
             Err(ResolveFailure::Refused(refused)) => refusal(&refused),
             Err(ResolveFailure::Service(e)) => {
@@ -58,7 +58,7 @@ pub async fn show(
 /// Granted and left-out tools, each with its deciding rule, the warnings and the trace.
 async fn granted(console: &Console, resolution: &Resolution) -> Markup {
     let trace = &resolution.trace;
-    let agent_rules = console.api.registry.get::<AgentDefinition>(&trace.agent_id).await;
+    let agent_rules = console.api.registry.catalog.get::<AgentDefinition>(&trace.agent_id).await;
     let agent_rules = agent_rules.ok().and_then(|a| a.access_rules);
     let (granted, left): (Vec<&ToolTrace>, Vec<&ToolTrace>) =
         trace.tools.iter().partition(|t| t.outcome == ToolOutcome::Included);
@@ -68,7 +68,7 @@ async fn granted(console: &Console, resolution: &Resolution) -> Markup {
     {
         let mut decided = Vec::with_capacity(rows.len());
         for t in rows {
-            let tool = console.api.registry.get::<ToolDefinition>(&t.tool_id).await;
+            let tool = console.api.registry.catalog.get::<ToolDefinition>(&t.tool_id).await;
             let rules = tool.ok().and_then(|tool| tool.access_rules);
             decided.push((t, decision_text(t.access.as_ref(), rules.as_deref())));
         }

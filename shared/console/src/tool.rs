@@ -36,6 +36,7 @@ pub(crate) async fn read(
     console
         .api
         .registry
+        .catalog
         .get::<ToolDefinition>(id)
         .await
         .map_err(|e| page::problem(session, &Problem::from(e)))
@@ -165,7 +166,7 @@ async fn compiled(console: &Console, id: &str, format: &str) -> Markup {
             p.error role="alert" { "Pick a format from the list." }
         };
     };
-    let answer = console.api.registry.tool_schema(id, format).await;
+    let answer = console.api.registry.catalog.tool_schema(id, format).await;
     html! {
         h2 { "Schema for a provider" } (picker)
         @match answer {

@@ -42,7 +42,7 @@ async fn fixture() -> Fixture {
         "functionSchema": [{"name": "probe", "description": "Probes.", "parameters": {}}]
     }))
     .unwrap();
-    registry.create(&Principal::new("admin", Role::Admin), tool).await.unwrap();
+    registry.catalog.create(&Principal::new("admin", Role::Admin), tool, None).await.unwrap();
     let app = registry_console::app(AppState::new(registry.clone(), Arc::new(auth)));
     Fixture { app, registry, reader, _dir: dir }
 }
@@ -180,7 +180,7 @@ async fn a_reader_write_is_refused_by_the_service_and_changes_nothing() {
     let (status, _, _) =
         send(&f.app, post("/console/tools/probe@1.0.0/lifecycle", Some(&cookie), &form)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let tool: ToolDefinition = f.registry.get("probe@1.0.0").await.unwrap();
+    let tool: ToolDefinition = f.registry.catalog.get("probe@1.0.0").await.unwrap();
     assert_eq!(tool.server.version, Some(1));
 }
 
@@ -205,7 +205,7 @@ async fn writes_need_the_session_csrf_token_and_the_page_version() {
     let (status, _, body) = send(&f.app, post(path, Some(&cookie), &form)).await;
     assert_eq!(status, StatusCode::PRECONDITION_FAILED);
     assert!(body.contains("your page shows version 1, it is now at version 2"), "{body}");
-    let tool: ToolDefinition = f.registry.get("probe@1.0.0").await.unwrap();
+    let tool: ToolDefinition = f.registry.catalog.get("probe@1.0.0").await.unwrap();
     assert_eq!((tool.server.version, tool.description.as_str()), (Some(2), "Looks things up."));
 
     // Signing out ends the session server-side.
@@ -264,7 +264,7 @@ async fn posts_need_this_servers_scheme_host_and_port_in_origin_or_referer() {
         let request = post_from(path, Some(&cookie), &form, origin, referer);
         assert_eq!(send(&f.app, request).await.0, StatusCode::FORBIDDEN, "{origin:?} {referer:?}");
     }
-    let tool: ToolDefinition = f.registry.get("probe@1.0.0").await.unwrap();
+    let tool: ToolDefinition = f.registry.catalog.get("probe@1.0.0").await.unwrap();
     assert_eq!(tool.server.version, Some(1));
 }
 
@@ -323,11 +323,13 @@ async fn events_page_newer_then_older_along_the_pages_seen() {
     for i in 0..55 {
         let patch = json!({"description": format!("Version {i}.")});
         f.registry
+            .catalog
             .patch::<ToolDefinition>(
                 &admin,
                 "probe@1.0.0",
                 &patch,
                 registry_api::service::Precondition::Current,
+                None,
             )
             .await
             .unwrap();
@@ -370,7 +372,7 @@ async fn the_tool_page_renders_the_typed_definition() {
         }}]
     }))
     .unwrap();
-    f.registry.create(&Principal::new("admin", Role::Admin), tool).await.unwrap();
+    f.registry.catalog.create(&Principal::new("admin", Role::Admin), tool, None).await.unwrap();
     let (cookie, _) = sign_in(&f.app, ADMIN).await;
     let (status, _, page) = send(&f.app, get("/console/tools/typed@1.0.0", Some(&cookie))).await;
     assert_eq!(status, StatusCode::OK, "{page}");

@@ -40,7 +40,7 @@ const NOW_MS: i64 = 1_795_608_000_000;
 struct Memory(ToolDefinition);
 
 impl RuleSource for Memory {
-    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, String> {
+    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, registry_store::StoreError> {
         Ok(Some(self.0.clone()))
     }
 }

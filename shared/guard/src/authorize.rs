@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use bedrock_action_group::return_control::{Authorization, Authorizer, ControlCall, Operation};
+use bedrock_action_group::return_control::{
+    self, Authorization, Authorizer, ControlCall, Operation,
+};
 use registry_access::{PreparedContext, RequestContext, ToolCall};
 use registry_core::resolve::CompileError;
 use registry_core::{AgentDefinition, ToolDefinition};
@@ -141,11 +143,12 @@ impl Authorizer for RuleSetAuthorizer {
         _tool_id: &str,
         context: &Value,
         call: &ControlCall,
-    ) -> Result<Authorization, String> {
-        let decided = self.decide(context, call).await.map_err(|e| e.to_string())?;
+    ) -> Result<Authorization, return_control::AuthorizeError> {
+        use return_control::AuthorizeError as NotDecided;
+        let decided = self.decide(context, call).await.map_err(NotDecided::undecided)?;
         if matches!(decided.reason, Reason::BudgetsUnavailable | Reason::InvalidSession) {
             // not decided: the runtime answers FAILURE
-            return Err(decided.message.unwrap_or_default());
+            return Err(NotDecided::undecided(decided.message.unwrap_or_default()));
         }
         Ok(Authorization {
             allowed: decided.is_allowed(),

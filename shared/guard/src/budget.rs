@@ -51,7 +51,7 @@ impl Budgets {
     ) -> Result<Option<Arc<AgentDefinition>>, String> {
         let cached = self.agents.get(agent_id);
         let read = async {
-            source.agent(agent_id).await.map(|a| a.map(Arc::new)).map_err(Unread::Unreachable)
+            source.agent(agent_id).await.map(|a| a.map(Arc::new)).map_err(|e| Unread::Unreachable(e.to_string()))
         };
         match fresh.serve(clock, cached, now_ms, read).await {
             Ok((agent, read_at, read_now)) => {

@@ -3,23 +3,24 @@
 use std::time::Duration;
 
 use registry_access::signed::KeyRing;
+use registry_config::{ConfigError, Vars, names};
 
 /// The registry tool id whose call rules guard this function (e.g. `convert_units@1.0.0`).
-pub const TOOL_ID_ENV: &str = "REGISTRY_TOOL_ID";
+pub const TOOL_ID_ENV: &str = names::TOOL_ID;
 /// The registry's DynamoDB table.
-pub const TABLE_ENV: &str = "REGISTRY_TABLE";
+pub const TABLE_ENV: &str = names::TABLE;
 /// A DynamoDB-API endpoint URL instead of AWS's (local servers in tests), as the
 /// registry's own functions read it.
-pub const ENDPOINT_ENV: &str = "DYNAMODB_ENDPOINT";
+pub const ENDPOINT_ENV: &str = names::DYNAMODB_ENDPOINT_URL;
 /// The keys that verify signed principal contexts, in `KeyRing` text form
 /// (`keyId:base64secret`, comma or newline separated).
-pub const KEYS_ENV: &str = "REGISTRY_CONTEXT_KEYS";
+pub const KEYS_ENV: &str = names::CONTEXT_KEYS;
 /// How old cached rules may get, in seconds (decimals allowed), when the table cannot
 /// be read; default [`DEFAULT_MAX_STALENESS`].
-pub const MAX_STALENESS_ENV: &str = "REGISTRY_GUARD_MAX_STALENESS_SECONDS";
+pub const MAX_STALENESS_ENV: &str = names::GUARD_MAX_STALENESS_SECONDS;
 /// `off` turns the guard off (local runs and tests of the handler); anything else, or
 /// unset, keeps it on.
-pub const SWITCH_ENV: &str = "REGISTRY_GUARD";
+pub const SWITCH_ENV: &str = names::GUARD;
 /// Default bound on the age of the rules a call is decided with.
 pub const DEFAULT_MAX_STALENESS: Duration = Duration::from_secs(30);
 
@@ -50,42 +51,25 @@ impl GuardConfig {
 
     /// Reads [`TOOL_ID_ENV`], [`KEYS_ENV`] and [`MAX_STALENESS_ENV`] through `var`
     /// (`std::env::var` in a Lambda); `Err` names every problem.
-    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, String> {
-        let mut problems = Vec::new();
-        let tool_id = var(TOOL_ID_ENV).filter(|v| !v.trim().is_empty());
-        if tool_id.is_none() {
-            problems.push(format!("{TOOL_ID_ENV} is not set"));
-        }
-        let keys = match var(KEYS_ENV) {
-            None => {
-                problems.push(format!("{KEYS_ENV} is not set"));
-                None
-            }
-            Some(text) => {
-                KeyRing::parse(&text).map_err(|e| problems.push(format!("{KEYS_ENV}: {e}"))).ok()
-            }
-        };
-        let max_staleness = match var(MAX_STALENESS_ENV) {
-            None => DEFAULT_MAX_STALENESS,
-            Some(text) => match text.trim().parse::<f64>() {
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let mut vars = Vars::new(var);
+        let tool_id =
+            vars.required(TOOL_ID_ENV, "the registry tool whose rules guard this function");
+        let keys =
+            vars.required_parsed(KEYS_ENV, "the key ring verifying signed contexts", |text| {
+                KeyRing::parse(text)
+            });
+        let max_staleness = vars
+            .parsed(MAX_STALENESS_ENV, |text| match text.parse::<f64>() {
                 Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
-                    Duration::from_secs_f64(s)
+                    Ok(Duration::from_secs_f64(s))
                 }
-                _ => {
-                    problems.push(format!(
-                        "{MAX_STALENESS_ENV} must be a number of seconds from 0 to 86400, got `{}`",
-                        text.chars().take(32).collect::<String>()
-                    ));
-                    DEFAULT_MAX_STALENESS
-                }
-            },
-        };
-        match (tool_id, keys) {
-            (Some(tool_id), Some(keys)) if problems.is_empty() => {
-                Ok(Self { tool_id: tool_id.trim().to_owned(), keys, max_staleness })
-            }
-            _ => Err(problems.join("; ")),
-        }
+                _ => Err("must be a number of seconds from 0 to 86400"),
+            })
+            .unwrap_or(DEFAULT_MAX_STALENESS);
+        vars.finish()?;
+        let keys = keys.ok_or_else(|| ConfigError::missing(KEYS_ENV, "the key ring"))?;
+        Ok(Self { tool_id, keys, max_staleness })
     }
 }
 

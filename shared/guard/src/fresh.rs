@@ -52,17 +52,16 @@ impl Freshness {
     }
 
     /// `Err` with why not while backing off after failed round trips.
-    pub fn may_try(&self, now_ms: i64) -> Result<(), String> {
+    pub fn may_try(&self, now_ms: i64) -> Result<(), BackingOff> {
         let outage = self.outage.lock().unwrap_or_else(PoisonError::into_inner);
         if outage.failures == 0 || now_ms >= outage.retry_at_ms {
             return Ok(());
         }
-        Err(format!(
-            "the registry's table failed {} times in a row, next attempt in {} ms; last error: {}",
-            outage.failures,
-            outage.retry_at_ms - now_ms,
-            outage.error
-        ))
+        Err(BackingOff {
+            failures: outage.failures,
+            retry_in_ms: outage.retry_at_ms - now_ms,
+            error: outage.error.clone(),
+        })
     }
 
     /// The table answered: no more backing off.
@@ -98,7 +97,7 @@ impl Freshness {
             return Ok((value.clone(), *read_at, false));
         }
         let error = match self.may_try(now_ms) {
-            Err(backing_off) => backing_off,
+            Err(backing_off) => backing_off.to_string(),
             Ok(()) => match read.await {
                 Ok(value) => {
                     self.answered();
@@ -124,6 +123,17 @@ impl Freshness {
             None => Err(Stale::Never(error)),
         }
     }
+}
+
+/// Why the table is left alone for now: the failed round trips and the last error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the registry's table failed {failures} times in a row, next attempt in {retry_in_ms} ms; last error: {error}"
+)]
+pub(crate) struct BackingOff {
+    failures: u32,
+    retry_in_ms: i64,
+    error: String,
 }
 
 /// Why a read gave nothing to serve.

@@ -26,6 +26,7 @@ use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
 pub use authorize::{AuthorizeError, RuleSetAuthorizer};
 pub use clock::{Clock, SystemClock};
+pub use registry_config::ConfigError;
 pub use config::{
     DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
     TABLE_ENV, TOOL_ID_ENV, switched_off,
@@ -45,7 +46,7 @@ type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
 /// Checks each call of one tool before its handler runs.
 pub struct Guard<S> {
     /// The configuration and rule source, or why there are none (every call refused).
-    setup: Result<(GuardConfig, S), String>,
+    setup: Result<(GuardConfig, S), ConfigError>,
     clock: Box<dyn Clock>,
     fresh: fresh::Freshness,
     rules: RuleCache,
@@ -83,10 +84,10 @@ impl<S: RuleSource> Guard<S> {
         }
     }
 
-    /// A guard that refuses every call, because `problem` (logged with each refusal).
-    pub fn unconfigured(problem: impl Into<String>) -> Self {
+    /// A guard that refuses every call, because of `error` (logged with each refusal).
+    pub fn misconfigured(error: ConfigError) -> Self {
         Self {
-            setup: Err(problem.into()),
+            setup: Err(error),
             clock: Box::new(SystemClock),
             fresh: fresh::Freshness::new(0),
             rules: RuleCache::default(),
@@ -116,7 +117,7 @@ impl<S: RuleSource> Guard<S> {
         let started = Instant::now();
         let now_ms = self.clock.now_ms();
         let mut checked = match &self.setup {
-            Err(problem) => refused(event, Refusal::NotConfigured, problem.clone(), now_ms),
+            Err(problem) => refused(event, Refusal::NotConfigured, problem.to_string(), now_ms),
             Ok((config, source)) => self.decide(event, config, source, now_ms).await,
         };
         let record = &mut checked.record;
@@ -132,8 +133,8 @@ impl<S: RuleSource> Guard<S> {
     }
 
     /// Why this guard refuses every call, when it does (missing or invalid settings).
-    pub fn problem(&self) -> Option<&str> {
-        self.setup.as_ref().err().map(String::as_str)
+    pub fn problem(&self) -> Option<&ConfigError> {
+        self.setup.as_ref().err()
     }
 
     /// The tool this guard checks calls of, when configured.
@@ -244,8 +245,10 @@ impl Guard<DynamoSource> {
         match (config, source) {
             (Ok(config), Ok(source)) => Self::new(config, source),
             (config, source) => {
-                let problems = [config.err(), source.err()];
-                Self::unconfigured(problems.into_iter().flatten().collect::<Vec<_>>().join("; "))
+                let errors = [config.err(), source.err()].into_iter().flatten();
+                Self::misconfigured(ConfigError {
+                    problems: errors.flat_map(|e| e.problems).collect(),
+                })
             }
         }
     }

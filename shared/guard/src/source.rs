@@ -7,8 +7,10 @@ use std::time::Duration;
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
 use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
-use registry_store::Store;
+use registry_store::{Store, StoreError};
 use registry_store_dynamodb::DynamoStore;
+
+use registry_config::ConfigError;
 
 use crate::config::{ENDPOINT_ENV, TABLE_ENV};
 
@@ -20,18 +22,18 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
 /// Reads the live definition of a tool (and of the agent calling it), and keeps the
 /// session counters.
 pub trait RuleSource: Send + Sync {
-    /// The live definition of `tool_id`: `Ok(None)` when there is none, `Err` with
-    /// what went wrong when it could not be read.
+    /// The live definition of `tool_id`: `Ok(None)` when there is none, `Err` when it
+    /// could not be read.
     fn tool(
         &self,
         tool_id: &str,
-    ) -> impl Future<Output = Result<Option<ToolDefinition>, String>> + Send;
+    ) -> impl Future<Output = Result<Option<ToolDefinition>, StoreError>> + Send;
 
     /// The live definition of `agent_id` (for its session budgets); none by default.
     fn agent(
         &self,
         agent_id: &str,
-    ) -> impl Future<Output = Result<Option<AgentDefinition>, String>> + Send {
+    ) -> impl Future<Output = Result<Option<AgentDefinition>, StoreError>> + Send {
         let _ = agent_id;
         async { Ok(None) }
     }
@@ -68,27 +70,28 @@ impl DynamoSource {
 
     /// [`DynamoSource::connect`] to the table named by [`TABLE_ENV`], through
     /// [`ENDPOINT_ENV`] when set.
-    pub async fn from_env() -> Result<Self, String> {
+    pub async fn from_env() -> Result<Self, ConfigError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let table = var(TABLE_ENV).ok_or_else(|| format!("{TABLE_ENV} is not set"))?;
+        let table = var(TABLE_ENV)
+            .ok_or_else(|| ConfigError::missing(TABLE_ENV, "the registry's table"))?;
         Ok(Self::connect(table.trim(), var(ENDPOINT_ENV)).await)
     }
 }
 
 impl RuleSource for DynamoSource {
-    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, String> {
+    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, StoreError> {
         match self.store.get(Kind::Tool, tool_id).await {
             Ok(Some(Definition::Tool(tool))) => Ok(Some(tool)),
             Ok(_) => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e),
         }
     }
 
-    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, String> {
+    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
         match self.store.get(Kind::Agent, agent_id).await {
             Ok(Some(Definition::Agent(agent))) => Ok(Some(agent)),
             Ok(_) => Ok(None),
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e),
         }
     }
 

@@ -13,7 +13,10 @@ use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, ToolDefinition};
-use registry_guard::{Guard, GuardConfig, RuleSource, Verdict, handle_guarded};
+use registry_store::StoreError;
+use registry_guard::{
+    ConfigError, Guard, GuardConfig, RuleSource, TOOL_ID_ENV, Verdict, handle_guarded,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -77,14 +80,14 @@ impl Table {
 }
 
 impl RuleSource for Table {
-    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, String> {
+    async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, StoreError> {
         self.reads.fetch_add(1, Ordering::SeqCst);
-        self.answer(&self.tool)
+        self.answer(&self.tool).map_err(StoreError::Unavailable)
     }
 
-    async fn agent(&self, _: &str) -> Result<Option<AgentDefinition>, String> {
+    async fn agent(&self, _: &str) -> Result<Option<AgentDefinition>, StoreError> {
         self.agent_reads.fetch_add(1, Ordering::SeqCst);
-        self.answer(&self.agent)
+        self.answer(&self.agent).map_err(StoreError::Unavailable)
     }
 }
 
@@ -536,7 +539,7 @@ async fn a_switched_off_tool_is_refused() {
 #[tokio::test]
 async fn an_unconfigured_guard_refuses_everything() {
     let table = Table::holding(example_tool());
-    let h = Harness::with(Guard::unconfigured("REGISTRY_TOOL_ID is not set"), table.clone());
+    let h = Harness::with(Guard::misconfigured(ConfigError::missing(TOOL_ID_ENV, "the tool")), table.clone());
     let line = assert_refused(
         &h,
         &event("5", "m", Some(&token())),
@@ -544,7 +547,7 @@ async fn an_unconfigured_guard_refuses_everything() {
         "not configured",
     )
     .await;
-    assert_eq!(line["message"], "REGISTRY_TOOL_ID is not set");
+    assert_eq!(line["message"], "REGISTRY_TOOL_ID is not set: the tool");
     assert_eq!(table.reads(), 0);
 }
 
@@ -573,7 +576,8 @@ fn configuration_from_the_environment_names_every_problem() {
     };
     let problems =
         GuardConfig::from_vars(vars(&[("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "soon")]))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
     for name in
         ["REGISTRY_TOOL_ID", "REGISTRY_CONTEXT_KEYS", "REGISTRY_GUARD_MAX_STALENESS_SECONDS"]
     {
@@ -594,7 +598,8 @@ fn configuration_from_the_environment_names_every_problem() {
         ("REGISTRY_TOOL_ID", "t"),
         ("REGISTRY_CONTEXT_KEYS", "k1:short"),
     ]))
-    .unwrap_err();
+    .unwrap_err()
+    .to_string();
     assert!(bad_keys.contains("REGISTRY_CONTEXT_KEYS"), "{bad_keys}");
     assert!(registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
     assert!(!registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));

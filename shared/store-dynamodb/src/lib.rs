@@ -21,5 +21,5 @@ mod write;
 
 pub use counter::CallCounts;
 pub use decoded::{DEFAULT_CACHE_BYTES, DEFAULT_CACHE_ENTRIES, DecodeCounts};
-pub use store::{CURSOR_KEY_ENV, DynamoStore};
+pub use store::DynamoStore;
 pub use write::MAX_TRANSACTION_ITEMS;

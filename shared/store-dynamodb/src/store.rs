@@ -3,16 +3,12 @@
 use std::sync::Arc;
 
 use aws_sdk_dynamodb::Client;
-use registry_store::StoreError;
 use sha2::{Digest, Sha256};
 
 use crate::counter::{CallCounter, CallCounts};
 use crate::cursor::CursorCodec;
 use crate::decoded::{DecodeCounts, Decoded};
 use registry_sdk_config::sdk_config;
-
-/// Environment variable holding the secret that signs list cursors.
-pub const CURSOR_KEY_ENV: &str = "REGISTRY_CURSOR_KEY";
 
 /// The registry [`Store`](registry_store::Store) on one DynamoDB table (single-table
 /// design, see `docs/dynamodb.md`).
@@ -57,26 +53,26 @@ impl DynamoStore {
     /// A store on `table` with the SDK configured from the environment (credentials and
     /// region from the usual AWS chain, rustls HTTP client, standard retries with backoff),
     /// talking to `endpoint_url` when given (a local DynamoDB-API server; region defaults to
-    /// `us-east-1` there). The cursor key comes from `REGISTRY_CURSOR_KEY` when set, else it
-    /// is derived from the table name (integrity against garbling, not against forgery).
-    pub async fn connect(table: impl Into<String>, endpoint_url: Option<String>) -> Self {
+    /// `us-east-1` there). List cursors are signed with `cursor_key` when given, else with
+    /// a key derived from the table name (integrity against garbling, not against forgery).
+    pub async fn connect(
+        table: impl Into<String>,
+        endpoint_url: Option<String>,
+        cursor_key: Option<&[u8]>,
+    ) -> Self {
         let table = table.into();
         let config = sdk_config(endpoint_url).await;
-        let key = std::env::var(CURSOR_KEY_ENV)
-            .map(String::into_bytes)
-            .unwrap_or_else(|_| Sha256::digest(format!("registry-cursor-v1:{table}")).to_vec());
+        let key = cursor_key.map_or_else(
+            || Sha256::digest(format!("registry-cursor-v1:{table}")).to_vec(),
+            <[u8]>::to_vec,
+        );
         Self::new(Client::new(&config), table, key)
     }
 
-    /// [`DynamoStore::connect`] with the table from `TABLE_NAME` and the optional endpoint
-    /// from `DYNAMODB_ENDPOINT` (the Lambda's configuration).
-    pub async fn from_env() -> Result<Self, StoreError> {
-        let table = std::env::var("TABLE_NAME")
-            .ok()
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| StoreError::Backend("TABLE_NAME is not set".into()))?;
-        let endpoint = std::env::var("DYNAMODB_ENDPOINT").ok().filter(|e| !e.is_empty());
-        Ok(Self::connect(table, endpoint).await)
+    /// [`DynamoStore::connect`] with a binary's table settings (docs/deploy.md).
+    pub async fn open(table: &registry_config::Table) -> Self {
+        let key = table.cursor_key.as_deref().map(str::as_bytes);
+        Self::connect(table.name.clone(), table.endpoint_url.clone(), key).await
     }
 
     /// The table name.

@@ -131,7 +131,7 @@ pub async fn admin_api(table: &Table) -> Lambda {
     Lambda::start(
         "admin-api",
         table,
-        &[("ROLE_MAP", ROLE_MAP), ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true")],
+        &[("REGISTRY_ROLE_MAP", ROLE_MAP), ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true")],
     )
     .await
 }

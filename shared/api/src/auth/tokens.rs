@@ -61,7 +61,7 @@ pub struct TokenFile {
 
 impl TokenFile {
     /// Loads `<data_dir>/auth.json`, creating the directory and the file on first run.
-    /// `admin_token` (from `AGENT_REGISTRY_ADMIN_TOKEN`) sets the admin token
+    /// `admin_token` (from `REGISTRY_ADMIN_TOKEN`) sets the admin token
     /// explicitly. When the file is new and no admin token is given, a random admin
     /// token is created and returned in plaintext, to be printed once.
     pub fn load_or_init(

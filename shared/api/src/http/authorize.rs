@@ -4,13 +4,12 @@
 use axum::Json;
 use axum::extract::State;
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::params::{Explain, ExplainParamsDoc, Id};
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::{Authorization, AuthorizeRequest};
+use crate::service::{Authorization, AuthorizeRequest, CallPolicy};
 
 /// Decide one call of a tool: the tool's lifecycle, its access rules for the principal
 /// in `context`, then its call rules over `call` (arguments typed by the tool's
@@ -26,11 +25,11 @@ use crate::service::{Authorization, AuthorizeRequest};
         CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn authorize_call(
-    State(state): State<AppState>,
+    State(calls): State<CallPolicy>,
     _caller: Reader,
     Id(id): Id,
     Explain(explain): Explain,
     JsonBody(request): JsonBody<AuthorizeRequest>,
 ) -> Result<Json<Authorization>, Problem> {
-    Ok(Json(state.registry.authorize(&id, &request, explain).await?))
+    Ok(Json(calls.authorize(&id, &request, explain).await?))
 }

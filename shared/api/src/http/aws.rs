@@ -6,9 +6,10 @@ use axum::extract::State;
 use registry_aws::{InvokeReport, TestInvoke, Verification, VerifyOptions};
 use serde::Deserialize;
 
-use crate::service::{Drift, ImportReport, ImportRequest, PublishReport, PublishRequest};
+use crate::service::{
+    Drift, ImportReport, ImportRequest, PublishReport, PublishRequest, Publishing,
+};
 
-use crate::http::AppState;
 use crate::http::auth::{Admin, Editor, Reader};
 use crate::http::json::JsonBody;
 use crate::http::params::Id;
@@ -37,13 +38,13 @@ pub struct VerifyRequest {
         CallErrors, BodyErrors, Forbidden, NotFound, UpstreamErrors,
     ))]
 pub async fn verify_tool(
-    State(state): State<AppState>,
+    State(publishing): State<Publishing>,
     _caller: Editor,
     Id(id): Id,
     JsonBody(request): JsonBody<VerifyRequest>,
 ) -> Result<Json<Verification>, Problem> {
     let options = VerifyOptions { required_tags: request.required_tags };
-    Ok(Json(state.registry.verify_tool(&id, &options).await?))
+    Ok(Json(publishing.verify_tool(&id, &options).await?))
 }
 
 /// Invokes the tool's Lambda with the action-group event Bedrock would send for the
@@ -57,12 +58,12 @@ pub async fn verify_tool(
         CallErrors, BodyErrors, Forbidden, NotFound, UpstreamErrors,
     ))]
 pub async fn test_invoke(
-    State(state): State<AppState>,
+    State(publishing): State<Publishing>,
     _caller: Editor,
     Id(id): Id,
     JsonBody(call): JsonBody<TestInvoke>,
 ) -> Result<Json<InvokeReport>, Problem> {
-    Ok(Json(state.registry.test_invoke(&id, &call).await?))
+    Ok(Json(publishing.test_invoke(&id, &call).await?))
 }
 
 /// Publishes the agent to Bedrock Agents as the resolution for one audience (the
@@ -79,12 +80,12 @@ pub async fn test_invoke(
         (status = 400, description = "Invalid input: no audience on a first publish, audience refused, unpublished collaborator, setting a persistent agent cannot take, malformed JSON", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn publish_agent(
-    State(state): State<AppState>,
+    State(publishing): State<Publishing>,
     Admin(caller): Admin,
     Id(id): Id,
     JsonBody(request): JsonBody<PublishRequest>,
 ) -> Result<Json<PublishReport>, Problem> {
-    Ok(Json(state.registry.publish(&caller, &id, request).await?))
+    Ok(Json(publishing.publish(&caller, &id, request).await?))
 }
 
 /// Drift check: whether Bedrock still holds what publishing the agent now would make,
@@ -97,11 +98,11 @@ pub async fn publish_agent(
         CallErrors, NotFound, UpstreamErrors,
     ))]
 pub async fn agent_publication(
-    State(state): State<AppState>,
+    State(publishing): State<Publishing>,
     _caller: Reader,
     Id(id): Id,
 ) -> Result<Json<Drift>, Problem> {
-    Ok(Json(state.registry.publication(&id).await?))
+    Ok(Json(publishing.publication(&id).await?))
 }
 
 /// Unpublishes the agent: deletes its Bedrock agent (with its aliases) and clears the
@@ -114,11 +115,11 @@ pub async fn agent_publication(
         CallErrors, Forbidden, NotFound, Conflict, UpstreamErrors,
     ))]
 pub async fn unpublish_agent(
-    State(state): State<AppState>,
+    State(publishing): State<Publishing>,
     Admin(caller): Admin,
     Id(id): Id,
 ) -> Result<axum::http::StatusCode, Problem> {
-    state.registry.unpublish(&caller, &id).await?;
+    publishing.unpublish(&caller, &id).await?;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }
 
@@ -132,9 +133,9 @@ pub async fn unpublish_agent(
         CallErrors, BodyErrors, Forbidden, UpstreamErrors,
     ))]
 pub async fn import_bedrock(
-    State(state): State<AppState>,
+    State(publishing): State<Publishing>,
     Editor(caller): Editor,
     JsonBody(request): JsonBody<ImportRequest>,
 ) -> Result<Json<ImportReport>, Problem> {
-    Ok(Json(state.registry.import_bedrock(&caller, &request).await?))
+    Ok(Json(publishing.import_bedrock(&caller, &request).await?))
 }

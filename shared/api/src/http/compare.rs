@@ -6,12 +6,11 @@ use axum::extract::{FromRequestParts, State};
 use http::request::Parts;
 use registry_core::{Violation, pointer};
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
 use crate::http::responses::{CallErrors, NotFound};
-use crate::service::Comparison;
+use crate::service::{Catalog, Comparison};
 
 /// The `from` and `to` query parameters (both required, each once).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,10 +71,10 @@ fn violation(key: &str, message: &str) -> Violation {
         CallErrors, NotFound,
     ))]
 pub async fn compare_releases(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     Id(name): Id,
     FromTo { from, to }: FromTo,
 ) -> Result<Json<Comparison>, Problem> {
-    Ok(Json(state.registry.compare_releases(&name, &from, &to).await?))
+    Ok(Json(catalog.compare_releases(&name, &from, &to).await?))
 }

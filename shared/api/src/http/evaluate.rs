@@ -3,12 +3,11 @@
 use axum::Json;
 use axum::extract::State;
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors};
-use crate::service::{EvaluateRequest, Evaluation};
+use crate::service::{CallPolicy, EvaluateRequest, Evaluation};
 
 /// Evaluate access rules against a context without storing anything: the decision
 /// (effect, deciding rule, reason code, errors) and each rule's result. Rules that do
@@ -20,9 +19,9 @@ use crate::service::{EvaluateRequest, Evaluation};
         CallErrors, BodyErrors,
     ))]
 pub async fn evaluate_access(
-    State(state): State<AppState>,
+    State(calls): State<CallPolicy>,
     _caller: Reader,
     JsonBody(request): JsonBody<EvaluateRequest>,
 ) -> Result<Json<Evaluation>, Problem> {
-    Ok(Json(state.registry.evaluate_access(request).await?))
+    Ok(Json(calls.evaluate_access(request).await?))
 }

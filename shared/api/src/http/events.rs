@@ -9,11 +9,11 @@ use registry_store::{
 };
 use serde::Serialize;
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::params::ListParams;
 use crate::http::problem::Problem;
 use crate::http::responses::CallErrors;
+use crate::service::Catalog;
 
 /// One page of events.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -94,10 +94,10 @@ impl<S: Send + Sync> FromRequestParts<S> for EventParams {
     security(("bearer" = [])),
     responses((status = 200, description = "One page of events", body = EventPageBody), CallErrors))]
 pub async fn list_events(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     EventParams(query): EventParams,
 ) -> Result<Json<EventPageBody>, Problem> {
-    let page = state.registry.events(&query).await?;
+    let page = catalog.events(&query).await?;
     Ok(Json(EventPageBody { items: page.events, cursor: encode_event_cursor(page.last) }))
 }

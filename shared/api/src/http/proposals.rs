@@ -10,13 +10,12 @@ use registry_core::{Kind, Violation, pointer};
 use registry_store::{ProposalQuery, ProposalState};
 use serde::{Deserialize, Serialize};
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors, Conflict, Forbidden, NotFound};
-use crate::service::{MAX_NOTE_CHARS, ProposalView};
+use crate::service::{Catalog, MAX_NOTE_CHARS, ProposalView};
 
 /// The request header carrying the note of a write that may become a proposal.
 pub const NOTE_HEADER: &str = "proposal-note";
@@ -124,11 +123,11 @@ fn proposal_query(ListParams(pairs): ListParams) -> Result<ProposalQuery, Proble
     security(("bearer" = [])),
     responses((status = 200, description = "One page of proposals", body = ProposalPageBody), CallErrors))]
 pub async fn list_proposals(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     params: ListParams,
 ) -> Result<Json<ProposalPageBody>, Problem> {
-    let page = state.registry.proposals(&proposal_query(params)?).await?;
+    let page = catalog.proposals(&proposal_query(params)?).await?;
     Ok(Json(ProposalPageBody { items: page.items, next_cursor: page.next_cursor }))
 }
 
@@ -139,11 +138,11 @@ pub async fn list_proposals(
     security(("bearer" = [])),
     responses((status = 200, description = "The proposal", body = ProposalView), CallErrors, NotFound))]
 pub async fn get_proposal(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     Id(id): Id,
 ) -> Result<Json<ProposalView>, Problem> {
-    Ok(Json(state.registry.proposal(&id).await?))
+    Ok(Json(catalog.proposal(&id).await?))
 }
 
 /// Approve a proposal (approver or admin, never its author). With enough approvals it
@@ -155,11 +154,11 @@ pub async fn get_proposal(
     responses((status = 200, description = "Approved (and applied when it had enough approvals)", body = ProposalView),
         CallErrors, Forbidden, NotFound, Conflict))]
 pub async fn approve_proposal(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Reader(principal): Reader,
     Id(id): Id,
 ) -> Result<Json<ProposalView>, Problem> {
-    Ok(Json(state.registry.approve(&principal, &id).await?))
+    Ok(Json(catalog.approve(&principal, &id).await?))
 }
 
 /// Reject a proposal with a reason (approver or admin).
@@ -169,12 +168,12 @@ pub async fn approve_proposal(
     responses((status = 200, description = "Rejected", body = ProposalView),
         CallErrors, BodyErrors, Forbidden, NotFound, Conflict))]
 pub async fn reject_proposal(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Reader(principal): Reader,
     Id(id): Id,
     JsonBody(body): JsonBody<RejectBody>,
 ) -> Result<Json<ProposalView>, Problem> {
-    Ok(Json(state.registry.reject(&principal, &id, Some(&body.reason)).await?))
+    Ok(Json(catalog.reject(&principal, &id, Some(&body.reason)).await?))
 }
 
 /// Cancel a proposal (its author).
@@ -184,9 +183,9 @@ pub async fn reject_proposal(
     responses((status = 200, description = "Cancelled", body = ProposalView),
         CallErrors, Forbidden, NotFound, Conflict))]
 pub async fn cancel_proposal(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Reader(principal): Reader,
     Id(id): Id,
 ) -> Result<Json<ProposalView>, Problem> {
-    Ok(Json(state.registry.cancel(&principal, &id).await?))
+    Ok(Json(catalog.cancel(&principal, &id).await?))
 }

@@ -15,13 +15,12 @@ use registry_core::rollout::RolloutDecision;
 use registry_core::{Decision, LifecycleStatus, RequestContext};
 use serde::Serialize;
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::{Explain, ExplainParamsDoc, Id};
 use crate::http::problem::{Code, Problem};
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::ResolveFailure;
+use crate::service::{ResolveFailure, Resolver};
 
 /// The 403 problem of a refused resolution: the usual problem fields (`code`
 /// `ACCESS_DENIED` or `NOT_AVAILABLE`, `errors` always empty: the request itself was
@@ -140,16 +139,16 @@ impl<S: Send + Sync> FromRequest<S> for ContextBody {
         CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn resolve_agent(
-    State(state): State<AppState>,
+    State(resolver): State<Resolver>,
     _caller: Reader,
     Id(id): Id,
     Explain(explain): Explain,
     ContextBody(json): ContextBody,
 ) -> Response {
     let resolved = match PreparedContext::read_json(&json) {
-        Some(prepared) => state.registry.resolve_prepared(&id, prepared, &json).await,
+        Some(prepared) => resolver.resolve_prepared(&id, prepared, &json).await,
         None => match parse_json::<RequestContext>(&json) {
-            Ok(context) => state.registry.resolve(&id, &context).await,
+            Ok(context) => resolver.resolve(&id, &context).await,
             Err(problem) => return problem.into_response(),
         },
     };

@@ -19,7 +19,7 @@ use crate::http::params::{Id, IdVersion, ListParams};
 use crate::http::problem::{Code, Problem};
 use crate::http::proposals::{ProposalNote, proposed_response};
 use crate::http::routed::Routed;
-use crate::service::{Outcome, Precondition, Resource, ServiceError, Written};
+use crate::service::{Catalog, Outcome, Precondition, Resource, ServiceError, Written};
 
 /// One page of a list or a version history.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -51,13 +51,14 @@ fn single<R: Resource>(status: StatusCode, definition: &R) -> Response {
 /// is required).
 pub async fn create<R: Routed>(
     State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Editor(principal): Editor,
     query: R::WriteQuery,
     ProposalNote(note): ProposalNote,
     JsonBody(definition): JsonBody<R>,
 ) -> Result<Response, Problem> {
     R::before_write(&state, query, &definition).await?;
-    let written = state.registry.with_note(note).create_written(&principal, definition).await?;
+    let written = catalog.create_written(&principal, definition, note.as_deref()).await?;
     Ok(written_response(&written))
 }
 
@@ -91,11 +92,11 @@ fn json_bytes(body: Bytes) -> Response {
 
 /// `GET /{kind}s/{id}`.
 pub async fn get<R: Routed>(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     Id(id): Id,
 ) -> Result<Response, Problem> {
-    let (version, body) = state.registry.get_json::<R>(&id).await?;
+    let (version, body) = catalog.get_json::<R>(&id).await?;
     let mut response = json_bytes(body);
     response.headers_mut().insert(header::ETAG, etag(version));
     Ok(response)
@@ -106,6 +107,7 @@ pub async fn get<R: Routed>(
 /// races).
 pub async fn put<R: Routed>(
     State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Editor(principal): Editor,
     Id(id): Id,
     if_match: IfMatch,
@@ -119,10 +121,8 @@ pub async fn put<R: Routed>(
         other => precondition(other)?,
     };
     let _writing = follow_current(&state, R::KIND, &id, precondition).await;
-    let written = state
-        .registry
-        .with_note(note)
-        .apply(&principal, &id, definition, precondition)
+    let written = catalog
+        .apply(&principal, &id, definition, precondition, note.as_deref())
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;
     Ok(written_response(&written))
@@ -132,6 +132,7 @@ pub async fn put<R: Routed>(
 /// `version`; when both are given they must agree.
 pub async fn patch<R: Routed>(
     State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Editor(principal): Editor,
     Id(id): Id,
     if_match: IfMatch,
@@ -155,7 +156,7 @@ pub async fn patch<R: Routed>(
         (other, Some(v)) => {
             let header = match precondition(other)? {
                 Precondition::Version(header) => header,
-                _ => current_version::<R>(&state, &id).await?,
+                _ => current_version::<R>(&catalog, &id).await?,
             };
             if header != v {
                 return Err(Problem::new(
@@ -168,10 +169,8 @@ pub async fn patch<R: Routed>(
         }
     };
     let _writing = follow_current(&state, R::KIND, &id, precondition).await;
-    let written = state
-        .registry
-        .with_note(note)
-        .patch::<R>(&principal, &id, &patch, precondition)
+    let written = catalog
+        .patch::<R>(&principal, &id, &patch, precondition, note.as_deref())
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;
     Ok(written_response(&written))
@@ -180,6 +179,7 @@ pub async fn patch<R: Routed>(
 /// `DELETE /{kind}s/{id}`: 204.
 pub async fn delete<R: Routed>(
     State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     Admin(principal): Admin,
     Id(id): Id,
     if_match: IfMatch,
@@ -189,8 +189,7 @@ pub async fn delete<R: Routed>(
     }
     let precondition = precondition(if_match)?;
     let _writing = follow_current(&state, R::KIND, &id, precondition).await;
-    state
-        .registry
+    catalog
         .delete::<R>(&principal, &id, precondition)
         .await
         .map_err(|e| absent::<R>(e, &id, precondition))?;
@@ -199,33 +198,33 @@ pub async fn delete<R: Routed>(
 
 /// `GET /{kind}s`.
 pub async fn list<R: Routed>(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     params: ListParams,
 ) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, true)?;
-    Ok(json_bytes(state.registry.list_json::<R>(&query).await?))
+    Ok(json_bytes(catalog.list_json::<R>(&query).await?))
 }
 
 /// `GET /{kind}s/{id}/versions`.
 pub async fn versions<R: Routed>(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     Id(id): Id,
     params: ListParams,
 ) -> Result<Response, Problem> {
     let query = params.to_query(R::KIND, false)?;
-    let page = state.registry.versions::<R>(&id, &query).await?;
+    let page = catalog.versions::<R>(&id, &query).await?;
     Ok(Json(PageBody { items: page.items, next_cursor: page.next_cursor }).into_response())
 }
 
 /// `GET /{kind}s/{id}/versions/{v}`.
 pub async fn version<R: Routed>(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     IdVersion(id, v): IdVersion,
 ) -> Result<Response, Problem> {
-    let definition: R = state.registry.version(&id, v).await?;
+    let definition: R = catalog.version(&id, v).await?;
     Ok(single(StatusCode::OK, &definition))
 }
 
@@ -244,8 +243,8 @@ fn precondition(if_match: IfMatch) -> Result<Precondition, Problem> {
 }
 
 /// The current version of `id` for `If-Match: *` (which needs the definition to exist).
-async fn current_version<R: Resource>(state: &AppState, id: &str) -> Result<u64, Problem> {
-    let current: Result<R, _> = state.registry.get(id).await;
+async fn current_version<R: Resource>(catalog: &Catalog, id: &str) -> Result<u64, Problem> {
+    let current: Result<R, _> = catalog.get(id).await;
     current.map(|c| c.version()).map_err(|e| absent::<R>(e, id, Precondition::Current))
 }
 

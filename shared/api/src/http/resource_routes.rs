@@ -29,7 +29,7 @@ macro_rules! resource_routes {
             use crate::http::problem::Problem;
             use crate::http::proposals::ProposalNote;
             use crate::http::resource::{self, PageBody};
-            use crate::service::ProposalView;
+            use crate::service::{Catalog, ProposalView};
             use crate::http::responses::{
                 BodyErrors, CallErrors, Conflict, Forbidden, NotFound, VersionMismatch,
                 VersionRequired,
@@ -58,11 +58,11 @@ macro_rules! resource_routes {
                     CallErrors,
                 ))]
             pub async fn list(
-                state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Reader,
                 params: ListParams,
             ) -> Result<Response, Problem> {
-                resource::list::<$kind>(state, caller, params).await
+                resource::list::<$kind>(catalog, caller, params).await
             }
 
             #[doc = concat!("Create ", $an, " (its id is generated when omitted).")]
@@ -80,12 +80,13 @@ macro_rules! resource_routes {
                 ))]
             pub async fn create(
                 state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Editor,
                 query: WriteQuery,
                 note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::create::<$kind>(state, caller, query, note, body).await
+                resource::create::<$kind>(state, catalog, caller, query, note, body).await
             }
 
             #[doc = concat!("Get ", $an, ".")]
@@ -97,8 +98,8 @@ macro_rules! resource_routes {
                     (status = 200, description = concat!("The ", $item), body = $kind, headers(("ETag" = String))),
                     CallErrors, NotFound,
                 ))]
-            pub async fn get(state: State<AppState>, caller: Reader, id: Id) -> Result<Response, Problem> {
-                resource::get::<$kind>(state, caller, id).await
+            pub async fn get(catalog: State<Catalog>, caller: Reader, id: Id) -> Result<Response, Problem> {
+                resource::get::<$kind>(catalog, caller, id).await
             }
 
             #[doc = concat!("Create or replace ", $an, " (idempotent; `If-Match` optional).")]
@@ -119,6 +120,7 @@ macro_rules! resource_routes {
                 ))]
             pub async fn put(
                 state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Editor,
                 id: Id,
                 if_match: IfMatch,
@@ -126,7 +128,7 @@ macro_rules! resource_routes {
                 note: ProposalNote,
                 body: JsonBody<$kind>,
             ) -> Result<Response, Problem> {
-                resource::put::<$kind>(state, caller, id, if_match, query, note, body).await
+                resource::put::<$kind>(state, catalog, caller, id, if_match, query, note, body).await
             }
 
             #[doc = concat!("Change ", $an, " with a JSON Merge Patch (RFC 7396).")]
@@ -146,13 +148,14 @@ macro_rules! resource_routes {
                 ))]
             pub async fn patch(
                 state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Editor,
                 id: Id,
                 if_match: IfMatch,
                 note: ProposalNote,
                 body: MergePatchBody,
             ) -> Result<Response, Problem> {
-                resource::patch::<$kind>(state, caller, id, if_match, note, body).await
+                resource::patch::<$kind>(state, catalog, caller, id, if_match, note, body).await
             }
 
             #[doc = concat!("Delete ", $an, " (admin; `If-Match` required).")]
@@ -168,11 +171,12 @@ macro_rules! resource_routes {
                 ))]
             pub async fn delete(
                 state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Admin,
                 id: Id,
                 if_match: IfMatch,
             ) -> Result<Response, Problem> {
-                resource::delete::<$kind>(state, caller, id, if_match).await
+                resource::delete::<$kind>(state, catalog, caller, id, if_match).await
             }
 
             #[doc = concat!($An, "'s version history, oldest first.")]
@@ -186,12 +190,12 @@ macro_rules! resource_routes {
                     CallErrors, NotFound,
                 ))]
             pub async fn versions(
-                state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Reader,
                 id: Id,
                 params: ListParams,
             ) -> Result<Response, Problem> {
-                resource::versions::<$kind>(state, caller, id, params).await
+                resource::versions::<$kind>(catalog, caller, id, params).await
             }
 
             #[doc = concat!("One immutable version of ", $an, ".")]
@@ -206,11 +210,11 @@ macro_rules! resource_routes {
                     CallErrors, NotFound,
                 ))]
             pub async fn version(
-                state: State<AppState>,
+                catalog: State<Catalog>,
                 caller: Reader,
                 id: IdVersion,
             ) -> Result<Response, Problem> {
-                resource::version::<$kind>(state, caller, id).await
+                resource::version::<$kind>(catalog, caller, id).await
             }
         }
     };

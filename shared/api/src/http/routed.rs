@@ -45,7 +45,7 @@ impl Routed for ToolDefinition {
         }
         #[cfg(feature = "aws")]
         {
-            Ok(state.registry.verify_before_write(definition).await?)
+            Ok(state.registry.publishing.verify_before_write(definition).await?)
         }
         #[cfg(not(feature = "aws"))]
         {

@@ -9,14 +9,13 @@ use http::{header, request::Parts};
 use registry_core::{Violation, pointer};
 use registry_types::Format;
 
-use crate::http::AppState;
 use crate::http::auth::Reader;
 use crate::http::etag::etag;
 use crate::http::json::JsonBody;
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::{CallCheck, CallRequest, ToolSchema};
+use crate::service::{CallCheck, CallRequest, Catalog, ToolSchema};
 
 /// The `format` query parameter of `GET /tools/{id}/schema` (default `json-schema`);
 /// every bad or unknown parameter is reported at `/<name>`.
@@ -72,12 +71,12 @@ fn parse_format(pairs: &[(String, String)]) -> Result<Format, Vec<Violation>> {
         CallErrors, NotFound,
     ))]
 pub async fn tool_schema(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     Id(id): Id,
     SchemaFormat(format): SchemaFormat,
 ) -> Result<Response, Problem> {
-    let schema = state.registry.tool_schema(&id, format).await?;
+    let schema = catalog.tool_schema(&id, format).await?;
     let version = schema.version;
     let mut response = Json(schema).into_response();
     response.headers_mut().insert(header::ETAG, etag(version));
@@ -95,12 +94,12 @@ pub async fn tool_schema(
         CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn validate_call(
-    State(state): State<AppState>,
+    State(catalog): State<Catalog>,
     _caller: Reader,
     Id(id): Id,
     JsonBody(call): JsonBody<CallRequest>,
 ) -> Result<Response, Problem> {
-    let check = state.registry.validate_call(&id, &call).await?;
+    let check = catalog.validate_call(&id, &call).await?;
     Ok(Json(check).into_response())
 }
 

@@ -1,15 +1,21 @@
-//! Shared state of the router: the registry and the authenticator.
+//! Shared state of the router: the registry's services and the authenticator. Handlers
+//! extract the one service they call (`State<Catalog>`, `State<Resolver>`, ...) through
+//! the [`FromRef`] implementations here.
 
 use std::sync::Arc;
 
+use axum::extract::FromRef;
+
 use crate::auth::Authenticator;
 use crate::http::write_lock::WriteLocks;
-use crate::service::Registry;
+#[cfg(feature = "aws")]
+use crate::service::Publishing;
+use crate::service::{CallPolicy, Catalog, Registry, Resolver, Tokens};
 
 /// What every handler can reach through `State<AppState>`.
 #[derive(Clone)]
 pub struct AppState {
-    /// The service layer.
+    /// The services.
     pub registry: Registry,
     /// Turns requests into principals.
     pub authenticator: Arc<dyn Authenticator>,
@@ -29,3 +35,16 @@ impl std::fmt::Debug for AppState {
         f.debug_struct("AppState").finish_non_exhaustive()
     }
 }
+
+macro_rules! service_from_state {
+    ($($service:ident: $field:ident),*) => {$(
+        impl FromRef<AppState> for $service {
+            fn from_ref(state: &AppState) -> Self {
+                state.registry.$field.clone()
+            }
+        }
+    )*};
+}
+service_from_state!(Catalog: catalog, Resolver: resolver, CallPolicy: calls, Tokens: tokens);
+#[cfg(feature = "aws")]
+service_from_state!(Publishing: publishing);

@@ -7,14 +7,13 @@ use axum::response::Response;
 use http::request::Parts;
 use registry_core::{RequestContext, Violation};
 
-use crate::http::AppState;
 use crate::http::auth::{RuntimeCaller, at_most_one};
 use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::{Id, ListParams};
 use crate::http::problem::Problem;
 use crate::http::resolve::failure;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::{IssuedToken, TokenRequest, require_token_role};
+use crate::service::{IssuedToken, Resolver, TokenRequest, Tokens, require_token_role};
 
 /// The query of a token request: `agentId` (required without a signed context),
 /// `scope` (optional).
@@ -112,7 +111,7 @@ pub const PRINCIPAL_HEADER: &str = "x-registry-principal";
 /// registry's keys; its agent and context), else the `agentId` query parameter and the
 /// resolve context in the body.
 pub fn caller_context(
-    state: &AppState,
+    resolver: &Resolver,
     parts: &http::HeaderMap,
     query: &TokenQuery,
     body: Bytes,
@@ -138,7 +137,7 @@ pub fn caller_context(
         }])
     };
     let token = token.to_str().map_err(|_| invalid("not a signed context".into()))?;
-    let principal = state.registry.verify_principal(token).map_err(|e| invalid(e.to_string()))?;
+    let principal = resolver.verify_principal(token).map_err(|e| invalid(e.to_string()))?;
     if query.agent_id.as_ref().is_some_and(|a| *a != principal.agent_id) {
         return Err(invalid(format!(
             "signed for agent `{}`, not the agentId asked",
@@ -166,7 +165,8 @@ pub fn caller_context(
         CallErrors, BodyErrors, NotFound,
     ))]
 pub async fn tool_token(
-    State(state): State<AppState>,
+    State(resolver): State<Resolver>,
+    State(tokens): State<Tokens>,
     RuntimeCaller(principal): RuntimeCaller,
     Id(id): Id,
     query: TokenQuery,
@@ -177,7 +177,7 @@ pub async fn tool_token(
     if let Err(e) = require_token_role(&principal) {
         return axum::response::IntoResponse::into_response(Problem::from(e));
     }
-    let caller = match caller_context(&state, &headers, &query, body) {
+    let caller = match caller_context(&resolver, &headers, &query, body) {
         Ok(caller) => caller,
         Err(problem) => return axum::response::IntoResponse::into_response(problem),
     };
@@ -188,7 +188,7 @@ pub async fn tool_token(
         context: &caller.context,
         scope: query.scope.as_deref(),
     };
-    match state.registry.token(request).await {
+    match tokens.token(request).await {
         Ok(token) => json_ok(&token),
         Err(err) => failure(err),
     }

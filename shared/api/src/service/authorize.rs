@@ -16,7 +16,7 @@ use registry_policy::{Budget, CallDecision, CallRequest, Counting, DecideError, 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::service::{Registry, ServiceError};
+use crate::service::{CallPolicy, ServiceError};
 
 /// The call to decide.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
@@ -167,7 +167,7 @@ fn check_ids(request: &AuthorizeRequest) -> Result<(), ServiceError> {
     }
 }
 
-impl Registry {
+impl CallPolicy {
     /// Decides one call of the live tool `tool_id` for the principal of the request
     /// (SPEC section 16) with `registry_policy::decide`; logs the decision.
     pub async fn authorize(
@@ -176,7 +176,7 @@ impl Registry {
         request: &AuthorizeRequest,
         explain: bool,
     ) -> Result<Authorization, ServiceError> {
-        let tool: ToolDefinition = self.get(tool_id).await?;
+        let tool: ToolDefinition = self.catalog.get(tool_id).await?;
         check_call(&tool, &request.call)?;
         check_ids(request)?;
         let mut context = PreparedContext::new(&request.context).map_err(|errors| {
@@ -235,12 +235,13 @@ impl Registry {
     ) -> Result<Option<(String, AgentDefinition)>, ServiceError> {
         match (&request.agent_id, &request.session_id) {
             (Some(agent_id), Some(session_id)) => {
-                let agent: AgentDefinition = self.get(agent_id).await.map_err(|e| match e {
-                    ServiceError::NotFound { .. } => {
-                        ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
-                    }
-                    other => other,
-                })?;
+                let agent: AgentDefinition =
+                    self.catalog.get(agent_id).await.map_err(|e| match e {
+                        ServiceError::NotFound { .. } => {
+                            ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
+                        }
+                        other => other,
+                    })?;
                 if !agent.uses_tool(&tool.tool_id) {
                     return Err(ServiceError::invalid(
                         "/agentId",

@@ -4,9 +4,9 @@ use registry_aws::{InvokeReport, Severity, TestInvoke, Verification, VerifyOptio
 use registry_core::{ToolDefinition, Violation};
 
 use crate::service::publish::from_aws;
-use crate::service::{Registry, ServiceError};
+use crate::service::{Publishing, ServiceError};
 
-impl Registry {
+impl Publishing {
     /// Verifies the Lambda of tool `id`: exists and active, Bedrock may invoke it,
     /// required tags present.
     pub async fn verify_tool(
@@ -14,7 +14,7 @@ impl Registry {
         id: &str,
         options: &VerifyOptions,
     ) -> Result<Verification, ServiceError> {
-        let tool: ToolDefinition = self.get(id).await?;
+        let tool: ToolDefinition = self.catalog.get(id).await?;
         self.aws_clients()?.verify_tool(&tool, options).await.map_err(from_aws)
     }
 
@@ -24,7 +24,7 @@ impl Registry {
         id: &str,
         call: &TestInvoke,
     ) -> Result<InvokeReport, ServiceError> {
-        let tool: ToolDefinition = self.get(id).await?;
+        let tool: ToolDefinition = self.catalog.get(id).await?;
         self.aws_clients()?.test_invoke(&tool, call).await.map_err(from_aws)
     }
 

@@ -4,7 +4,7 @@ use registry_access::{DryRun, RuleOutcome, dry_run};
 use registry_core::{AccessRule, Decision, RequestContext, Violation};
 use serde::{Deserialize, Serialize};
 
-use crate::service::{Registry, ServiceError};
+use crate::service::{CallPolicy, ServiceError};
 
 /// The rules to try and the context to try them on.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
@@ -31,10 +31,10 @@ fn located(prefix: &str, path: String, message: String) -> Violation {
     Violation { path: format!("{prefix}{path}"), message }
 }
 
-impl Registry {
+impl CallPolicy {
     /// Compiles and evaluates `request.rules` against `request.context`. Compile errors
     /// are violations at `/rules/<i>/...`, context limits at `/context/...`. The work
-    /// runs off the async workers, at most a few dry runs at a time (see `Registry`).
+    /// runs off the async workers, at most a few dry runs at a time (see `CallPolicy`).
     pub async fn evaluate_access(
         &self,
         request: EvaluateRequest,

@@ -2,9 +2,9 @@
 
 use registry_store::{EventPage, EventQuery};
 
-use crate::service::{Registry, ServiceError};
+use crate::service::{Catalog, ServiceError};
 
-impl Registry {
+impl Catalog {
     /// One page of events after `query.after`, oldest first (any role).
     pub async fn events(&self, query: &EventQuery) -> Result<EventPage, ServiceError> {
         self.store()

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::auth::{Principal, Role};
 use crate::service::publish::from_aws;
 use crate::service::write::require;
-use crate::service::{Registry, Resource, ServiceError, from_json};
+use crate::service::{Publishing, Resource, ServiceError, from_json};
 
 /// Which Bedrock agent to import, and whether to write the result.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
@@ -36,7 +36,7 @@ pub struct ImportReport {
     pub applied: bool,
 }
 
-impl Registry {
+impl Publishing {
     /// Reads Bedrock agent `request.agent_id` into registry definitions, and writes them
     /// when asked (editor).
     pub async fn import_bedrock(
@@ -64,10 +64,10 @@ impl Registry {
         if applied && let Some(agent) = agent {
             for tool in tools {
                 let id = tool.tool_id.clone();
-                self.apply(principal, &id, tool, None).await?;
+                self.catalog.apply(principal, &id, tool, None, None).await?;
             }
             let id = agent.agent_id.clone();
-            self.apply(principal, &id, agent, None).await?;
+            self.catalog.apply(principal, &id, agent, None, None).await?;
         }
         Ok(ImportReport { imported, problems, applied })
     }

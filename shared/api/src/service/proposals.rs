@@ -15,7 +15,7 @@ use crate::service::release_check::compare_tools;
 use crate::service::review::can_approve;
 use crate::service::sealed::secret_in;
 use crate::service::write::{Outcome, Written, server_fields_for};
-use crate::service::{Comparison, DefinitionRef, Registry, Resource, ServiceError, references};
+use crate::service::{Catalog, Comparison, DefinitionRef, Resource, ServiceError, references};
 
 /// The longest note or rejection reason, in characters.
 pub const MAX_NOTE_CHARS: usize = 2000;
@@ -117,7 +117,7 @@ fn text(path: &str, value: Option<&str>, required: bool) -> Result<Option<String
     }
 }
 
-impl Registry {
+impl Catalog {
     /// Stores `definition` (checked, its secrets taken) as a proposal over `head`
     /// instead of writing it.
     pub(crate) async fn propose<R: Resource>(
@@ -126,8 +126,9 @@ impl Registry {
         head: Option<&R>,
         mut definition: R,
         changed: Vec<String>,
+        note: Option<&str>,
     ) -> Result<Written<R>, ServiceError> {
-        let note = text("/note", self.note.as_deref(), false)?;
+        let note = text("/note", note, false)?;
         *definition.server_mut() = Default::default();
         let stored = definition
             .clone()

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
 use crate::service::write::require;
-use crate::service::{Registry, ResolveFailure, ServiceError};
+use crate::service::{Publishing, ResolveFailure, ServiceError};
 
 /// What to publish for whom.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
@@ -68,7 +68,7 @@ pub struct Drift {
     pub plan: Vec<Call>,
 }
 
-impl Registry {
+impl Publishing {
     /// Publishes agent `id` for the request's audience (admin), its unpublished
     /// collaborators first.
     pub async fn publish(
@@ -81,7 +81,7 @@ impl Registry {
         self.publish_at(principal, id, request, 0).await
     }
 
-    /// [`Registry::publish`] of a collaborator `depth` levels below the agent asked for.
+    /// [`Publishing::publish`] of a collaborator `depth` levels below the agent asked for.
     fn publish_at<'a>(
         &'a self,
         principal: &'a Principal,
@@ -224,7 +224,7 @@ impl Registry {
         head: &AgentDefinition,
         context: &RequestContext,
     ) -> Result<Resolution, ServiceError> {
-        self.resolve(&head.agent_id, context).await.map_err(|e| match e {
+        self.resolver.resolve(&head.agent_id, context).await.map_err(|e| match e {
             ResolveFailure::Service(e) => e,
             ResolveFailure::Refused(refused) => {
                 ServiceError::invalid("/context", refused_message(&refused))

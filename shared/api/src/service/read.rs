@@ -6,7 +6,7 @@ use bytes::Bytes;
 use registry_core::Definition;
 use registry_store::{ListQuery, Page};
 
-use crate::service::{Registry, Resource, ServiceError, encoded};
+use crate::service::{Catalog, Resource, ServiceError, encoded};
 
 /// Largest page a list may ask for.
 pub const MAX_LIMIT: u32 = 100;
@@ -14,7 +14,7 @@ pub const MAX_LIMIT: u32 = 100;
 /// Most releases of one tool name a `name` list returns.
 pub const MAX_RELEASES: usize = 1_000;
 
-impl Registry {
+impl Catalog {
     /// The live definition `id` (secrets removed).
     pub async fn get<R: Resource>(&self, id: &str) -> Result<R, ServiceError> {
         let id = &R::canonical_id(id);
@@ -45,7 +45,7 @@ impl Registry {
         convert(self.page::<R>(query).await?)
     }
 
-    /// [`Registry::list`] as the response JSON of the page (`items`, `nextCursor`):
+    /// [`Catalog::list`] as the response JSON of the page (`items`, `nextCursor`):
     /// each version is serialized once and its bytes reused.
     pub async fn list_json<R: Resource>(&self, query: &ListQuery) -> Result<Bytes, ServiceError> {
         let page = self.page::<R>(query).await?;

@@ -11,7 +11,7 @@ use registry_store::{ListFilter, ListQuery};
 use registry_types::{ChangeKind, Interface, SchemaChange, compare, severity};
 use serde::Serialize;
 
-use crate::service::{Registry, ServiceError};
+use crate::service::{Catalog, ServiceError};
 
 /// What separates two releases (`GET /tools/{name}/compare?from=&to=`).
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
@@ -45,7 +45,7 @@ fn required_bump(severity: Option<ChangeKind>) -> &'static str {
     }
 }
 
-impl Registry {
+impl Catalog {
     /// The changes from release `name@from` to `name@to` (both live).
     pub async fn compare_releases(
         &self,

@@ -20,7 +20,7 @@ use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefin
 
 use registry_store::Referenced;
 
-use crate::service::{Lines, Registry, ServiceError, references};
+use crate::service::{Lines, Resolver, ServiceError, references};
 
 /// Why a resolution did not produce a configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -56,7 +56,7 @@ impl From<ResolveError> for ResolveFailure {
     }
 }
 
-impl Registry {
+impl Resolver {
     /// Resolves the live agent `agent_id` for the caller described by `ctx`
     /// (SPEC section 7).
     pub async fn resolve(
@@ -75,7 +75,7 @@ impl Registry {
         self.finish(resolved, &json, principal, started)
     }
 
-    /// [`Registry::resolve`] for a caller described by the JSON text of a request
+    /// [`Resolver::resolve`] for a caller described by the JSON text of a request
     /// context, prepared straight from the text (see `PreparedContext::from_json`).
     pub async fn resolve_json(
         &self,
@@ -95,7 +95,7 @@ impl Registry {
         self.resolve_fetched(&defs, agent_id, prepared, json)
     }
 
-    /// [`Registry::resolve`] for a context the caller prepared from its JSON text
+    /// [`Resolver::resolve`] for a context the caller prepared from its JSON text
     /// `json` (parsed once, by the caller: `PreparedContext::read_json`).
     pub async fn resolve_prepared(
         &self,

@@ -87,50 +87,7 @@ pub fn can_approve(principal: &Principal) -> bool {
     matches!(principal.role, Role::Approver | Role::Admin)
 }
 
-/// Environment variable of the Lambdas (and `serve`): `true` requires review.
-pub const REQUIRE_REVIEW_ENV: &str = "AGENT_REGISTRY_REQUIRE_REVIEW";
-/// Environment variable: approvals a proposal needs (1 to 10, default 1).
-pub const REVIEW_APPROVALS_ENV: &str = "AGENT_REGISTRY_REVIEW_APPROVALS";
-
-/// A review setting that is not valid, naming its variable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReviewSettingError {
-    /// [`REQUIRE_REVIEW_ENV`] is neither `true` nor `false`.
-    #[error("{REQUIRE_REVIEW_ENV} must be `true` or `false`, not `{0}`")]
-    Required(String),
-    /// [`REVIEW_APPROVALS_ENV`] is not an integer from 1 to 10.
-    #[error("{REVIEW_APPROVALS_ENV} must be an integer from 1 to 10, not `{0}`")]
-    Approvals(String),
-}
-
 impl ReviewPolicy {
-    /// The policy from [`REQUIRE_REVIEW_ENV`] and [`REVIEW_APPROVALS_ENV`] (unset or
-    /// empty: the defaults); an invalid value is an error naming the variable.
-    pub fn from_env() -> Result<Self, ReviewSettingError> {
-        let read = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        Self::parse(read(REQUIRE_REVIEW_ENV).as_deref(), read(REVIEW_APPROVALS_ENV).as_deref())
-    }
-
-    /// The policy from the two settings' texts.
-    pub fn parse(
-        required: Option<&str>,
-        approvals: Option<&str>,
-    ) -> Result<Self, ReviewSettingError> {
-        let required = match required.map(str::trim) {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(other) => return Err(ReviewSettingError::Required(other.to_owned())),
-        };
-        let approvals = match approvals.map(str::trim) {
-            None => 1,
-            Some(text) => match text.parse::<u32>() {
-                Ok(n) if (1..=10).contains(&n) => n,
-                _ => return Err(ReviewSettingError::Approvals(text.to_owned())),
-            },
-        };
-        Ok(Self { required, approvals })
-    }
-
     /// Whether a write by `principal` changing `changed` of a definition of `kind` must
     /// become a proposal; `tagged` says whether the stored or proposed definition
     /// carries the selector tag.
@@ -165,19 +122,6 @@ mod tests {
         assert!(!is_governed(Kind::Agent, "/tags/team"));
         assert!(is_governed(Kind::Agent, "/tags"), "all tags removed");
         assert!(is_governed(Kind::Agent, ""), "the whole document replaced");
-    }
-
-    #[test]
-    fn settings_parse_or_name_the_variable() {
-        assert_eq!(ReviewPolicy::parse(None, None), Ok(ReviewPolicy::default()));
-        assert_eq!(
-            ReviewPolicy::parse(Some("true"), Some("2")),
-            Ok(ReviewPolicy { required: true, approvals: 2 })
-        );
-        let err = ReviewPolicy::parse(Some("yes"), None).unwrap_err().to_string();
-        assert!(err.contains(REQUIRE_REVIEW_ENV) && err.contains("`yes`"), "{err}");
-        let err = ReviewPolicy::parse(None, Some("0")).unwrap_err().to_string();
-        assert!(err.contains(REVIEW_APPROVALS_ENV) && err.contains("`0`"), "{err}");
     }
 
     #[test]

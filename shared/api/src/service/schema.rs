@@ -6,7 +6,7 @@ use registry_types::{CompatIssue, Format};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::service::{Registry, Resource, ServiceError};
+use crate::service::{Catalog, Resource, ServiceError};
 
 /// A live tool's functions compiled for one format (`GET /tools/{id}/schema`).
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
@@ -48,7 +48,7 @@ pub struct CallCheck {
     pub errors: Vec<Violation>,
 }
 
-impl Registry {
+impl Catalog {
     /// The live tool `id` compiled to `format`, with its compatibility report.
     pub async fn tool_schema(&self, id: &str, format: Format) -> Result<ToolSchema, ServiceError> {
         let tool: ToolDefinition = self.get(id).await?;

@@ -9,7 +9,7 @@ use registry_core::{Definition, Kind, McpAuth, ToolDefinition};
 use registry_store::Proposal;
 
 use crate::service::vault::{SecretHandle, VaultError};
-use crate::service::{DefinitionRef, Registry, Resource, ServiceError};
+use crate::service::{Catalog, DefinitionRef, Resource, ServiceError};
 
 /// The vault version an `auth` block names, if any.
 pub(crate) fn handle_of(auth: &McpAuth) -> Option<SecretHandle> {
@@ -40,7 +40,7 @@ pub(crate) fn vault_error(e: VaultError) -> ServiceError {
     ServiceError::Unavailable(e.to_string())
 }
 
-impl Registry {
+impl Catalog {
     /// Moves a client secret given in `definition` into the vault and leaves its marker
     /// (`auth.secretVersion`, `auth.secretArn`) in its place. The same value as the
     /// stored version keeps that version, so an identical PUT stays unchanged. Returns
@@ -86,7 +86,7 @@ impl Registry {
         self.trim_vault(R::KIND, id, replaced, stored_handle(stored)).await;
     }
 
-    /// [`Registry::trim_secrets`] of a definition of `kind` whose stored version names
+    /// [`Catalog::trim_secrets`] of a definition of `kind` whose stored version names
     /// `keep`.
     pub(crate) async fn trim_vault(
         &self,
@@ -115,7 +115,7 @@ impl Registry {
     }
 
     /// Removes `handle`, a version of `id`'s secret that nothing stored names (a write
-    /// or proposal that failed). A failure is logged, as in [`Registry::trim_secrets`].
+    /// or proposal that failed). A failure is logged, as in [`Catalog::trim_secrets`].
     pub(crate) async fn discard_secret(&self, id: &str, handle: &SecretHandle) {
         if let Err(e) = self.vault().remove(id, handle).await {
             tracing::warn!(tool = id, error = %e, "unused secret version not removed yet");

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::auth::{Principal, Role};
 use crate::service::resolve::ResolveFailure;
 use crate::service::sealed::{handle_of, vault_error};
-use crate::service::{Registry, Resource, ServiceError};
+use crate::service::{Resource, ServiceError, Tokens};
 
 /// A token is handed out only while it has at least this long to live; a cached one
 /// is renewed once it has less.
@@ -306,13 +306,13 @@ pub struct TokenRequest<'a> {
     pub scope: Option<&'a str>,
 }
 
-impl Registry {
+impl Tokens {
     /// An access token for `request.tool_id`'s MCP server, if resolving
     /// `request.agent_id` for the context keeps the tool (see the module docs).
     pub async fn token(&self, request: TokenRequest<'_>) -> Result<IssuedToken, ResolveFailure> {
         require_token_role(request.principal)?;
         let id = ToolDefinition::canonical_id(request.tool_id);
-        let resolution = self.resolve(request.agent_id, request.context).await?;
+        let resolution = self.resolver.resolve(request.agent_id, request.context).await?;
         let kept = resolution.trace.tools.iter().find(|t| t.tool_id == id).map(|t| t.outcome);
         if kept != Some(ToolOutcome::Included) {
             let why = kept.map_or_else(
@@ -504,7 +504,7 @@ fn issued(cached: &Cached, now: Instant) -> IssuedToken {
     }
 }
 
-impl Registry {
+impl Tokens {
     /// One decision per token request, in the decision log (point `token`) and as a
     /// `registry::decision` trace line: who, which tool through which agent, the outcome;
     /// never the token or the secret.

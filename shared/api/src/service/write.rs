@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::auth::{Principal, Role};
 use crate::service::proposals::{ProposalView, selector_tagged};
 use crate::service::{
-    DefinitionRef, Precondition, Registry, Resource, ServiceError, from_json, lifecycle, references,
+    Catalog, DefinitionRef, Precondition, Resource, ServiceError, from_json, lifecycle, references,
 };
 
 /// What a write did.
@@ -56,13 +56,16 @@ struct Checked<R> {
     violations: Vec<Violation>,
 }
 
-impl Registry {
+/// The writes. Each takes `note`: what a write that becomes a proposal (review
+/// required) carries; other writes ignore it.
+impl Catalog {
     /// Creates a definition; its id is generated (UUIDv7) when empty. Fails with
     /// `AlreadyExists` when a live definition has the id.
     pub async fn create<R: Resource>(
         &self,
         principal: &Principal,
         mut definition: R,
+        note: Option<&str>,
     ) -> Result<R, ServiceError> {
         require(principal, Role::Editor, "create definitions")?;
         if definition.id().is_empty() {
@@ -70,14 +73,15 @@ impl Registry {
         }
         definition.set_id(R::canonical_id(definition.id()));
         let checked = checked(definition, Vec::new()).await?;
-        Ok(self.write(principal, None, &checked, Action::Create).await?.definition)
+        Ok(self.write(principal, None, &checked, Action::Create, note).await?.definition)
     }
 
-    /// [`Registry::create`], telling whether it created or (review required) proposed.
+    /// [`Catalog::create`], telling whether it created or (review required) proposed.
     pub async fn create_written<R: Resource>(
         &self,
         principal: &Principal,
         mut definition: R,
+        note: Option<&str>,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "create definitions")?;
         if definition.id().is_empty() {
@@ -85,7 +89,7 @@ impl Registry {
         }
         definition.set_id(R::canonical_id(definition.id()));
         let checked = checked(definition, Vec::new()).await?;
-        self.write(principal, None, &checked, Action::Create).await
+        self.write(principal, None, &checked, Action::Create, note).await
     }
 
     /// Creates or replaces `id` with `definition` (PUT). The path id wins: a different
@@ -101,6 +105,7 @@ impl Registry {
         id: &str,
         mut definition: R,
         precondition: impl Into<Precondition>,
+        note: Option<&str>,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "change definitions")?;
         let precondition = precondition.into();
@@ -117,7 +122,7 @@ impl Registry {
                 let head = stored.as_deref().and_then(R::from_ref);
                 precondition.check(R::KIND, id, head.map(Resource::version))?;
                 let action = if head.is_some() { Action::Replace } else { Action::Create };
-                self.write(principal, head, checked, action).await
+                self.write(principal, head, checked, action, note).await
             })
             .await
     }
@@ -131,6 +136,7 @@ impl Registry {
         id: &str,
         patch: &Value,
         precondition: impl Into<Precondition>,
+        note: Option<&str>,
     ) -> Result<Written<R>, ServiceError> {
         require(principal, Role::Editor, "change definitions")?;
         let precondition = precondition.into();
@@ -160,7 +166,7 @@ impl Registry {
                 }
                 definition.set_id(id.to_owned());
                 let checked = checked(definition, violations).await?;
-                self.write(principal, Some(head), &checked, Action::Patch).await
+                self.write(principal, Some(head), &checked, Action::Patch, note).await
             })
             .await
     }
@@ -218,13 +224,14 @@ impl Registry {
     /// Checks `checked` against `head` (the stored version, if any) and stores it
     /// conditionally on the head's version with its event (`action`, or `lifecycle`
     /// when only the lifecycle changes), or, where review is required and a governed
-    /// field changes, stores a proposal instead.
+    /// field changes, stores a proposal carrying `note` instead.
     async fn write<R: Resource>(
         &self,
         principal: &Principal,
         head: Option<&R>,
         checked: &Checked<R>,
         action: Action,
+        note: Option<&str>,
     ) -> Result<Written<R>, ServiceError> {
         // The one copy of an attempt: the store takes it, the input stays for the next.
         let mut definition = checked.definition.clone();
@@ -287,7 +294,7 @@ impl Registry {
             head.is_some_and(|h| selector_tagged(h.view())) || selector_tagged(definition.view());
         if self.review.needs_review(principal, R::KIND, tagged, &changed) {
             let id = definition.id().to_owned();
-            let proposed = self.propose(principal, head, definition, changed).await;
+            let proposed = self.propose(principal, head, definition, changed, note).await;
             if let (Err(_), Some(sealed)) = (&proposed, &sealed) {
                 // No proposal names the new version.
                 self.discard_secret(&id, sealed).await;

@@ -22,18 +22,6 @@ pub use memory::MemoryVault;
 #[cfg(feature = "aws")]
 pub use secrets_manager::SecretsManagerVault;
 
-/// Environment variable naming the Secrets Manager name prefix of tools' secrets.
-pub const SECRETS_PREFIX_ENV: &str = "AGENT_REGISTRY_SECRETS_PREFIX";
-
-/// The name prefix of tools' secrets in Secrets Manager: `$AGENT_REGISTRY_SECRETS_PREFIX`,
-/// or `agent-registry/` (the prefix the template's policy grants).
-pub fn secrets_prefix() -> String {
-    std::env::var(SECRETS_PREFIX_ENV)
-        .ok()
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "agent-registry/".to_owned())
-}
-
 /// Where one version of a tool's secret is kept: what the definition records.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SecretHandle {
