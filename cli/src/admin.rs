@@ -45,19 +45,7 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let mut query = vec![("limit", limit.to_string())];
             query.extend(tag.map(|t| ("tag", t)));
             query.extend(status.map(|s| ("status", s)));
-            let mut items = Vec::new();
-            let mut cursor: Option<String> = None;
-            loop {
-                let mut q = query.clone();
-                q.extend(cursor.take().map(|c| ("cursor", c)));
-                let path = format!("{base}?{}", encode_query(&q));
-                let reply = client.send(Method::GET, &path, None, None).await?;
-                items.extend(reply.body["items"].as_array().cloned().unwrap_or_default());
-                cursor = reply.body["nextCursor"].as_str().map(str::to_owned);
-                if !all || cursor.is_none() {
-                    break;
-                }
-            }
+            let (items, cursor) = client.list(base, &query, all).await?;
             output::list(collection, &items, cursor.as_deref(), remote.output);
         }
         Operation::Get { id } => {

@@ -4,6 +4,8 @@ use anyhow::{Context, Result, bail};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
+use crate::admin::encode_query;
+
 /// A registry API endpoint with its credentials.
 pub struct Client {
     http: reqwest::Client,
@@ -28,6 +30,29 @@ impl Client {
             .user_agent(concat!("agent-registry-cli/", env!("CARGO_PKG_VERSION")))
             .build()?;
         Ok(Self { http, base: base.trim_end_matches('/').to_owned(), token })
+    }
+
+    /// `GET path` with `query`: its items, following `nextCursor` to the last page when
+    /// `all` (else the first page only), and the cursor to the page after them.
+    pub async fn list(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+        all: bool,
+    ) -> Result<(Vec<Value>, Option<String>)> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut q = query.to_vec();
+            q.extend(cursor.take().map(|c| ("cursor", c)));
+            let page = format!("{path}?{}", encode_query(&q));
+            let reply = self.send(Method::GET, &page, None, None).await?;
+            items.extend(reply.body["items"].as_array().cloned().unwrap_or_default());
+            cursor = reply.body["nextCursor"].as_str().map(str::to_owned);
+            if !all || cursor.is_none() {
+                return Ok((items, cursor));
+            }
+        }
     }
 
     /// Sends a request and turns problem+json errors into readable messages.

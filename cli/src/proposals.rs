@@ -6,7 +6,7 @@ use comfy_table::presets::UTF8_BORDERS_ONLY;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::admin::{encode_query, item_path};
+use crate::admin::item_path;
 use crate::args::{OutputFormat, ProposalOperation, Remote};
 use crate::client::Client;
 use crate::output::{self, text};
@@ -78,19 +78,7 @@ pub async fn run(op: ProposalOperation, remote: Remote) -> Result<()> {
             filters.extend(state.map(|v| ("state", v)));
             filters.extend(kind.map(|v| ("kind", v)));
             filters.extend(id.map(|v| ("id", v)));
-            let mut items = Vec::new();
-            let mut cursor: Option<String> = None;
-            loop {
-                let mut query = filters.clone();
-                query.extend(cursor.take().map(|c| ("cursor", c)));
-                let path = format!("/proposals?{}", encode_query(&query));
-                let reply = client.send(Method::GET, &path, None, None).await?;
-                items.extend(reply.body["items"].as_array().cloned().unwrap_or_default());
-                cursor = reply.body["nextCursor"].as_str().map(str::to_owned);
-                if cursor.is_none() {
-                    break;
-                }
-            }
+            let (items, _) = client.list("/proposals", &filters, true).await?;
             list(&items, remote.output);
         }
         ProposalOperation::Show { id } => {

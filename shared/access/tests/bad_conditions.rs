@@ -117,18 +117,17 @@ fn every_bad_condition_is_rejected_with_path_position_and_hint() {
 
 #[test]
 fn the_position_points_at_the_problem() {
-    let errors = validate_rules(&[rule("user.userType == 'x' && usr.email == 'y'")]);
-    assert!(errors[0].message.starts_with("1:25:"), "{errors:?}");
-    let errors = validate_rules(&[rule("user.userType == 'x' &&\n  user.emial == 'y'")]);
-    assert!(errors[0].message.starts_with("2:8:"), "{errors:?}");
-    let errors = validate_rules(&[rule("user.userType = 'x'")]);
-    assert!(errors[0].message.starts_with("1:15:"), "{errors:?}");
-    let errors = validate_rules(&[rule("user.userType == 'x' &&& true")]);
-    assert!(errors[0].message.starts_with("1:24:"), "{errors:?}");
-    let errors = validate_rules(&[rule("@user == 1")]);
-    assert!(errors[0].message.starts_with("1:1:"), "{errors:?}");
-    let errors = validate_rules(&[rule("user.userType ==")]);
-    assert!(errors[0].message.starts_with("1:17:"), "{errors:?}");
+    for (condition, position) in [
+        ("user.userType == 'x' && usr.email == 'y'", "1:25:"),
+        ("user.userType == 'x' &&\n  user.emial == 'y'", "2:8:"),
+        ("user.userType = 'x'", "1:15:"),
+        ("user.userType == 'x' &&& true", "1:24:"),
+        ("@user == 1", "1:1:"),
+        ("user.userType ==", "1:17:"),
+    ] {
+        let errors = validate_rules(&[rule(condition)]);
+        assert!(errors[0].message.starts_with(position), "{condition}: {errors:?}");
+    }
 }
 
 #[test]

@@ -23,6 +23,15 @@ fn schema() -> CallSchema {
     schema
 }
 
+/// `condition`, as a call rule of the refund tool, is refused with one error naming
+/// `needle` at the condition.
+fn assert_refused(condition: &str, needle: &str) {
+    let errors = validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
+    assert_eq!(errors.len(), 1, "{condition}: {errors:?}");
+    assert!(errors[0].message.contains(needle), "{condition}: {}", errors[0].message);
+    assert_eq!(errors[0].path, "/0/condition");
+}
+
 fn rule(id: &str, effect: Effect, condition: Option<&str>, mode: RuleMode) -> AccessRule {
     AccessRule { id: Some(id.into()), mode, ..AccessRule::new(effect, condition) }
 }
@@ -112,10 +121,7 @@ fn wrong_types_are_refused() {
         ("call.arguments.currency > 3", "a string"),
         ("call.arguments.currency == true", "a string"),
     ] {
-        let errors =
-            validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
-        assert_eq!(errors.len(), 1, "{condition}: {errors:?}");
-        assert!(errors[0].message.contains(declared), "{condition}: {}", errors[0].message);
+        assert_refused(condition, declared);
     }
     for ok in [
         "call.arguments.amount == 5",
@@ -295,11 +301,7 @@ fn session_reads_are_checked_against_the_schema() {
         ("session.total[call.function] > 1.0", "string literal"),
         ("session.count > 1", "has no field `count`"),
     ] {
-        let errors =
-            validate_call_rules(&[AccessRule::new(Effect::Deny, Some(condition))], &schema());
-        assert_eq!(errors.len(), 1, "{condition}: {errors:?}");
-        assert!(errors[0].message.contains(needle), "{condition}: {}", errors[0].message);
-        assert_eq!(errors[0].path, "/0/condition");
+        assert_refused(condition, needle);
     }
     let ok = "session.age > duration('15m') || session.calls > 20";
     assert!(validate_call_rules(&[AccessRule::new(Effect::Deny, Some(ok))], &schema()).is_empty());

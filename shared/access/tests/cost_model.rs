@@ -7,7 +7,7 @@
 
 use registry_access::limits::{MAX_CONTEXT_COLLECTION, MAX_CONTEXT_STRING_BYTES};
 use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestContext, RuleSet};
-use serde_json::json;
+use serde_json::{Value, json};
 
 fn rule(effect: Effect, condition: &str) -> AccessRule {
     AccessRule::new(effect, Some(condition))
@@ -17,11 +17,15 @@ fn rule(effect: Effect, condition: &str) -> AccessRule {
 fn largest_context() -> PreparedContext<'static> {
     let s = "a".repeat(MAX_CONTEXT_STRING_BYTES);
     let list = vec![s.clone(); MAX_CONTEXT_COLLECTION];
-    let ctx: RequestContext = serde_json::from_value(json!({
+    prepared(json!({
         "user": {"userId": s, "roles": list},
         "customData": {"s": s, "l": list, "p": "(a+)+$", "items": list}
     }))
-    .unwrap();
+}
+
+/// `value` read as a request context and prepared.
+fn prepared(value: Value) -> PreparedContext<'static> {
+    let ctx: RequestContext = serde_json::from_value(value).unwrap();
     PreparedContext::new(&ctx).unwrap().into_owned()
 }
 
@@ -102,11 +106,9 @@ fn patterns_from_request_data_and_invalid_patterns_are_refused_on_write() {
 /// Patterns people write every day compile, Unicode classes included, and match.
 #[test]
 fn everyday_patterns_are_accepted() {
-    let ctx: RequestContext = serde_json::from_value(json!({
+    let ctx = prepared(json!({
         "user": {"userId": "Łucja", "email": "ana_1@example.org"}
-    }))
-    .unwrap();
-    let ctx = PreparedContext::new(&ctx).unwrap();
+    }));
     for condition in [
         "user.email.matches('^\\\\w+@\\\\w+\\\\.\\\\w{2,10}$')",
         "user.email.matches('^[\\\\w.+-]+@[\\\\w-]+(\\\\.[\\\\w-]+)*\\\\.\\\\w{2,24}$')",
@@ -123,12 +125,10 @@ fn everyday_patterns_are_accepted() {
 
 #[test]
 fn ordinary_conditions_are_untouched() {
-    let ctx: RequestContext = serde_json::from_value(json!({
+    let ctx = prepared(json!({
         "user": {"userId": "u-1", "email": "dana@example.com", "roles": ["analyst"]},
         "customData": {"tier": "premium", "tags": ["a", "b"]}
-    }))
-    .unwrap();
-    let ctx = PreparedContext::new(&ctx).unwrap();
+    }));
     for condition in [
         "user.email.matches('^[a-z]+@example\\\\.com$')",
         "size(customData.tags.map(t, t + '-x')) == 2",

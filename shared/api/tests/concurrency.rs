@@ -65,12 +65,6 @@ async fn concurrent_unconditional_puts_all_land_as_versions() {
         assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     }
     // Every apply wrote its own version: 1 + 8, numbered without gaps.
-    let versions = s.get("/tools/t1/versions?limit=100").await;
-    let numbers: Vec<u64> = versions.body["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["version"].as_u64().unwrap())
-        .collect();
+    let numbers = s.version_numbers("/tools/t1/versions?limit=100").await;
     assert_eq!(numbers, (1..=9).collect::<Vec<_>>());
 }

@@ -94,14 +94,7 @@ async fn tool_and_agent_lifecycle_through_every_route() {
     assert_eq!(list.body["items"].as_array().unwrap().len(), 1);
 
     // Version history and snapshots.
-    let versions = s.get("/tools/weather-basic/versions").await;
-    let numbers: Vec<_> = versions.body["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["version"].as_u64().unwrap())
-        .collect();
-    assert_eq!(numbers, vec![1, 2, 3, 4]);
+    assert_eq!(s.version_numbers("/tools/weather-basic/versions").await, vec![1, 2, 3, 4]);
     let v1 = s.get("/tools/weather-basic/versions/1").await;
     assert_eq!(v1.etag(), "\"1\"");
     assert_eq!(v1.body["description"], "Looks up the weather.");

@@ -30,6 +30,15 @@ async fn start(state: &Shared) -> Server {
     .await
 }
 
+/// A server as [`start`] gives, with the tool `weather-basic` and the agent `agent_id`
+/// using it.
+async fn start_with_agent(state: &Shared, agent_id: &str) -> Server {
+    let s = start(state).await;
+    s.create_tool(&tool_json("weather-basic")).await;
+    s.create_agent(&agent_json(agent_id, &["weather-basic"])).await;
+    s
+}
+
 fn calls(reply: &Value) -> Vec<String> {
     reply["plan"]
         .as_array()
@@ -46,10 +55,7 @@ fn mutations(state: &Shared) -> usize {
 #[tokio::test]
 async fn publish_plans_applies_records_and_unpublishes() {
     let state = Shared::default();
-    let s = start(&state).await;
-    assert_eq!(s.create_tool(&tool_json("weather-basic")).await.status, StatusCode::CREATED);
-    let agent = s.create_agent(&agent_json("weather-agent", &["weather-basic"])).await;
-    assert_eq!(agent.status, StatusCode::CREATED, "{}", agent.text);
+    let s = start_with_agent(&state, "weather-agent").await;
 
     // A first publish needs its audience; readers may not publish.
     let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &json!({})).await;
@@ -169,10 +175,7 @@ async fn publish_plans_applies_records_and_unpublishes() {
 #[tokio::test]
 async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
     let state = Shared::default();
-    let s = start(&state).await;
-    assert_eq!(s.create_tool(&tool_json("weather-basic")).await.status, StatusCode::CREATED);
-    let agent = s.create_agent(&agent_json("weather-agent", &["weather-basic"])).await;
-    assert_eq!(agent.status, StatusCode::CREATED, "{}", agent.text);
+    let s = start_with_agent(&state, "weather-agent").await;
     let body = json!({"context": audience(), "roleArn": ROLE});
     let r = s.admin_json(Method::POST, "/agents/weather-agent/publish", &body).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
@@ -218,10 +221,7 @@ async fn import_reads_a_bedrock_agent_into_definitions_and_applies_them() {
 #[tokio::test]
 async fn collaborators_are_published_first_and_associated_by_their_alias() {
     let state = Shared::default();
-    let s = start(&state).await;
-    assert_eq!(s.create_tool(&tool_json("weather-basic")).await.status, StatusCode::CREATED);
-    let forecaster = s.create_agent(&agent_json("forecaster", &["weather-basic"])).await;
-    assert_eq!(forecaster.status, StatusCode::CREATED, "{}", forecaster.text);
+    let s = start_with_agent(&state, "forecaster").await;
     let mut supervisor = agent_json("weather-desk", &[]);
     supervisor["agentCollaboration"] = json!("SUPERVISOR");
     supervisor["collaborators"] = json!([{

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{start, tool_json};
+use common::{Reply, Server, start, tool_json};
 use reqwest::{Method, StatusCode};
 
 #[tokio::test]
@@ -33,8 +33,9 @@ async fn releases_of_a_name_come_in_semantic_order() {
     s.get("/agents?name=weather").await.assert_invalid_at("/name");
 }
 
-/// A weather tool release with the given parameters (name -> required).
-fn weather(id: &str, parameters: &[(&str, bool)]) -> serde_json::Value {
+/// `PUT` as editor of the weather tool release `id` with the given parameters
+/// (name -> required).
+async fn put(s: &Server, id: &str, parameters: &[(&str, bool)]) -> Reply {
     let mut tool = tool_json(id);
     let params: serde_json::Map<String, serde_json::Value> = parameters
         .iter()
@@ -46,37 +47,34 @@ fn weather(id: &str, parameters: &[(&str, bool)]) -> serde_json::Value {
         })
         .collect();
     tool["functionSchema"] = serde_json::json!([{"name": "get_weather", "description": "Weather for a city", "parameters": params}]);
-    tool
+    s.send(s.req(Method::PUT, &format!("/tools/{id}"), &s.editor).json(&tool)).await
 }
 
 /// The scenario: additive minor, breaking major, and the refusals.
 #[tokio::test]
 async fn breaking_changes_need_a_major_and_patches_change_nothing() {
     let s = start().await;
-    let put = |id: &str, params: &[(&str, bool)]| {
-        s.send(s.req(Method::PUT, &format!("/tools/{id}"), &s.editor).json(&weather(id, params)))
-    };
-    assert_eq!(put("weather@1.0.0", &[("city", true)]).await.status, StatusCode::CREATED);
-    let minor = put("weather@1.1.0", &[("city", true), ("units", false)]).await;
+    assert_eq!(put(&s, "weather@1.0.0", &[("city", true)]).await.status, StatusCode::CREATED);
+    let minor = put(&s, "weather@1.1.0", &[("city", true), ("units", false)]).await;
     assert_eq!(minor.status, StatusCode::CREATED, "{}", minor.text);
-    let major = put("weather@2.0.0", &[("units", false)]).await;
+    let major = put(&s, "weather@2.0.0", &[("units", false)]).await;
     assert_eq!(major.status, StatusCode::CREATED, "{}", major.text);
 
     // 1.2.0 removing a parameter: refused, the breaking change listed at its path.
-    let r = put("weather@1.2.0", &[("units", false)]).await;
+    let r = put(&s, "weather@1.2.0", &[("units", false)]).await;
     r.assert_invalid_at("/functionSchema/0/parameters/city");
     assert!(r.text.contains("weather@1.1.0") && r.text.contains("weather@2.0.0"), "{}", r.text);
     // a patch that adds something: refused, a minor is needed
-    let r = put("weather@1.1.1", &[("city", true), ("units", false), ("lang", false)]).await;
+    let r = put(&s, "weather@1.1.1", &[("city", true), ("units", false), ("lang", false)]).await;
     r.assert_invalid_at("/functionSchema/0/parameters/lang");
     assert!(r.text.contains("weather@1.2.0"), "{}", r.text);
     // a patch that changes nothing in the interface is fine
     assert_eq!(
-        put("weather@1.1.1", &[("city", true), ("units", false)]).await.status,
+        put(&s, "weather@1.1.1", &[("city", true), ("units", false)]).await.status,
         StatusCode::CREATED
     );
     // a revision of a published release cannot break it
-    let r = put("weather@1.1.0", &[("units", false)]).await;
+    let r = put(&s, "weather@1.1.0", &[("units", false)]).await;
     r.assert_invalid_at("/functionSchema/0/parameters/city");
     assert_eq!(s.get("/tools/weather@1.1.0").await.body["version"], 1, "nothing written");
     assert_eq!(s.get("/tools/weather@1.2.0").await.status, StatusCode::NOT_FOUND);
@@ -100,15 +98,12 @@ async fn breaking_changes_need_a_major_and_patches_change_nothing() {
 #[tokio::test]
 async fn ranges_pick_the_highest_usable_release_and_the_trace_says_why() {
     let s = start().await;
-    let put = |id: &str, params: &[(&str, bool)]| {
-        s.send(s.req(Method::PUT, &format!("/tools/{id}"), &s.editor).json(&weather(id, params)))
-    };
-    assert_eq!(put("weather@1", &[("city", true)]).await.status, StatusCode::CREATED);
+    assert_eq!(put(&s, "weather@1", &[("city", true)]).await.status, StatusCode::CREATED);
     assert_eq!(
-        put("weather@1.1.0", &[("city", true), ("units", false)]).await.status,
+        put(&s, "weather@1.1.0", &[("city", true), ("units", false)]).await.status,
         StatusCode::CREATED
     );
-    assert_eq!(put("weather@2.0.0", &[("units", false)]).await.status, StatusCode::CREATED);
+    assert_eq!(put(&s, "weather@2.0.0", &[("units", false)]).await.status, StatusCode::CREATED);
     // `@1` on input is stored as 1.0.0, and found by either spelling.
     let r = s.get("/tools/weather@1").await;
     assert_eq!((r.status, r.body["toolId"].as_str()), (StatusCode::OK, Some("weather@1.0.0")));

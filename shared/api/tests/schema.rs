@@ -35,6 +35,13 @@ fn cart_tool(id: &str) -> Value {
 }
 
 /// `POST /tools/{id}/validate-call` as reader.
+/// A server holding the tool `cart`.
+async fn cart_server() -> common::Server {
+    let server = common::start().await;
+    server.create_tool(&cart_tool("cart")).await;
+    server
+}
+
 async fn validate_call(server: &common::Server, id: &str, body: &Value) -> common::Reply {
     let path = format!("/tools/{id}/validate-call");
     server.send(server.req(Method::POST, &path, &server.reader).json(body)).await
@@ -72,8 +79,7 @@ async fn cart_item_list_is_accepted_and_exported_to_bedrock_as_a_json_string() {
 
 #[tokio::test]
 async fn every_format_compiles_and_json_schema_is_the_default() {
-    let server = common::start().await;
-    server.create_tool(&cart_tool("cart")).await;
+    let server = cart_server().await;
     for format in ["json-schema", "bedrock", "openai", "anthropic", "mcp"] {
         let reply = server.get(&format!("/tools/cart/schema?format={format}")).await;
         assert_eq!(reply.status, StatusCode::OK, "{format}: {}", reply.text);
@@ -97,8 +103,7 @@ async fn every_format_compiles_and_json_schema_is_the_default() {
 
 #[tokio::test]
 async fn schema_errors_are_problems() {
-    let server = common::start().await;
-    server.create_tool(&cart_tool("cart")).await;
+    let server = cart_server().await;
 
     let reply = server.get("/tools/cart/schema?format=xml").await;
     reply.assert_invalid_at("/format");
@@ -126,8 +131,7 @@ async fn schema_errors_are_problems() {
 
 #[tokio::test]
 async fn validate_call_accepts_good_arguments() {
-    let server = common::start().await;
-    server.create_tool(&cart_tool("cart")).await;
+    let server = cart_server().await;
     let reply = validate_call(
         &server,
         "cart",
@@ -146,8 +150,7 @@ async fn validate_call_accepts_good_arguments() {
 
 #[tokio::test]
 async fn validate_call_lists_every_violation_with_its_path() {
-    let server = common::start().await;
-    server.create_tool(&cart_tool("cart")).await;
+    let server = cart_server().await;
     let reply = validate_call(
         &server,
         "cart",
@@ -191,8 +194,7 @@ async fn validate_call_lists_every_violation_with_its_path() {
 
 #[tokio::test]
 async fn validate_call_request_errors_are_problems() {
-    let server = common::start().await;
-    server.create_tool(&cart_tool("cart")).await;
+    let server = cart_server().await;
 
     let reply =
         validate_call(&server, "cart", &json!({ "function": "checkout", "arguments": {} })).await;

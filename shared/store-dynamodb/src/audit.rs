@@ -85,9 +85,7 @@ impl Plan {
             expr,
             Role::Counter,
         )?;
-        let mut expr = Expr::default();
-        let condition = format!("attribute_not_exists({})", expr.name(PK));
-        self.put(table, event_item(&event)?, Some((condition, expr)), Role::Counter)
+        self.put_new(table, event_item(&event)?, Role::Counter)
     }
 
     /// Puts `proposal` with the next revision, if the stored one is at `expected`

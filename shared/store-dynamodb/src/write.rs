@@ -101,6 +101,32 @@ impl Plan {
         Ok(())
     }
 
+    /// Puts `item`, which must not exist yet.
+    pub(crate) fn put_new(
+        &mut self,
+        table: &str,
+        item: Item,
+        role: Role,
+    ) -> Result<(), StoreError> {
+        let mut expr = Expr::default();
+        let condition = format!("attribute_not_exists({})", expr.name(PK));
+        self.put(table, item, Some((condition, expr)), role)
+    }
+
+    /// Updates the head item of `kind` `id` where `condition` holds.
+    fn update_head(
+        &mut self,
+        table: &str,
+        kind: Kind,
+        id: &str,
+        update: String,
+        condition: String,
+        expr: Expr,
+    ) -> Result<(), StoreError> {
+        let key = item::key(pk(kind, id), HEAD_SK);
+        self.update(table, key, update, Some(condition), expr, Role::Head)
+    }
+
     fn delete(&mut self, table: &str, key: Item) -> Result<(), StoreError> {
         let delete =
             Delete::builder().table_name(table).set_key(Some(key)).build().map_err(build_err)?;
@@ -362,24 +388,10 @@ impl DynamoStore {
         }
         let update = format!("SET {} REMOVE {}", set.join(", "), remove.join(", "));
         let condition = Plan::head_condition(&mut expr, head);
-        plan.update(
-            &self.table,
-            item::key(pk(kind, id), HEAD_SK),
-            update,
-            Some(condition),
-            expr,
-            Role::Head,
-        )?;
+        plan.update_head(&self.table, kind, id, update, condition, expr)?;
 
         // Immutable snapshot.
-        let mut expr = Expr::default();
-        let condition = format!("attribute_not_exists({})", expr.name(PK));
-        plan.put(
-            &self.table,
-            item::snapshot_item(kind, id, version, &doc),
-            Some((condition, expr)),
-            Role::Snapshot,
-        )?;
+        plan.put_new(&self.table, item::snapshot_item(kind, id, version, &doc), Role::Snapshot)?;
 
         // Tag items: only the ones whose content changes.
         let old_tags = old.as_ref().map(item::tag_entries).unwrap_or_default();
@@ -490,14 +502,7 @@ impl DynamoStore {
                 retired = expr.value(s(LifecycleStatus::Retired.as_str())),
             );
         }
-        plan.update(
-            &self.table,
-            item::key(pk(kind, id), HEAD_SK),
-            update,
-            Some(condition),
-            expr,
-            Role::Head,
-        )?;
+        plan.update_head(&self.table, kind, id, update, condition, expr)?;
         if let Some(old) = head.definition(&self.decoded, kind, id)? {
             for key in item::tag_entries(&old).keys() {
                 plan.delete(&self.table, item::key(pk(kind, id), tag_sk(key)))?;

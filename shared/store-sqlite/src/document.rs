@@ -2,8 +2,9 @@
 //! server fields inside), the kind kept in its own column.
 
 use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
+use rusqlite::{Connection, Params};
 
-use super::error::corrupt;
+use super::error::{Db, corrupt};
 use registry_store::StoreError;
 
 /// The JSON document stored for `definition` (secrets included: the store keeps them).
@@ -21,4 +22,15 @@ pub(crate) fn from_document(kind: Kind, document: &str) -> Result<Definition, St
         Kind::Tool => serde_json::from_str::<ToolDefinition>(document).map(Definition::Tool),
     }
     .map_err(|e| corrupt(kind.as_str(), e))
+}
+
+/// The first column, a document, of every row `sql` selects with `params`, in order.
+pub(crate) fn documents(
+    conn: &Connection,
+    sql: &str,
+    params: impl Params,
+) -> Result<Vec<String>, StoreError> {
+    let mut statement = conn.prepare_cached(sql).db()?;
+    let rows = statement.query_map(params, |row| row.get::<_, String>(0)).db()?;
+    rows.map(|row| row.db()).collect()
 }

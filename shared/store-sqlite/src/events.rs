@@ -1,5 +1,6 @@
 //! The event stream: appended inside a write's transaction, read in pages by sequence.
 
+use crate::document::documents;
 use crate::error::{Db, corrupt};
 use chrono::{SubsecRound, Utc};
 use rusqlite::{Connection, Transaction, params};
@@ -45,32 +46,25 @@ pub(crate) fn page(conn: &Connection, query: &EventQuery) -> Result<EventPage, S
     let newest: i64 =
         conn.query_row("SELECT COALESCE(MAX(seq), 0) FROM events", [], |row| row.get(0)).db()?;
     let limit = event_page_size(query.limit);
-    let mut statement = conn
-        .prepare_cached(
-            "SELECT document FROM events
-             WHERE seq > ?1 AND seq <= ?2
-               AND (?3 IS NULL OR kind = ?3) AND (?4 IS NULL OR id = ?4)
-               AND (?5 IS NULL OR actor = ?5) AND (?6 IS NULL OR action = ?6)
-             ORDER BY seq LIMIT ?7",
-        )
-        .db()?;
-    let rows = statement
-        .query_map(
-            params![
-                after,
-                newest,
-                query.kind.map(|k| k.as_str()),
-                query.id,
-                query.actor,
-                query.action.map(|a| a.as_str()),
-                limit
-            ],
-            |row| row.get::<_, String>(0),
-        )
-        .db()?;
+    let documents = documents(
+        conn,
+        "SELECT document FROM events
+         WHERE seq > ?1 AND seq <= ?2
+           AND (?3 IS NULL OR kind = ?3) AND (?4 IS NULL OR id = ?4)
+           AND (?5 IS NULL OR actor = ?5) AND (?6 IS NULL OR action = ?6)
+         ORDER BY seq LIMIT ?7",
+        params![
+            after,
+            newest,
+            query.kind.map(|k| k.as_str()),
+            query.id,
+            query.actor,
+            query.action.map(|a| a.as_str()),
+            limit
+        ],
+    )?;
     let mut events = Vec::new();
-    for document in rows {
-        let document = document.db()?;
+    for document in documents {
         events.push(serde_json::from_str::<Event>(&document).map_err(|e| corrupt("event", e))?);
     }
     let full = events.len() >= limit as usize;

@@ -1,6 +1,7 @@
 //! Proposals: one row each, written conditionally on their revision, always with an
 //! event in the same transaction.
 
+use crate::document::documents;
 use crate::error::{Db, corrupt};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
@@ -72,30 +73,21 @@ pub(crate) fn get(conn: &Connection, id: &str) -> Result<Option<Proposal>, Store
 /// One page of proposals by id.
 pub(crate) fn list(conn: &Connection, query: &ProposalQuery) -> Result<Page<Proposal>, StoreError> {
     let limit = query.limit.clamp(1, 100);
-    let mut statement = conn
-        .prepare_cached(
-            "SELECT document FROM proposals
-             WHERE (?1 IS NULL OR id > ?1) AND (?2 IS NULL OR state = ?2)
-               AND (?3 IS NULL OR kind = ?3) AND (?4 IS NULL OR definition_id = ?4)
-             ORDER BY id LIMIT ?5",
-        )
-        .db()?;
-    let rows = statement
-        .query_map(
-            params![
-                query.after,
-                query.state.map(|s| s.as_str()),
-                query.kind.map(|k| k.as_str()),
-                query.id,
-                limit + 1
-            ],
-            |row| row.get::<_, String>(0),
-        )
-        .db()?;
-    let mut items = Vec::new();
-    for document in rows {
-        items.push(parse(&document.db()?)?);
-    }
+    let documents = documents(
+        conn,
+        "SELECT document FROM proposals
+         WHERE (?1 IS NULL OR id > ?1) AND (?2 IS NULL OR state = ?2)
+           AND (?3 IS NULL OR kind = ?3) AND (?4 IS NULL OR definition_id = ?4)
+         ORDER BY id LIMIT ?5",
+        params![
+            query.after,
+            query.state.map(|s| s.as_str()),
+            query.kind.map(|k| k.as_str()),
+            query.id,
+            limit + 1
+        ],
+    )?;
+    let mut items = documents.iter().map(|d| parse(d)).collect::<Result<Vec<_>, _>>()?;
     let next_cursor = if items.len() > limit as usize {
         items.truncate(limit as usize);
         items.last().map(|p| p.id.clone())

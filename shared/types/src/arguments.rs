@@ -181,14 +181,7 @@ impl Checker<'_> {
                 }
             }
             Shape::Ref(name) => self.named(name, value, path),
-            Shape::Array(items) => match value {
-                Value::Array(elements) => {
-                    for (index, element) in elements.iter().enumerate() {
-                        self.field(items, element, PointerPath::Index(&path, index));
-                    }
-                }
-                _ => self.push(path, format!("expected an array, found {}", kind(value))),
-            },
+            Shape::Array(items) => self.array(items, value, path),
             Shape::Object(object) => self.object(object, value, path),
         }
         if let (Some(values), Some(text)) = (&field.enum_values, value.as_str())
@@ -203,6 +196,17 @@ impl Checker<'_> {
         }
     }
 
+    fn array(&mut self, items: &Field, value: &Value, path: PointerPath<'_>) {
+        match value {
+            Value::Array(elements) => {
+                for (index, element) in elements.iter().enumerate() {
+                    self.field(items, element, PointerPath::Index(&path, index));
+                }
+            }
+            _ => self.push(path, format!("expected an array, found {}", kind(value))),
+        }
+    }
+
     fn named(&mut self, name: &str, value: &Value, path: PointerPath<'_>) {
         let Some(named) = self.types.get(name) else {
             self.push(path, format!("type `{name}` is not defined"));
@@ -210,14 +214,7 @@ impl Checker<'_> {
         };
         match &named.body {
             Body::Object(object) => self.object(object, value, path),
-            Body::Array(items) => match value {
-                Value::Array(elements) => {
-                    for (index, element) in elements.iter().enumerate() {
-                        self.field(items, element, PointerPath::Index(&path, index));
-                    }
-                }
-                _ => self.push(path, format!("expected an array, found {}", kind(value))),
-            },
+            Body::Array(items) => self.array(items, value, path),
             Body::Union { variants, discriminator } => {
                 self.union(variants, discriminator, value, path)
             }

@@ -17,21 +17,26 @@ fn examples() -> Vec<Value> {
 fn tool(example: &Value) -> Tool {
     let mut value = example.clone();
     if value.get("functionSchema").is_none() {
-        let names: Vec<String> = value["types"].as_object().unwrap().keys().cloned().collect();
-        let functions: Vec<Value> = names
-            .chunks(5)
-            .enumerate()
-            .map(|(index, chunk)| {
-                let parameters: serde_json::Map<String, Value> = chunk
-                    .iter()
-                    .map(|name| (format!("p{name}"), json!({ "type": name, "description": format!("A {name}") })))
-                    .collect();
-                json!({ "name": format!("use_types_{index}"), "description": "Takes example types", "parameters": parameters })
-            })
-            .collect();
+        let names: Vec<&String> = value["types"].as_object().unwrap().keys().collect();
+        let functions = functions_using(&names);
         value["functionSchema"] = Value::Array(functions);
     }
     Tool::parse(value)
+}
+
+/// One function per five of `names`, each name used as the type of one parameter.
+fn functions_using(names: &[&String]) -> Vec<Value> {
+    names
+        .chunks(5)
+        .enumerate()
+        .map(|(index, chunk)| {
+            let parameters: serde_json::Map<String, Value> = chunk
+                .iter()
+                .map(|name| (format!("p{name}"), json!({ "type": name, "description": format!("A {name}") })))
+                .collect();
+            json!({ "name": format!("use_types_{index}"), "description": "Takes example types", "parameters": parameters })
+        })
+        .collect()
 }
 
 #[test]
@@ -157,17 +162,7 @@ fn pasted_examples() -> Vec<(usize, Value)> {
             let mut types = library.clone();
             types.extend(own.clone());
             let names: Vec<&String> = own.keys().collect();
-            let functions: Vec<Value> = names
-                .chunks(5)
-                .enumerate()
-                .map(|(i, chunk)| {
-                    let parameters: serde_json::Map<String, Value> = chunk
-                        .iter()
-                        .map(|name| (format!("p{name}"), json!({ "type": name, "description": format!("A {name}") })))
-                        .collect();
-                    json!({ "name": format!("use_types_{i}"), "description": "Takes example types", "parameters": parameters })
-                })
-                .collect();
+            let functions = functions_using(&names);
             (index + 1, json!({ "types": types, "functionSchema": functions }))
         })
         .collect()

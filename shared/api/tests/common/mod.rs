@@ -210,6 +210,17 @@ impl Server {
         self.send(self.req(Method::GET, path, &self.reader)).await
     }
 
+    /// The version numbers a `GET` of the versions list at `path` lists, in its order.
+    pub async fn version_numbers(&self, path: &str) -> Vec<u64> {
+        let versions = self.get(path).await;
+        versions.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["version"].as_u64().unwrap())
+            .collect()
+    }
+
     /// Creates a tool as editor and asserts 201.
     pub async fn create_tool(&self, body: &Value) -> Reply {
         let reply = self.send(self.req(Method::POST, "/tools", &self.editor).json(body)).await;
