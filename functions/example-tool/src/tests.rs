@@ -82,9 +82,8 @@ fn every_event_file_is_covered() {
 }
 
 #[test]
-fn function_response_is_the_documented_shape() {
-    let response = serde_json::to_value(handle(&load("convert-length"), convert)).unwrap();
-    let expected = json!({
+fn responses_are_the_documented_shape() {
+    let function = json!({
         "messageVersion": "1.0",
         "response": {
             "actionGroup": "units",
@@ -95,13 +94,7 @@ fn function_response_is_the_documented_shape() {
         },
         "sessionAttributes": {"preferredSystem": "metric"}
     });
-    assert_eq!(response, expected);
-}
-
-#[test]
-fn api_response_is_the_documented_shape() {
-    let response = serde_json::to_value(handle(&load("api-schema-convert"), convert)).unwrap();
-    let expected = json!({
+    let api = json!({
         "messageVersion": "1.0",
         "response": {
             "actionGroup": "units",
@@ -111,7 +104,10 @@ fn api_response_is_the_documented_shape() {
             "responseBody": {"application/json": {"body": "{\"value\":6.61,\"unit\":\"lb\",\"dimension\":\"mass\"}"}}
         }
     });
-    assert_eq!(response, expected);
+    for (file, expected) in [("convert-length", function), ("api-schema-convert", api)] {
+        let response = serde_json::to_value(handle(&load(file), convert)).unwrap();
+        assert_eq!(response, expected, "{file}");
+    }
 }
 
 /// The response echoes the event's `messageVersion`, `actionGroup`, `function`, `apiPath`

@@ -18,6 +18,16 @@ fn err(kind: &str, value: &str) -> String {
     }
 }
 
+/// Each good value of `kind` converts to its JSON; each bad one fails with its message.
+fn check(kind: &str, good: &[(&str, Value)], bad: &[(&str, &str)]) {
+    for (s, v) in good {
+        assert_eq!(&ok(kind, s), v, "{s}");
+    }
+    for (s, m) in bad {
+        assert_eq!(err(kind, s), *m, "{s}");
+    }
+}
+
 #[test]
 fn strings_are_kept_verbatim() {
     for s in ["", "hello", " padded ", "12abc", "[a, b]", "{\"a\":1}", "\u{0}\u{1f}", "é✓"] {
@@ -45,9 +55,6 @@ fn numbers() {
         ("18446744073709551615", json!(18_446_744_073_709_551_615u64)),
         ("18446744073709551616", json!(18_446_744_073_709_551_616f64)),
     ];
-    for (s, v) in good {
-        assert_eq!(ok("number", s), v, "{s}");
-    }
     let bad = [
         ("12abc", r#"expected a number, got "12abc""#),
         ("", r#"expected a number, got """#),
@@ -66,9 +73,7 @@ fn numbers() {
         ("1e400", r#"expected a finite number, got "1e400""#),
         ("-1e400", r#"expected a finite number, got "-1e400""#),
     ];
-    for (s, m) in bad {
-        assert_eq!(err("number", s), m, "{s}");
-    }
+    check("number", &good, &bad);
 }
 
 #[test]
@@ -82,9 +87,6 @@ fn integers() {
         ("-9223372036854775808", json!(i64::MIN)),
         ("18446744073709551615", json!(u64::MAX)),
     ];
-    for (s, v) in good {
-        assert_eq!(ok("integer", s), v, "{s}");
-    }
     let bad = [
         ("1.5", r#"expected an integer, got "1.5""#),
         ("1.0", r#"expected an integer, got "1.0""#),
@@ -96,9 +98,7 @@ fn integers() {
         ("18446744073709551616", r#"integer out of range, got "18446744073709551616""#),
         ("-9223372036854775809", r#"integer out of range, got "-9223372036854775809""#),
     ];
-    for (s, m) in bad {
-        assert_eq!(err("integer", s), m, "{s}");
-    }
+    check("integer", &good, &bad);
 }
 
 #[test]
@@ -129,9 +129,6 @@ fn arrays() {
         ("[ ]", json!([])),
         (" [a] ", json!(["a"])),
     ];
-    for (s, v) in good {
-        assert_eq!(ok("array", s), v, "{s}");
-    }
     let bad = [
         ("a, b", r#"expected a JSON array or a [a, b] list, got "a, b""#),
         ("", r#"expected a JSON array or a [a, b] list, got """#),
@@ -141,9 +138,7 @@ fn arrays() {
         ("[a, ]", r#"empty element 2 in list "[a, ]""#),
         ("[, a]", r#"empty element 1 in list "[, a]""#),
     ];
-    for (s, m) in bad {
-        assert_eq!(err("array", s), m, "{s}");
-    }
+    check("array", &good, &bad);
 }
 
 #[test]

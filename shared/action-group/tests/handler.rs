@@ -75,63 +75,36 @@ fn typed_extraction_decodes_rich_parameters() {
 
 #[test]
 fn typed_extraction_errors_name_the_field() {
+    // A valid search with `param` set: in place of the one so named, or added.
+    let with = |param: Value| {
+        let mut ps = vec![
+            p("query", "string", "x"),
+            p("exact", "boolean", "true"),
+            p("tags", "array", "[]"),
+        ];
+        match ps.iter_mut().find(|q| q["name"] == param["name"]) {
+            Some(q) => *q = param,
+            None => ps.push(param),
+        }
+        Value::Array(ps)
+    };
     let cases = [
         (json!([p("limit", "integer", "5")]), "/query", "is required"),
+        (with(p("limit", "integer", "300")), "/limit", "invalid value: integer `300`, expected u8"),
+        (with(p("query", "number", "5")), "/query", "invalid type: integer `5`, expected a string"),
         (
-            json!([
-                p("query", "string", "x"),
-                p("exact", "boolean", "true"),
-                p("limit", "integer", "300"),
-                p("tags", "array", "[]")
-            ]),
-            "/limit",
-            "invalid value: integer `300`, expected u8",
-        ),
-        (
-            json!([
-                p("query", "number", "5"),
-                p("exact", "boolean", "true"),
-                p("tags", "array", "[]")
-            ]),
-            "/query",
-            "invalid type: integer `5`, expected a string",
-        ),
-        (
-            json!([
-                p("query", "string", "x"),
-                p("exact", "boolean", "true"),
-                p("tags", "array", "[]"),
-                p("filters", "string", "{\"minPrice\": \"cheap\"}")
-            ]),
+            with(p("filters", "string", "{\"minPrice\": \"cheap\"}")),
             "/filters/minPrice",
             "invalid type: string \"cheap\", expected f64",
         ),
+        (with(p("filters", "string", "{\"maxPrice\": 3}")), "/filters/minPrice", "is required"),
         (
-            json!([
-                p("query", "string", "x"),
-                p("exact", "boolean", "true"),
-                p("tags", "array", "[]"),
-                p("filters", "string", "{\"maxPrice\": 3}")
-            ]),
-            "/filters/minPrice",
-            "is required",
-        ),
-        (
-            json!([
-                p("query", "string", "x"),
-                p("exact", "boolean", "true"),
-                p("tags", "array", "[]"),
-                p("filters", "string", "{minPrice: 3}")
-            ]),
+            with(p("filters", "string", "{minPrice: 3}")),
             "/filters",
             "expected JSON, got invalid JSON text (key must be a string at line 1 column 2)",
         ),
         (
-            json!([
-                p("query", "string", "x"),
-                p("exact", "boolean", "true"),
-                p("tags", "array", "[\"a\", [2]]")
-            ]),
+            with(p("tags", "array", "[\"a\", [2]]")),
             "/tags/1",
             "invalid type: sequence, expected a string",
         ),

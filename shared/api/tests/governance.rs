@@ -15,8 +15,13 @@ use serde_json::{Value, json};
 const PREMIUM_ONLY: &str = "customData.tier != 'premium'";
 
 async fn reviewed() -> Server {
+    reviewed_by(1).await
+}
+
+/// A server where every definition needs `approvals` approvals.
+async fn reviewed_by(approvals: u32) -> Server {
     start_with_registry(ServerLimits::default(), |r| {
-        r.with_review(ReviewPolicy { required: true, approvals: 1 })
+        r.with_review(ReviewPolicy { required: true, approvals })
     })
     .await
 }
@@ -172,25 +177,14 @@ async fn an_editors_rule_change_waits_for_another_approver_then_serves() {
 async fn the_second_proposal_on_one_base_goes_stale_and_applies_nothing() {
     let s = reviewed().await;
     s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
-    let first = patch(
-        &s,
-        "/tools/t",
-        &s.editor,
-        1,
-        &json!({"lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:one"}),
-    )
-    .await;
-    let second = patch(
-        &s,
-        "/tools/t",
-        &s.editor,
-        1,
-        &json!({"lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:two"}),
-    )
-    .await;
-    assert_eq!((first.status, second.status), (StatusCode::ACCEPTED, StatusCode::ACCEPTED));
-    let (first, second) =
-        (first.body["id"].as_str().unwrap_or(""), second.body["id"].as_str().unwrap_or(""));
+    let mut ids = Vec::new();
+    for name in ["one", "two"] {
+        let arn = format!("arn:aws:lambda:us-east-1:123456789012:function:{name}");
+        let reply = patch(&s, "/tools/t", &s.editor, 1, &json!({"lambdaArn": arn})).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{name}: {}", reply.text);
+        ids.push(reply.body["id"].as_str().unwrap_or("").to_owned());
+    }
+    let (first, second) = (&ids[0], &ids[1]);
     assert_eq!(
         post(&s, &format!("/proposals/{first}/approve"), &s.approver).await.status,
         StatusCode::OK
@@ -392,10 +386,7 @@ async fn proposals_never_show_secrets() {
 /// approver twice is refused; a second approver applies it.
 #[tokio::test]
 async fn two_approvals_need_two_approvers() {
-    let s = start_with_registry(ServerLimits::default(), |r| {
-        r.with_review(ReviewPolicy { required: true, approvals: 2 })
-    })
-    .await;
+    let s = reviewed_by(2).await;
     s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
     let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
     assert_eq!(proposed.body["requiredApprovals"], 2, "{}", proposed.text);
@@ -504,10 +495,7 @@ async fn racing_approvers_apply_in_the_name_of_the_approval_that_completed_it() 
 #[tokio::test]
 async fn look_alike_names_are_one_principal_to_review() {
     use registry_api::{Principal, Role, ServiceError};
-    let s = start_with_registry(ServerLimits::default(), |r| {
-        r.with_review(ReviewPolicy { required: true, approvals: 2 })
-    })
-    .await;
+    let s = reviewed_by(2).await;
     s.admin_json(Method::POST, "/tools", &premium_tool("t")).await;
     let proposed = patch(&s, "/tools/t", &s.editor, 1, &json!({"accessRules": null})).await;
     let id = proposed.body["id"].as_str().unwrap_or_default().to_owned();

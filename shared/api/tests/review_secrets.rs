@@ -14,7 +14,7 @@ use common::mcp_tool_json;
 use registry_api::vault::SecretVault;
 use registry_api::{Outcome, Principal, Registry, ReviewPolicy, Role, ServiceError};
 use registry_core::ToolDefinition;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Every secret value the vault holds and would give back, sorted.
 type Readable = Box<dyn Fn() -> Pin<Box<dyn Future<Output = Vec<String>> + Send>> + Send + Sync>;
@@ -31,25 +31,24 @@ async fn version(registry: &Registry) -> u64 {
     tool.server.version.unwrap()
 }
 
-/// An editor's rotation of `m1`'s secret to `value`: a proposal, whose id is returned.
-async fn propose_rotation(registry: &Registry, value: &str) -> String {
-    let editor = Principal::new("eve", Role::Editor);
+/// `who`'s patch of `m1` at its served version, checked to end as `outcome`: the id of
+/// the proposal it opened, if any.
+async fn write(
+    registry: &Registry,
+    who: &Principal,
+    patch: Value,
+    outcome: Outcome,
+) -> Option<String> {
     let at = version(registry).await;
-    let patch = json!({"auth": {"clientSecret": value}});
     let written =
-        registry.catalog.patch::<ToolDefinition>(&editor, "m1", &patch, at, None).await.unwrap();
-    assert_eq!(written.outcome, Outcome::Proposed);
-    written.proposal.unwrap().id
+        registry.catalog.patch::<ToolDefinition>(who, "m1", &patch, at, None).await.unwrap();
+    assert_eq!(written.outcome, outcome);
+    written.proposal.map(|p| p.id)
 }
 
-/// An admin's write of `m1` (never reviewed): rotates the secret to `value`.
-async fn rotate(registry: &Registry, value: &str) {
-    let admin = Principal::new("ada", Role::Admin);
-    let at = version(registry).await;
-    let patch = json!({"auth": {"clientSecret": value}});
-    let written =
-        registry.catalog.patch::<ToolDefinition>(&admin, "m1", &patch, at, None).await.unwrap();
-    assert_eq!(written.outcome, Outcome::Updated);
+/// A patch rotating `m1`'s secret to `value`.
+fn rotation(value: &str) -> Value {
+    json!({"auth": {"clientSecret": value}})
 }
 
 /// Walks every path of a proposal carrying a secret, checking after each what is
@@ -78,43 +77,40 @@ async fn walk(registry: Registry, readable: Readable) {
     assert_eq!(readable().await, expect(&[&s0]), "created");
 
     // Opened, then rejected.
-    let id = propose_rotation(&registry, &s1).await;
+    let id = write(&registry, &editor, rotation(&s1), Outcome::Proposed).await.unwrap();
     assert_eq!(readable().await, expect(&[&s0, &s1]), "open");
     registry.catalog.reject(&approver, &id, Some("not now")).await.unwrap();
     assert_eq!(readable().await, expect(&[&s0]), "rejected");
 
     // Opened, then cancelled by its author.
-    let id = propose_rotation(&registry, &s2).await;
+    let id = write(&registry, &editor, rotation(&s2), Outcome::Proposed).await.unwrap();
     registry.catalog.cancel(&editor, &id).await.unwrap();
     assert_eq!(readable().await, expect(&[&s0]), "cancelled");
 
     // Opened, then overtaken by a plain write: approving it finds it stale.
-    let id = propose_rotation(&registry, &s3).await;
-    rotate(&registry, &s4).await;
+    let id = write(&registry, &editor, rotation(&s3), Outcome::Proposed).await.unwrap();
+    write(&registry, &admin, rotation(&s4), Outcome::Updated).await;
     let stale = registry.catalog.approve(&approver, &id).await;
     assert!(matches!(stale, Err(ServiceError::ProposalConflict(_))), "{stale:?}");
     assert_eq!(registry.catalog.proposal(&id).await.unwrap().state.as_str(), "stale");
     assert_eq!(readable().await, expect(&[&s4]), "stale");
 
     // Opened, then approved: the rotation applies and the replaced value goes.
-    let id = propose_rotation(&registry, &s5).await;
+    let id = write(&registry, &editor, rotation(&s5), Outcome::Proposed).await.unwrap();
     let applied = registry.catalog.approve(&approver, &id).await.unwrap();
     assert_eq!(applied.state.as_str(), "applied");
     assert_eq!(readable().await, expect(&[&s5]), "approved rotation");
 
     // A proposal that keeps the served secret, rejected: the served value stays.
-    let at = version(&registry).await;
     let rules = json!({"accessRules": [{"effect": "allow"}]});
-    let kept =
-        registry.catalog.patch::<ToolDefinition>(&editor, "m1", &rules, at, None).await.unwrap();
-    let id = kept.proposal.unwrap().id;
+    let id = write(&registry, &editor, rules, Outcome::Proposed).await.unwrap();
     registry.catalog.reject(&approver, &id, Some("no")).await.unwrap();
     assert_eq!(readable().await, expect(&[&s5]), "a proposal without a new secret");
     let served = registry.catalog.get::<ToolDefinition>("m1").await.unwrap();
     assert!(served.auth.unwrap().secret_version.is_some());
 
     // A plain rotation.
-    rotate(&registry, &s6).await;
+    write(&registry, &admin, rotation(&s6), Outcome::Updated).await;
     assert_eq!(readable().await, expect(&[&s6]), "plain write");
 }
 

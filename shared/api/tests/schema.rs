@@ -151,45 +151,30 @@ async fn validate_call_accepts_good_arguments() {
 #[tokio::test]
 async fn validate_call_lists_every_violation_with_its_path() {
     let server = cart_server().await;
-    let reply = validate_call(
-        &server,
-        "cart",
-        &json!({ "function": "add-to-cart", "arguments": {
-            "cartItems": [{ "productId": "p1", "quantity": "two" }, { "quantity": 1, "color": "red" }],
-            "note": 5,
-            "extra": true
-        } }),
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
-    assert_eq!(reply.body["valid"], false, "{}", reply.text);
-    let mut paths = reply.error_paths();
-    paths.sort();
-    assert_eq!(
-        paths,
-        [
-            "/cartItems/0/quantity",
-            "/cartItems/1/color",
-            "/cartItems/1/productId",
-            "/extra",
-            "/note"
-        ],
-        "{}",
-        reply.text
-    );
-    assert!(reply.body["errors"].as_array().unwrap().iter().all(|e| e["message"].is_string()));
-
-    let reply =
-        validate_call(&server, "cart", &json!({ "function": "add-to-cart", "arguments": {} }))
-            .await;
-    assert_eq!(reply.body["valid"], false);
-    assert_eq!(reply.error_paths(), ["/cartItems"], "{}", reply.text);
-
-    let reply =
-        validate_call(&server, "cart", &json!({ "function": "add-to-cart", "arguments": [1] }))
-            .await;
-    assert_eq!(reply.body["valid"], false);
-    assert_eq!(reply.error_paths(), [""], "{}", reply.text);
+    let every = json!({
+        "cartItems": [{ "productId": "p1", "quantity": "two" }, { "quantity": 1, "color": "red" }],
+        "note": 5,
+        "extra": true
+    });
+    let every_path = vec![
+        "/cartItems/0/quantity",
+        "/cartItems/1/color",
+        "/cartItems/1/productId",
+        "/extra",
+        "/note",
+    ];
+    for (arguments, expected) in
+        [(every, every_path), (json!({}), vec!["/cartItems"]), (json!([1]), vec![""])]
+    {
+        let call = json!({ "function": "add-to-cart", "arguments": arguments });
+        let reply = validate_call(&server, "cart", &call).await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        assert_eq!(reply.body["valid"], false, "{}", reply.text);
+        let mut paths = reply.error_paths();
+        paths.sort();
+        assert_eq!(paths, expected, "{}", reply.text);
+        assert!(reply.body["errors"].as_array().unwrap().iter().all(|e| e["message"].is_string()));
+    }
 }
 
 #[tokio::test]

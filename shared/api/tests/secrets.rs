@@ -273,16 +273,16 @@ async fn a_secret_given_by_reference_is_checked_and_never_copied() {
     assert!(created.body["auth"].get("secretVersion").is_none());
     let vault = std::fs::read_to_string(s.dir.path().join("secrets.json")).unwrap_or_default();
     assert!(!vault.contains("\"m1\""), "{vault}");
-    let mut both = tool.clone();
-    both["toolId"] = json!("m2");
-    both["auth"]["clientSecret"] = json!("also-a-value");
-    s.send(s.req(Method::POST, "/tools", &s.editor).json(&both))
-        .await
-        .assert_invalid_at("/auth/clientSecretRef");
-    let mut bad = tool.clone();
-    bad["toolId"] = json!("m3");
-    bad["auth"]["clientSecretRef"] = json!("arn:aws:s3:::bucket/key");
-    s.send(s.req(Method::POST, "/tools", &s.editor).json(&bad))
-        .await
-        .assert_invalid_at("/auth/clientSecretRef");
+    // Both a value and a reference; a reference that is not a Secrets Manager ARN.
+    for (id, field, value) in [
+        ("m2", "clientSecret", "also-a-value"),
+        ("m3", "clientSecretRef", "arn:aws:s3:::bucket/key"),
+    ] {
+        let mut bad = tool.clone();
+        bad["toolId"] = json!(id);
+        bad["auth"][field] = json!(value);
+        s.send(s.req(Method::POST, "/tools", &s.editor).json(&bad))
+            .await
+            .assert_invalid_at("/auth/clientSecretRef");
+    }
 }

@@ -9,7 +9,7 @@ mod fake_bedrock;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use fake_bedrock::{AGENT_ID, Shared};
+use fake_bedrock::{AGENT_ID, Shared, State};
 use registry_aws::plan::{ActionGroupSpec, AgentSettings, Call, Desired, KnowledgeBaseSpec, plan};
 use registry_aws::{Aws, AwsError, Endpoints, Poll};
 use registry_core::{
@@ -171,30 +171,38 @@ async fn a_change_updates_in_place_and_moves_the_alias_to_a_new_version() {
     assert!(publish(&aws, &desired).await.unwrap().0.is_empty(), "converged");
 }
 
-#[tokio::test]
-async fn a_publish_that_fails_part_way_is_completed_by_the_next() {
+/// With `fault` on, a publish fails saying `failure`, publishing nothing; off, one makes `calls`.
+async fn fails_then_completes(
+    fault: fn(&mut State, bool),
+    failure: &str,
+    calls: &[&str],
+) -> (Aws, Desired) {
     let state = Shared::default();
     let aws = aws(&state);
     let desired = desired();
-    state.lock().unwrap().fail_next_group = true;
-
+    fault(&mut state.lock().unwrap(), true);
     let err = publish(&aws, &desired).await.unwrap_err();
-    assert!(err.to_string().contains("CreateAgentActionGroup"), "{err}");
+    assert!(err.to_string().contains(failure), "{err}");
     assert!(state.lock().unwrap().only().alias.is_none(), "nothing published yet");
-
-    let (calls, published) = publish(&aws, &desired).await.unwrap();
-    assert_eq!(
-        names(&calls),
-        [
-            "CreateAgentActionGroup",
-            "CreateAgentActionGroup",
-            "AssociateAgentKnowledgeBase",
-            "PrepareAgent",
-            "PublishAlias"
-        ],
-        "the agent exists already; the rest is made"
-    );
+    fault(&mut state.lock().unwrap(), false);
+    let (made, published) = publish(&aws, &desired).await.unwrap();
+    assert_eq!(names(&made), calls, "only what was missing");
     assert_eq!(published.agent_version, "1");
+    (aws, desired)
+}
+
+#[tokio::test]
+async fn a_publish_that_fails_part_way_is_completed_by_the_next() {
+    // The agent exists already; the rest is made.
+    let rest = [
+        "CreateAgentActionGroup",
+        "CreateAgentActionGroup",
+        "AssociateAgentKnowledgeBase",
+        "PrepareAgent",
+        "PublishAlias",
+    ];
+    let fault = |st: &mut State, on| st.fail_next_group = on;
+    let (aws, desired) = fails_then_completes(fault, "CreateAgentActionGroup", &rest).await;
     assert!(publish(&aws, &desired).await.unwrap().0.is_empty());
 }
 
@@ -255,16 +263,7 @@ fn bedrock_names_become_registry_ids() {
 
 #[tokio::test]
 async fn a_preparation_that_never_ends_is_waited_for_boundedly_and_completed_later() {
-    let state = Shared::default();
-    let aws = aws(&state);
-    let desired = desired();
-    state.lock().unwrap().stall_prepare = true;
-    let err = publish(&aws, &desired).await.unwrap_err();
-    assert!(err.to_string().contains("after 3 reads; publish again"), "{err}");
-    assert!(state.lock().unwrap().only().alias.is_none());
-
-    state.lock().unwrap().stall_prepare = false;
-    let (calls, published) = publish(&aws, &desired).await.unwrap();
-    assert_eq!(names(&calls), ["PrepareAgent", "PublishAlias"], "only what was missing");
-    assert_eq!(published.agent_version, "1");
+    let fault = |st: &mut State, on| st.stall_prepare = on;
+    let failure = "after 3 reads; publish again";
+    fails_then_completes(fault, failure, &["PrepareAgent", "PublishAlias"]).await;
 }

@@ -277,6 +277,13 @@ async fn assert_refused(h: &Harness, event: &Value, reason: &str, says: &str) ->
     line
 }
 
+/// A call refused because the rules are `ms` old and cannot be read again.
+async fn assert_stale(h: &Harness, token: &str, ms: u64) {
+    let e = event("5", "m", Some(token));
+    let line = assert_refused(h, &e, "RULES_STALE", "cannot be read").await;
+    assert!(line["message"].as_str().unwrap().contains(&format!("{ms} ms old")), "{line}");
+}
+
 #[tokio::test]
 async fn a_missing_context_is_refused() {
     let h = Harness::new();
@@ -307,15 +314,10 @@ async fn a_tampered_context_is_refused() {
     let other = KeyRing::parse("k9:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm").unwrap();
     let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
     let foreign = other.signing().unwrap().sign(&principal, NOW_MS / 1000 + 60).unwrap();
-    assert_refused(&h, &event("5", "m", Some(&foreign)), "INVALID_SIGNED_CONTEXT", "not valid")
-        .await;
-    assert_refused(
-        &h,
-        &event("5", "m", Some("v1.nonsense")),
-        "INVALID_SIGNED_CONTEXT",
-        "not valid",
-    )
-    .await;
+    for bad in [foreign.as_str(), "v1.nonsense"] {
+        assert_refused(&h, &event("5", "m", Some(bad)), "INVALID_SIGNED_CONTEXT", "not valid")
+            .await;
+    }
 }
 
 #[tokio::test]
@@ -382,9 +384,7 @@ async fn cached_rules_serve_until_the_staleness_bound_then_calls_are_refused() {
     h.advance(14_999);
     assert!(h.call(&event("5", "m", Some(&token))).await.1, "29.999 s old: still within the bound");
     h.advance(1);
-    let line =
-        assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
-    assert!(line["message"].as_str().unwrap().contains("30000 ms old"), "{line}");
+    assert_stale(&h, &token, 30000).await;
     assert_eq!(h.table.reads(), 3, "the denied call and this one came while backing off");
 
     *h.table.tool.lock().unwrap() = Ok(Some(example_tool()));
@@ -428,9 +428,7 @@ async fn the_agent_and_the_rules_are_served_stale_on_one_timer_while_the_table_i
     h.advance(14_999);
     assert!(h.call(&event("5", "m", Some(&token))).await.1, "29.999 s old: {}", h.last_line());
     h.advance(1);
-    let line =
-        assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
-    assert!(line["message"].as_str().unwrap().contains("30000 ms old"), "{line}");
+    assert_stale(&h, &token, 30000).await;
 }
 
 #[tokio::test]
@@ -442,9 +440,7 @@ async fn staleness_is_judged_when_the_table_has_answered() {
     h.table.failing_reads_take(2_000);
     h.advance(29_000);
     // the read starts 29 s after the last one and fails 2 s later: the rules are 31 s old
-    let line =
-        assert_refused(&h, &event("5", "m", Some(&token)), "RULES_STALE", "cannot be read").await;
-    assert!(line["message"].as_str().unwrap().contains("31000 ms old"), "{line}");
+    assert_stale(&h, &token, 31000).await;
 }
 
 #[tokio::test]

@@ -16,6 +16,15 @@ fn two_handles() -> (tempfile::TempDir, std::path::PathBuf, SqliteStore, SqliteS
     (dir, path, one, two)
 }
 
+/// A database file in a fresh directory, opened, holding tool `t1` at version 1.
+async fn stored_t1() -> (tempfile::TempDir, std::path::PathBuf, SqliteStore) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("registry.db");
+    let store = SqliteStore::open(&path).unwrap();
+    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    (dir, path, store)
+}
+
 #[tokio::test]
 async fn data_survives_reopening_and_numbering_continues() {
     let dir = tempfile::tempdir().unwrap();
@@ -73,10 +82,7 @@ async fn a_file_that_is_not_a_database_is_an_error() {
 
 #[tokio::test]
 async fn snapshots_are_immutable_in_the_database() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("registry.db");
-    let store = SqliteStore::open(&path).unwrap();
-    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    let (_dir, path, store) = stored_t1().await;
     let conn = Connection::open(&path).unwrap();
     let err = conn.execute("UPDATE versions SET document = '{}'", []).unwrap_err();
     assert!(err.to_string().contains("immutable"), "got {err}");
@@ -84,10 +90,7 @@ async fn snapshots_are_immutable_in_the_database() {
 
 #[tokio::test]
 async fn an_unreadable_stored_document_is_a_backend_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("registry.db");
-    let store = SqliteStore::open(&path).unwrap();
-    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    let (_dir, path, store) = stored_t1().await;
     Connection::open(&path).unwrap().execute("UPDATE heads SET document = '{'", []).unwrap();
     let err = store.get(Kind::Tool, "t1").await.unwrap_err();
     assert!(matches!(err, StoreError::Backend(_)), "got {err:?}");
@@ -95,10 +98,7 @@ async fn an_unreadable_stored_document_is_a_backend_error() {
 
 #[tokio::test]
 async fn index_columns_follow_the_document() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("registry.db");
-    let store = SqliteStore::open(&path).unwrap();
-    store.put(tool("t1"), Expected::Absent).await.unwrap();
+    let (_dir, path, store) = stored_t1().await;
     store
         .put(with_status(tool("t1"), LifecycleStatus::Retired), Expected::Version(1))
         .await
