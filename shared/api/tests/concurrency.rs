@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::{future::Future, sync::Arc};
+use std::sync::Arc;
 
 use common::{Reply, Server, start, tool_json};
 use reqwest::{Method, StatusCode};

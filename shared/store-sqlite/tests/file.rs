@@ -82,7 +82,7 @@ async fn a_file_that_is_not_a_database_is_an_error() {
 
 #[tokio::test]
 async fn snapshots_are_immutable_in_the_database() {
-    let (_dir, path, store) = stored_t1().await;
+    let (_dir, path, _store) = stored_t1().await;
     let conn = Connection::open(&path).unwrap();
     let err = conn.execute("UPDATE versions SET document = '{}'", []).unwrap_err();
     assert!(err.to_string().contains("immutable"), "got {err}");
