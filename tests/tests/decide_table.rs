@@ -16,6 +16,7 @@ use bedrock_action_group::{ControlCall, Parameter};
 use registry_access::RequestContext;
 use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
+use registry_config::names;
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
 use registry_e2e::{Lambda, Table};
@@ -537,7 +538,7 @@ impl World {
         let mut guard_down = Vec::new();
         for (_, tool) in tools() {
             let id = tool.tool_id.clone();
-            let env = [("REGISTRY_TOOL_ID", id.as_str()), ("REGISTRY_CONTEXT_KEYS", KEYS)];
+            let env = [(names::TOOL_ID, id.as_str()), (names::CONTEXT_KEYS, KEYS)];
             guards.push((id.clone(), guard_lambda(&table, &env, None).await));
             if id.starts_with("t_active@") || id.starts_with("t_rate@") {
                 guard_down.push((id.clone(), guard_lambda(&table, &env, Some(&closed)).await));
@@ -695,9 +696,9 @@ impl World {
 
 async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str>) -> Lambda {
     let mut env = env.to_vec();
-    env.push(("REGISTRY_TABLE", table.name.as_str()));
+    env.push((names::TABLE, table.name.as_str()));
     if let Some(endpoint) = endpoint {
-        env.push(("DYNAMODB_ENDPOINT", endpoint));
+        env.push((names::DYNAMODB_ENDPOINT_URL, endpoint));
     }
     Lambda::start("example-tool", table, &env).await
 }
