@@ -98,11 +98,11 @@ pub async fn decide(
         }
         ToolAccess::Decided(decision) => decision,
     };
-    let trace = |call: Option<Decision>, call_rules: Vec<RuleOutcome>| {
+    let trace = |call: Option<&Decision>, call_rules: Vec<RuleOutcome>| {
         explain.then(|| AuthorizeTrace {
             access: access.clone(),
             access_rules: access_rules.clone(),
-            call,
+            call: call.cloned(),
             call_rules,
         })
     };
@@ -178,7 +178,7 @@ pub async fn decide(
     };
     Ok(CallDecision {
         session,
-        trace: trace(Some(decided.clone()), explained),
+        trace: trace(Some(&decided), explained),
         ..CallDecision::of_rules(Stage::Call, &decided)
     })
 }
