@@ -1,9 +1,10 @@
 //! The service layer: every registry operation, with authorization, validation,
 //! server fields, lifecycle and referential integrity, over any `Store`. No HTTP here;
 //! the router, the CLI and the Lambdas call the services [`Registry`] builds:
-//! [`Catalog`], [`Resolver`], [`CallPolicy`], [`Tokens`] and [`Publishing`].
+//! [`Catalog`], [`Resolver`], [`CallPolicy`], [`Tokens`], [`Discovery`] and [`Publishing`].
 
 mod authorize;
+mod discovery;
 #[cfg(feature = "aws")]
 mod aws;
 mod decisions;
@@ -34,6 +35,10 @@ pub mod vault;
 mod write;
 
 pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
+pub use discovery::{
+    AnonymousPrincipal, DEFAULT_NAMESPACE, Discovery, DiscoverySettings, SearchQuery, SearchResult,
+    SearchResults, ServerList, ServerListMetadata, ServersQuery, SettingsError, VersionRef, Viewer,
+};
 pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
