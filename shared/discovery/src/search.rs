@@ -52,6 +52,19 @@ pub enum Field {
 }
 
 impl Field {
+    /// The wire name (`name`, `function.description`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Name => "name",
+            Self::DisplayName => "displayName",
+            Self::Description => "description",
+            Self::Tags => "tags",
+            Self::FunctionName => "function.name",
+            Self::FunctionDescription => "function.description",
+            Self::Parameters => "function.parameters",
+        }
+    }
+
     fn is_function(self) -> bool {
         matches!(self, Self::FunctionName | Self::FunctionDescription | Self::Parameters)
     }
