@@ -1,8 +1,4 @@
-//! Discovery without I/O (docs/discovery.md): the tool search index ([`search`]), an MCP
-//! tool release as an MCP Registry `server.json` ([`server_json`]), an agent as an A2A
-//! agent card ([`agent_card`]), the AI catalog's entries ([`catalog`]) and the servers
-//! list's cursor ([`cursor`]). Who may see what is decided by resolution, in the
-//! `registry-api` service that calls this crate.
+#![doc = include_str!("../README.md")]
 
 pub mod agent_card;
 pub mod catalog;
