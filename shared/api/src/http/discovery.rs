@@ -3,7 +3,8 @@
 //! A caller with a role sees everything; a principal token (the `registryPrincipal` a
 //! resolution issued) sent as the bearer token sees what resolution grants it; without
 //! credentials, the configured anonymous principal, if any. Errors are problems that
-//! also carry the MCP Registry spec's `error` member.
+//! also carry the MCP Registry spec's `error` member; a 404 (no such entry, or one
+//! hidden from the caller) is the same either way.
 
 use axum::Json;
 use axum::extract::{FromRequestParts, Path, Query, State};
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::http::AppState;
 use crate::http::auth::at_most_one;
 use crate::http::problem::Problem;
+use crate::http::responses::{CallErrors, NotFound};
 use crate::service::{
     Discovery, SearchQuery, SearchResults, ServerList, ServersQuery, ServiceError, VersionRef,
     Viewer,
@@ -109,8 +111,7 @@ fn query<T: serde::de::DeserializeOwned>(parts: Result<Query<T>, axum::extract::
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Best first", body = SearchResults),
-        (status = 400, description = "Bad `q` or `limit`", body = Problem),
-        (status = 401, description = "No credentials (anonymous discovery off)", body = Problem),
+        CallErrors,
     ))]
 pub async fn search_tools(
     State(discovery): State<Discovery>,
@@ -133,7 +134,7 @@ pub async fn search_tools(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The MCP Registry spec's ServerList", body = ServerList),
-        (status = 400, description = "Bad parameter", body = Problem),
+        CallErrors,
     ))]
 pub async fn list_servers(
     State(discovery): State<Discovery>,
@@ -150,7 +151,7 @@ pub async fn list_servers(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The MCP Registry spec's ServerList", body = ServerList),
-        (status = 404, description = "No such server, or hidden from the caller", body = Problem),
+        CallErrors, NotFound,
     ))]
 pub async fn server_versions(
     State(discovery): State<Discovery>,
@@ -169,7 +170,7 @@ pub async fn server_versions(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The MCP Registry spec's ServerResponse", body = registry_discovery::ServerResponse),
-        (status = 404, description = "No such server or version, or hidden from the caller", body = Problem),
+        CallErrors, NotFound,
     ))]
 pub async fn server_version(
     State(discovery): State<Discovery>,
@@ -185,7 +186,7 @@ pub async fn server_version(
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The A2A AgentCard", body = registry_discovery::AgentCard),
-        (status = 404, description = "No such agent, no endpoint, or hidden from the caller", body = Problem),
+        CallErrors, NotFound,
     ))]
 pub async fn agent_card(
     State(discovery): State<Discovery>,
@@ -198,7 +199,10 @@ pub async fn agent_card(
 /// The AI catalog: the agent cards and MCP servers the caller may see.
 #[utoipa::path(get, path = "/.well-known/ai-catalog.json", tag = "discovery",
     security(("bearer" = [])),
-    responses((status = 200, description = "The catalog", body = registry_discovery::catalog::Catalog)))]
+    responses(
+        (status = 200, description = "The catalog", body = registry_discovery::catalog::Catalog),
+        CallErrors,
+    ))]
 pub async fn ai_catalog(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
