@@ -1,8 +1,8 @@
 //! The function's configuration, read once at start from the environment
 //! (docs/deploy.md lists every variable).
 
-use registry_api::{DiscoverySettings, ReviewPolicy};
 use registry_api::principal_keys::KeyRing;
+use registry_api::{DiscoverySettings, ReviewPolicy};
 use registry_config::{ConfigError, Secrets, Table, Vars, boolean, names};
 
 use crate::role_map::{ROLE_MAP_MEANING, RoleMap};

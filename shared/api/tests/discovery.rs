@@ -58,11 +58,21 @@ async fn get(s: &Server, path: &str, token: &str) -> common::Reply {
 #[tokio::test]
 async fn paging_with_limit_7_returns_each_latest_release_exactly_once() {
     let s = common::start().await;
-    for i in 0..250 {
+    for i in 0..250usize {
         let name = format!("srv_{i:03}");
-        apply(&s, &format!("{name}@1.0.0"), mcp(&format!("{name}@1.0.0"), &name, "A server.", None)).await;
-        if i % 5 == 0 {
-            apply(&s, &format!("{name}@1.1.0"), mcp(&format!("{name}@1.1.0"), &name, "A server.", None)).await;
+        apply(
+            &s,
+            &format!("{name}@1.0.0"),
+            mcp(&format!("{name}@1.0.0"), &name, "A server.", None),
+        )
+        .await;
+        if i.is_multiple_of(5) {
+            apply(
+                &s,
+                &format!("{name}@1.1.0"),
+                mcp(&format!("{name}@1.1.0"), &name, "A server.", None),
+            )
+            .await;
         }
     }
     let mut seen = Vec::new();
@@ -81,7 +91,10 @@ async fn paging_with_limit_7_returns_each_latest_release_exactly_once() {
         for server in servers {
             let meta = &server["_meta"]["io.modelcontextprotocol.registry/official"];
             assert_eq!(meta["isLatest"], true);
-            seen.push((server["server"]["name"].as_str().unwrap().to_owned(), server["server"]["version"].as_str().unwrap().to_owned()));
+            seen.push((
+                server["server"]["name"].as_str().unwrap().to_owned(),
+                server["server"]["version"].as_str().unwrap().to_owned(),
+            ));
         }
         pages += 1;
         match page.body["metadata"]["nextCursor"].as_str() {
@@ -95,7 +108,7 @@ async fn paging_with_limit_7_returns_each_latest_release_exactly_once() {
     assert_eq!(names.len(), 250, "each server once");
     for (name, version) in &seen {
         let i: usize = name.rsplit('_').next().unwrap().parse().unwrap();
-        assert_eq!(version, if i % 5 == 0 { "1.1.0" } else { "1.0.0" }, "{name}");
+        assert_eq!(version, if i.is_multiple_of(5) { "1.1.0" } else { "1.0.0" }, "{name}");
         assert!(name.starts_with(&format!("{NS}/")));
     }
     // without `version`, every release: 250 + 50
@@ -106,7 +119,12 @@ async fn paging_with_limit_7_returns_each_latest_release_exactly_once() {
     // versions of one server, newest first; one version; latest; URL-encoded names
     let versions = get(&s, &format!("/v0.1/servers/{NS}%2Fsrv_005/versions"), &s.reader).await;
     assert_eq!(versions.status, StatusCode::OK, "{}", versions.text);
-    let listed: Vec<&str> = versions.body["servers"].as_array().unwrap().iter().map(|v| v["server"]["version"].as_str().unwrap()).collect();
+    let listed: Vec<&str> = versions.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["server"]["version"].as_str().unwrap())
+        .collect();
     assert_eq!(listed, ["1.1.0", "1.0.0"]);
     let latest = get(&s, &format!("/v0.1/servers/{NS}%2Fsrv_005/versions/latest"), &s.reader).await;
     assert_eq!(latest.body["server"]["version"], "1.1.0");
@@ -131,20 +149,51 @@ async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
     retired["lifecycle"] = json!({"status": "retired"});
     apply(&s, "gone@1.0.0", retired).await;
     let names = |r: &common::Reply| -> BTreeMap<String, String> {
-        r.body["servers"].as_array().unwrap().iter().map(|v| {
-            (v["server"]["name"].as_str().unwrap().trim_start_matches(&format!("{NS}/")).to_owned(),
-             v["_meta"]["io.modelcontextprotocol.registry/official"]["status"].as_str().unwrap().to_owned())
-        }).collect()
+        r.body["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["server"]["name"]
+                        .as_str()
+                        .unwrap()
+                        .trim_start_matches(&format!("{NS}/"))
+                        .to_owned(),
+                    v["_meta"]["io.modelcontextprotocol.registry/official"]["status"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned(),
+                )
+            })
+            .collect()
     };
     let plain = get(&s, "/v0.1/servers", &s.reader).await;
-    assert_eq!(names(&plain), BTreeMap::from([("new".into(), "active".into()), ("old".into(), "deprecated".into())]));
+    assert_eq!(
+        names(&plain),
+        BTreeMap::from([("new".into(), "active".into()), ("old".into(), "deprecated".into())])
+    );
     let with_deleted = get(&s, "/v0.1/servers?include_deleted=true", &s.reader).await;
     assert_eq!(names(&with_deleted).get("gone").map(String::as_str), Some("deleted"));
-    let since_q = get(&s, &format!("/v0.1/servers?updated_since={}", since.replace('+', "%2B")), &s.reader).await;
+    let since_q =
+        get(&s, &format!("/v0.1/servers?updated_since={}", since.replace('+', "%2B")), &s.reader)
+            .await;
     assert_eq!(since_q.status, StatusCode::OK, "{}", since_q.text);
-    assert_eq!(names(&since_q).keys().collect::<Vec<_>>(), ["new", "old"], "old changed after `since`, gone is deleted");
+    assert_eq!(
+        names(&since_q).keys().collect::<Vec<_>>(),
+        ["new", "old"],
+        "old changed after `since`, gone is deleted"
+    );
     let later = chrono::Utc::now() + chrono::Duration::seconds(5);
-    let none = get(&s, &format!("/v0.1/servers?updated_since={}", later.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)), &s.reader).await;
+    let none = get(
+        &s,
+        &format!(
+            "/v0.1/servers?updated_since={}",
+            later.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        ),
+        &s.reader,
+    )
+    .await;
     assert_eq!(none.body["metadata"]["count"], 0);
 }
 
@@ -189,7 +238,8 @@ async fn example_registry() -> Server {
         "d1:ZGlzY292ZXJ5LXRlc3Qta2V5LTAxMjM0NTY3ODlhYmNkZWY=",
     )
     .unwrap();
-    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600)).await;
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
+        .await;
     for (id, text) in [
         ("weather-basic@1.0.0", include_str!("../../../cli/example/weather-basic.json")),
         ("weather-forecast@1.0.0", include_str!("../../../cli/example/weather-forecast.json")),
@@ -197,14 +247,48 @@ async fn example_registry() -> Server {
     ] {
         apply(&s, id, serde_json::from_str(text).unwrap()).await;
     }
-    let internal_only = json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
-    let external_only = json!([{"effect": "allow", "condition": "user.userType == 'external-user'"}]);
-    apply(&s, "air_quality@1.0.0", mcp("air_quality@1.0.0", "air_quality", "Air quality index and pollen counts for a city.", None)).await;
-    apply(&s, "storm_alerts@1.0.0", mcp("storm_alerts@1.0.0", "storm_alerts", "Severe storm alerts for staff operations.", Some(internal_only))).await;
-    apply(&s, "travel_tips@1.0.0", mcp("travel_tips@1.0.0", "travel_tips", "Weather travel tips for customers.", Some(external_only))).await;
+    let internal_only =
+        json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
+    let external_only =
+        json!([{"effect": "allow", "condition": "user.userType == 'external-user'"}]);
+    apply(
+        &s,
+        "air_quality@1.0.0",
+        mcp(
+            "air_quality@1.0.0",
+            "air_quality",
+            "Air quality index and pollen counts for a city.",
+            None,
+        ),
+    )
+    .await;
+    apply(
+        &s,
+        "storm_alerts@1.0.0",
+        mcp(
+            "storm_alerts@1.0.0",
+            "storm_alerts",
+            "Severe storm alerts for staff operations.",
+            Some(internal_only),
+        ),
+    )
+    .await;
+    apply(
+        &s,
+        "travel_tips@1.0.0",
+        mcp(
+            "travel_tips@1.0.0",
+            "travel_tips",
+            "Weather travel tips for customers.",
+            Some(external_only),
+        ),
+    )
+    .await;
     // an MCP tool no agent names: only roles see it
-    apply(&s, "unbound@1.0.0", mcp("unbound@1.0.0", "unbound", "A server no agent uses.", None)).await;
-    let mut agent: Value = serde_json::from_str(include_str!("../../../cli/example/weather-agent.json")).unwrap();
+    apply(&s, "unbound@1.0.0", mcp("unbound@1.0.0", "unbound", "A server no agent uses.", None))
+        .await;
+    let mut agent: Value =
+        serde_json::from_str(include_str!("../../../cli/example/weather-agent.json")).unwrap();
     for id in ["air_quality@1.0.0", "storm_alerts@1.0.0", "travel_tips@1.0.0"] {
         agent["toolIds"].as_array_mut().unwrap().push(json!(id));
     }
@@ -219,10 +303,22 @@ async fn example_registry() -> Server {
 /// tool ids resolution kept.
 async fn resolve(s: &Server, user_type: &str) -> (String, BTreeSet<String>) {
     let context = json!({"user": {"userId": format!("{user_type}-1"), "userType": user_type}, "account": {"accountId": "acct-1"}});
-    let r = s.send(s.req(Method::POST, "/agents/weather-agent/resolve?explain=true", &s.reader).json(&context)).await;
+    let r = s
+        .send(
+            s.req(Method::POST, "/agents/weather-agent/resolve?explain=true", &s.reader)
+                .json(&context),
+        )
+        .await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    let token = r.body["inlineAgent"]["inlineSessionState"]["sessionAttributes"]["registryPrincipal"].as_str().unwrap().to_owned();
-    let kept = r.body["trace"]["tools"].as_array().unwrap().iter()
+    let token =
+        r.body["inlineAgent"]["inlineSessionState"]["sessionAttributes"]["registryPrincipal"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let kept = r.body["trace"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
         .filter(|t| t["outcome"] == "INCLUDED")
         .map(|t| t["toolId"].as_str().unwrap().to_owned())
         .collect();
@@ -230,13 +326,23 @@ async fn resolve(s: &Server, user_type: &str) -> (String, BTreeSet<String>) {
 }
 
 fn server_tool_ids(r: &common::Reply) -> BTreeSet<String> {
-    r.body["servers"].as_array().unwrap().iter()
+    r.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
         .map(|v| v["_meta"][format!("{NS}/registry")]["toolId"].as_str().unwrap().to_owned())
         .collect()
 }
 
 fn mcp_ids(ids: &BTreeSet<String>) -> BTreeSet<String> {
-    ids.iter().filter(|id| ["air_quality", "storm_alerts", "travel_tips", "unbound"].iter().any(|n| id.starts_with(n))).cloned().collect()
+    ids.iter()
+        .filter(|id| {
+            ["air_quality", "storm_alerts", "travel_tips", "unbound"]
+                .iter()
+                .any(|n| id.starts_with(n))
+        })
+        .cloned()
+        .collect()
 }
 
 #[tokio::test]
@@ -245,8 +351,13 @@ async fn each_principal_sees_exactly_what_resolve_grants_it() {
     let (internal, internal_kept) = resolve(&s, "internal-user").await;
     let (external, external_kept) = resolve(&s, "external-user").await;
     assert_ne!(internal_kept, external_kept, "the rules grant them different tools");
-    assert!(internal_kept.contains("storm_alerts@1.0.0") && !external_kept.contains("storm_alerts@1.0.0"));
-    assert!(external_kept.contains("travel_tips@1.0.0") && !internal_kept.contains("travel_tips@1.0.0"));
+    assert!(
+        internal_kept.contains("storm_alerts@1.0.0")
+            && !external_kept.contains("storm_alerts@1.0.0")
+    );
+    assert!(
+        external_kept.contains("travel_tips@1.0.0") && !internal_kept.contains("travel_tips@1.0.0")
+    );
 
     // servers: exactly the MCP tools resolution kept
     for (token, kept) in [(&internal, &internal_kept), (&external, &external_kept)] {
@@ -255,40 +366,71 @@ async fn each_principal_sees_exactly_what_resolve_grants_it() {
         assert_eq!(server_tool_ids(&r), mcp_ids(kept));
         assert_eq!(r.body["metadata"]["count"], mcp_ids(kept).len());
         // search: every tool resolution kept that matches, and nothing else
-        let found = get(&s, "/tools/search?q=weather%20city%20storm%20travel%20air%20units&limit=100", token).await;
+        let found = get(
+            &s,
+            "/tools/search?q=weather%20city%20storm%20travel%20air%20units&limit=100",
+            token,
+        )
+        .await;
         assert_eq!(found.status, StatusCode::OK, "{}", found.text);
-        let ids: BTreeSet<String> = found.body["results"].as_array().unwrap().iter().map(|h| h["toolId"].as_str().unwrap().to_owned()).collect();
+        let ids: BTreeSet<String> = found.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["toolId"].as_str().unwrap().to_owned())
+            .collect();
         assert_eq!(&ids, kept, "search over exactly the granted tools");
     }
     // a role sees every server, the unbound one too
     let all = get(&s, "/v0.1/servers", &s.reader).await;
-    assert_eq!(server_tool_ids(&all), mcp_ids(&["air_quality@1.0.0", "storm_alerts@1.0.0", "travel_tips@1.0.0", "unbound@1.0.0"].map(String::from).into()));
+    assert_eq!(
+        server_tool_ids(&all),
+        mcp_ids(
+            &["air_quality@1.0.0", "storm_alerts@1.0.0", "travel_tips@1.0.0", "unbound@1.0.0"]
+                .map(String::from)
+                .into()
+        )
+    );
 
     // a hidden server is a 404 exactly like one that does not exist
-    let hidden = get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts/versions/latest"), &external).await;
-    let missing = get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts_x/versions/latest"), &external).await;
+    let hidden =
+        get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts/versions/latest"), &external).await;
+    let missing =
+        get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts_x/versions/latest"), &external).await;
     hidden.assert_problem(404, "NOT_FOUND");
     assert_eq!(hidden.text.replace("storm_alerts", "storm_alerts_x"), missing.text);
-    let seen = get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts/versions/latest"), &internal).await;
+    let seen =
+        get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts/versions/latest"), &internal).await;
     assert_eq!(seen.status, StatusCode::OK, "{}", seen.text);
     // catalog: the agent card and the servers each may see
     for (token, kept) in [(&internal, &internal_kept), (&external, &external_kept)] {
         let catalog = get(&s, "/.well-known/ai-catalog.json", token).await;
         assert_eq!(catalog.status, StatusCode::OK, "{}", catalog.text);
         let entries = catalog.body["entries"].as_array().unwrap();
-        let servers: BTreeSet<String> = entries.iter()
+        let servers: BTreeSet<String> = entries
+            .iter()
             .filter(|e| e["type"] == "application/mcp-server+json")
             .map(|e| e["identifier"].as_str().unwrap().rsplit(':').next().unwrap().to_owned())
             .collect();
-        let want: BTreeSet<String> = mcp_ids(kept).iter().map(|id| id.split('@').next().unwrap().to_owned()).collect();
+        let want: BTreeSet<String> =
+            mcp_ids(kept).iter().map(|id| id.split('@').next().unwrap().to_owned()).collect();
         assert_eq!(servers, want);
-        assert!(entries.iter().any(|e| e["type"] == "application/a2a-agent-card+json" && e["url"] == "/agent-cards/weather-agent"));
-        assert!(!entries.iter().any(|e| e["identifier"].as_str().unwrap().ends_with(":quiet-agent")));
+        assert!(entries.iter().any(|e| e["type"] == "application/a2a-agent-card+json"
+            && e["url"] == "/agent-cards/weather-agent"));
+        assert!(
+            !entries.iter().any(|e| e["identifier"].as_str().unwrap().ends_with(":quiet-agent"))
+        );
         // the card's skills are the functions of the tools resolution kept
         let card = get(&s, "/agent-cards/weather-agent", token).await;
         assert_eq!(card.status, StatusCode::OK, "{}", card.text);
-        let skills: BTreeSet<String> = card.body["skills"].as_array().unwrap().iter().map(|k| k["id"].as_str().unwrap().split('.').next().unwrap().to_owned()).collect();
-        let kept_names: BTreeSet<String> = kept.iter().map(|id| id.split('@').next().unwrap().replace('-', "_")).collect();
+        let skills: BTreeSet<String> = card.body["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["id"].as_str().unwrap().split('.').next().unwrap().to_owned())
+            .collect();
+        let kept_names: BTreeSet<String> =
+            kept.iter().map(|id| id.split('@').next().unwrap().replace('-', "_")).collect();
         assert_eq!(skills, kept_names);
     }
     // the quiet agent has no card, for anyone
@@ -298,12 +440,16 @@ async fn each_principal_sees_exactly_what_resolve_grants_it() {
     // same with or without the internal-only tool in the registry
     let q = "/tools/search?q=storm%20weather%20alerts&limit=10";
     let before = get(&s, q, &external).await;
-    let mut switched_off = mcp("storm_alerts@1.0.0", "storm_alerts", "Severe storm alerts for staff operations.", Some(json!([{"effect": "deny"}])));
+    let mut switched_off = mcp(
+        "storm_alerts@1.0.0",
+        "storm_alerts",
+        "Severe storm alerts for staff operations.",
+        Some(json!([{"effect": "deny"}])),
+    );
     switched_off["lifecycle"] = json!({"status": "active"});
     apply(&s, "storm_alerts@1.0.0", switched_off).await;
     let after = get(&s, q, &external).await;
     assert_eq!(before.body, after.body);
-
 }
 
 #[tokio::test]
@@ -315,11 +461,26 @@ async fn anonymous_discovery_is_off_unless_configured_then_uses_its_context() {
     .unwrap();
     let s = common::start_with_registry(Default::default(), |r| r.with_discovery(settings)).await;
     apply(&s, "open@1.0.0", mcp("open@1.0.0", "open", "Open to all.", None)).await;
-    apply(&s, "staff@1.0.0", mcp("staff@1.0.0", "staff", "Staff only.", Some(json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}])))).await;
+    apply(
+        &s,
+        "staff@1.0.0",
+        mcp(
+            "staff@1.0.0",
+            "staff",
+            "Staff only.",
+            Some(json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}])),
+        ),
+    )
+    .await;
     apply(&s, "a1", agent_json("a1", &["open@1.0.0", "staff@1.0.0"])).await;
     let r = get(&s, "/v0.1/servers", "").await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
-    let names: Vec<&str> = r.body["servers"].as_array().unwrap().iter().map(|v| v["server"]["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = r.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["server"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["com.example.tools/open"]);
     // a wrong token is still a 401, not anonymous
     get(&s, "/v0.1/servers", "wrong").await.assert_problem(401, "UNAUTHENTICATED");
@@ -350,7 +511,11 @@ async fn answers_pass_the_outside_validators() {
         ("ServerList", "/v0.1/servers", s.reader.as_str()),
         ("ServerList", "/v0.1/servers?version=latest&include_deleted=true", internal.as_str()),
         ("ServerList", &format!("/v0.1/servers/{NS}%2Fair_quality/versions"), s.reader.as_str()),
-        ("ServerResponse", &format!("/v0.1/servers/{NS}%2Fair_quality/versions/latest"), internal.as_str()),
+        (
+            "ServerResponse",
+            &format!("/v0.1/servers/{NS}%2Fair_quality/versions/latest"),
+            internal.as_str(),
+        ),
         ("AgentCard", "/agent-cards/weather-agent", internal.as_str()),
         ("AgentCard", "/agent-cards/weather-agent", s.reader.as_str()),
     ] {
@@ -362,8 +527,10 @@ async fn answers_pass_the_outside_validators() {
     }
     let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/mcp-registry-2025-12-01.json");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/validate.py");
-    let out = std::process::Command::new(python).arg(script).arg(schema).args(&files).output().unwrap();
-    let report = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let out =
+        std::process::Command::new(python).arg(script).arg(schema).args(&files).output().unwrap();
+    let report =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{report}");
     assert_eq!(report.matches("valid ").count(), files.len(), "{report}");
 }

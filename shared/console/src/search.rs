@@ -38,7 +38,10 @@ pub fn search_box(q: &str) -> Markup {
 }
 
 /// `GET /console/tools/search?q=`.
-pub async fn show(SignedIn(console, session): SignedIn, Query(form): Query<SearchForm>) -> Response {
+pub async fn show(
+    SignedIn(console, session): SignedIn,
+    Query(form): Query<SearchForm>,
+) -> Response {
     let q = form.q.trim();
     let found = match q {
         "" => None,

@@ -147,7 +147,10 @@ pub fn agent_card(agent: &AgentDefinition, tools: &[&ToolDefinition]) -> Option<
         capabilities: AgentCapabilities { streaming: false, push_notifications: false },
         security_schemes: BTreeMap::from([(SECURITY_SCHEME.to_owned(), scheme)]),
         security_requirements: vec![SecurityRequirement {
-            schemes: BTreeMap::from([(SECURITY_SCHEME.to_owned(), StringList { list: Vec::new() })]),
+            schemes: BTreeMap::from([(
+                SECURITY_SCHEME.to_owned(),
+                StringList { list: Vec::new() },
+            )]),
         }],
         default_input_modes: vec!["text/plain".to_owned()],
         default_output_modes: vec!["text/plain".to_owned()],

@@ -200,9 +200,11 @@ impl ToolIndex {
             }
         }
         let corpus: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let embedder =
-            EmbedderBuilder::<u32, Words>::with_tokenizer_and_fit_to_corpus(Words::default(), &corpus)
-                .build();
+        let embedder = EmbedderBuilder::<u32, Words>::with_tokenizer_and_fit_to_corpus(
+            Words::default(),
+            &corpus,
+        )
+        .build();
         let mut postings: HashMap<u32, Vec<Posting>> = HashMap::new();
         for (doc, text) in (0u32..).zip(&texts) {
             for (token, weight) in weights(&embedder.embed(text)) {
@@ -258,9 +260,10 @@ impl ToolIndex {
             .into_iter()
             .filter_map(|(score, tool, doc)| {
                 let definition = self.tools.get(tool)?;
-                let function = self.docs.get(doc as usize).and_then(|d| d.function).and_then(|f| {
-                    definition.function_schema.as_deref().and_then(|fs| fs.get(f))
-                });
+                let function =
+                    self.docs.get(doc as usize).and_then(|d| d.function).and_then(|f| {
+                        definition.function_schema.as_deref().and_then(|fs| fs.get(f))
+                    });
                 let matched = why(&self.words, &terms, definition, function);
                 let named = matched.iter().any(|m| m.field.is_function());
                 Some(Hit {
@@ -387,9 +390,21 @@ mod tests {
     #[test]
     fn scores_are_the_crates_scorer_scores() {
         let tools = vec![
-            tool("weather@1.0.0", "Weather and forecasts for a city", &[("get_forecast", "Forecast of the weather, rain and wind")]),
-            tool("currency@1.0.0", "Currency exchange rates", &[("convert", "Convert an amount"), ("rates", "Every exchange rate of a day")]),
-            tool("calendar@1.0.0", "Calendar bookings", &[("book", "Book a meeting room for a day")]),
+            tool(
+                "weather@1.0.0",
+                "Weather and forecasts for a city",
+                &[("get_forecast", "Forecast of the weather, rain and wind")],
+            ),
+            tool(
+                "currency@1.0.0",
+                "Currency exchange rates",
+                &[("convert", "Convert an amount"), ("rates", "Every exchange rate of a day")],
+            ),
+            tool(
+                "calendar@1.0.0",
+                "Calendar bookings",
+                &[("book", "Book a meeting room for a day")],
+            ),
             tool("rain@1.0.0", "Rain radar", &[]),
         ];
         let index = ToolIndex::build(tools);
@@ -400,7 +415,13 @@ mod tests {
             .map(|d| {
                 let t = &index.tools[d.tool];
                 match d.function {
-                    Some(f) => format!("{} {}", tool_text(t), function_text(&t.function_schema.as_ref().unwrap_or_else(|| unreachable!())[f])),
+                    Some(f) => format!(
+                        "{} {}",
+                        tool_text(t),
+                        function_text(
+                            &t.function_schema.as_ref().unwrap_or_else(|| unreachable!())[f]
+                        )
+                    ),
                     None => tool_text(t),
                 }
             })
@@ -408,14 +429,21 @@ mod tests {
         for (doc, text) in (0u32..).zip(&texts) {
             scorer.upsert(&doc, index.embedder.embed(text));
         }
-        for query in ["rain", "weather rain rain", "exchange rate of a day", "book a day", "nothing here"] {
+        for query in
+            ["rain", "weather rain rain", "exchange rate of a day", "book a day", "nothing here"]
+        {
             let embedding = index.embedder.embed(query);
             let ours: BTreeMap<u32, f32> = index.scores(&embedding).into_iter().collect();
             let theirs = scorer.matches(&embedding);
             assert_eq!(ours.len(), theirs.len(), "{query}");
             for scored in theirs {
                 let mine = ours.get(&scored.id).copied().unwrap_or_default();
-                assert!((mine - scored.score).abs() < 1e-4, "{query}: doc {} {mine} vs {}", scored.id, scored.score);
+                assert!(
+                    (mine - scored.score).abs() < 1e-4,
+                    "{query}: doc {} {mine} vs {}",
+                    scored.id,
+                    scored.score
+                );
             }
         }
     }

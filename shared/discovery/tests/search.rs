@@ -15,7 +15,10 @@ fn each_intended_tool_is_first_for_its_query_among_ten_thousand() {
         let hits = index.search(query, 5);
         let first = hits.first().map(|h| h.tool.tool_id.as_str());
         if first != Some(id) {
-            missed.push(format!("{query:?}: wanted {id}, got {:?}", hits.iter().map(|h| &h.tool.tool_id).collect::<Vec<_>>()));
+            missed.push(format!(
+                "{query:?}: wanted {id}, got {:?}",
+                hits.iter().map(|h| &h.tool.tool_id).collect::<Vec<_>>()
+            ));
         }
     }
     assert!(missed.is_empty(), "{}", missed.join("\n"));
@@ -28,10 +31,13 @@ fn a_hit_names_its_function_and_why() {
     let first = hits.first().expect("a hit");
     assert_eq!(first.tool.tool_id, "weather-forecast@1.0.0");
     assert_eq!(first.function.as_deref(), Some("get_forecast"));
-    assert!(first.matched.iter().any(|m| m.field == Field::FunctionDescription && m.terms == ["rain"]));
+    assert!(
+        first.matched.iter().any(|m| m.field == Field::FunctionDescription && m.terms == ["rain"])
+    );
     assert!(first.matched.iter().any(|m| m.field == Field::Name && m.terms == ["forecast"]));
     // a tool appears once, however many of its documents match
-    let ids: std::collections::BTreeSet<_> = index.search("customer", 100).into_iter().map(|h| h.tool.tool_id.clone()).collect();
+    let ids: std::collections::BTreeSet<_> =
+        index.search("customer", 100).into_iter().map(|h| h.tool.tool_id.clone()).collect();
     assert_eq!(ids.len(), index.search("customer", 100).len());
 }
 

@@ -57,7 +57,10 @@ pub struct Discoverer(pub Viewer);
 impl FromRequestParts<AppState> for Discoverer {
     type Rejection = DiscoveryProblem;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, DiscoveryProblem> {
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, DiscoveryProblem> {
         at_most_one(&parts.headers, "Authorization")?;
         let refused = match state.authenticator.authenticate(parts) {
             Ok(_) => return Ok(Self(Viewer::Everyone)),
@@ -73,10 +76,16 @@ impl FromRequestParts<AppState> for Discoverer {
             .map(|(_, token)| token.trim());
         match bearer {
             Some(token) => match discovery.principal_of(token) {
-                Some(p) => Ok(Self(Viewer::Principal { agent_id: p.agent_id, context: Box::new(p.context) })),
+                Some(p) => Ok(Self(Viewer::Principal {
+                    agent_id: p.agent_id,
+                    context: Box::new(p.context),
+                })),
                 None => Err(Problem::from(refused).into()),
             },
-            None => match (parts.headers.contains_key(http::header::AUTHORIZATION), discovery.anonymous()) {
+            None => match (
+                parts.headers.contains_key(http::header::AUTHORIZATION),
+                discovery.anonymous(),
+            ) {
                 (false, Some(anonymous)) => Ok(Self(Viewer::Principal {
                     agent_id: anonymous.agent_id.clone(),
                     context: Box::new(anonymous.context.clone()),
@@ -97,10 +106,12 @@ pub struct SearchParams {
     pub limit: Option<String>,
 }
 
-fn query<T: serde::de::DeserializeOwned>(parts: Result<Query<T>, axum::extract::rejection::QueryRejection>) -> Result<T, DiscoveryProblem> {
-    parts
-        .map(|Query(q)| q)
-        .map_err(|e| Problem::bad_request("", format!("bad query string: {}", e.body_text())).into())
+fn query<T: serde::de::DeserializeOwned>(
+    parts: Result<Query<T>, axum::extract::rejection::QueryRejection>,
+) -> Result<T, DiscoveryProblem> {
+    parts.map(|Query(q)| q).map_err(|e| {
+        Problem::bad_request("", format!("bad query string: {}", e.body_text())).into()
+    })
 }
 
 /// Tools ranked by relevance to `q` (BM25 over names, descriptions, functions,

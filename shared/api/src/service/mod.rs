@@ -4,10 +4,10 @@
 //! [`Catalog`], [`Resolver`], [`CallPolicy`], [`Tokens`], [`Discovery`] and [`Publishing`].
 
 mod authorize;
-mod discovery;
 #[cfg(feature = "aws")]
 mod aws;
 mod decisions;
+mod discovery;
 mod encoded;
 mod error;
 mod evaluate;
@@ -35,11 +35,11 @@ pub mod vault;
 mod write;
 
 pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
+pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use discovery::{
     AnonymousPrincipal, DEFAULT_NAMESPACE, Discovery, DiscoverySettings, SearchQuery, SearchResult,
     SearchResults, ServerList, ServerListMetadata, ServersQuery, SettingsError, VersionRef, Viewer,
 };
-pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
 #[cfg(feature = "aws")]

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use registry_store::Store;
 
 use crate::service::discovery::Snapshots;
-use crate::service::{DecisionLog, Discovery, DiscoverySettings, ReviewPolicy, encoded, token, vault};
+use crate::service::{
+    DecisionLog, Discovery, DiscoverySettings, ReviewPolicy, encoded, token, vault,
+};
 
 /// Definitions and their review: reads, writes, proposals, events, schemas, release
 /// comparisons, and tools' client secrets.

@@ -55,7 +55,9 @@ impl Default for DiscoverySettings {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SettingsError {
     /// The namespace is no reverse-DNS name.
-    #[error("the discovery namespace `{0}` must be a reverse-DNS name ([a-zA-Z0-9.-], under 100 characters)")]
+    #[error(
+        "the discovery namespace `{0}` must be a reverse-DNS name ([a-zA-Z0-9.-], under 100 characters)"
+    )]
     Namespace(String),
     /// The anonymous principal is not `{"agentId", "context"}`.
     #[error("the anonymous discovery principal is not {{\"agentId\", \"context\"}} JSON: {0}")]

@@ -63,7 +63,10 @@ impl ServersQuery {
             None => DEFAULT_SERVERS_LIMIT,
             Some(Ok(n)) if (1..=MAX_SERVERS_LIMIT).contains(&n) => n,
             Some(_) => {
-                errors.push(violation("limit", format!("must be an integer from 1 to {MAX_SERVERS_LIMIT}")));
+                errors.push(violation(
+                    "limit",
+                    format!("must be an integer from 1 to {MAX_SERVERS_LIMIT}"),
+                ));
                 DEFAULT_SERVERS_LIMIT
             }
         };
@@ -79,7 +82,10 @@ impl ServersQuery {
         if let Some(words) = &search
             && words.chars().count() > search::MAX_QUERY_CHARS
         {
-            errors.push(violation("search", format!("at most {} characters", search::MAX_QUERY_CHARS)));
+            errors.push(violation(
+                "search",
+                format!("at most {} characters", search::MAX_QUERY_CHARS),
+            ));
         }
         let updated_since = match self.updated_since.as_deref().map(DateTime::parse_from_rfc3339) {
             None => None,
@@ -92,7 +98,8 @@ impl ServersQuery {
         if let Some(version) = &self.version
             && (version.is_empty() || version.chars().count() > MAX_VERSION_CHARS)
         {
-            errors.push(violation("version", format!("must be 1 to {MAX_VERSION_CHARS} characters")));
+            errors
+                .push(violation("version", format!("must be 1 to {MAX_VERSION_CHARS} characters")));
         }
         let include_deleted = match self.include_deleted.as_deref() {
             None | Some("false") => false,
@@ -170,9 +177,9 @@ fn entries<'a>(
     let mut latest: BTreeMap<&str, (bool, &semver::Version)> = BTreeMap::new();
     for (key, tool) in &all {
         let live = Status::of(tool) != Status::Deleted;
-        let better = latest.get(key.name.as_str()).is_none_or(|(was_live, version)| {
-            (live, &key.version) > (*was_live, *version)
-        });
+        let better = latest
+            .get(key.name.as_str())
+            .is_none_or(|(was_live, version)| (live, &key.version) > (*was_live, *version));
         if better {
             latest.insert(&key.name, (live, &key.version));
         }
@@ -193,7 +200,11 @@ fn not_found(name: &str) -> ServiceError {
 
 impl Discovery {
     /// `GET /v0.1/servers`: one page of the server versions `viewer` may see.
-    pub async fn servers(&self, viewer: &Viewer, query: &ServersQuery) -> Result<ServerList, ServiceError> {
+    pub async fn servers(
+        &self,
+        viewer: &Viewer,
+        query: &ServersQuery,
+    ) -> Result<ServerList, ServiceError> {
         let query = query.check()?;
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
@@ -202,7 +213,11 @@ impl Discovery {
             .filter(|e| query.include_deleted || Status::of(e.tool) != Status::Deleted)
             .filter(|e| {
                 query.updated_since.is_none_or(|since| {
-                    e.tool.server.updated_at.or(e.tool.server.created_at).is_some_and(|at| at > since)
+                    e.tool
+                        .server
+                        .updated_at
+                        .or(e.tool.server.created_at)
+                        .is_some_and(|at| at > since)
                 })
             })
             .filter(|e| match query.version.as_deref() {
@@ -236,7 +251,8 @@ impl Discovery {
             }
             Some(after) => list.partition_point(|(_, e)| &e.key <= after),
         };
-        let page: Vec<&Entry<'_>> = list.iter().skip(start).take(query.limit).map(|(_, e)| e).collect();
+        let page: Vec<&Entry<'_>> =
+            list.iter().skip(start).take(query.limit).map(|(_, e)| e).collect();
         let next_cursor = (start + page.len() < list.len())
             .then(|| page.last().map(|e| cursor::encode(&e.key)))
             .flatten();
@@ -244,12 +260,19 @@ impl Discovery {
             .iter()
             .map(|e| registry_discovery::server_response(namespace, &e.key, e.tool, e.latest))
             .collect();
-        Ok(ServerList { metadata: ServerListMetadata { next_cursor, count: servers.len() }, servers })
+        Ok(ServerList {
+            metadata: ServerListMetadata { next_cursor, count: servers.len() },
+            servers,
+        })
     }
 
     /// `GET /v0.1/servers/{serverName}/versions`: every version of one server the viewer
     /// may see, newest first; not found when it sees none.
-    pub async fn server_versions(&self, viewer: &Viewer, name: &str) -> Result<ServerList, ServiceError> {
+    pub async fn server_versions(
+        &self,
+        viewer: &Viewer,
+        name: &str,
+    ) -> Result<ServerList, ServiceError> {
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
         let mut versions: Vec<Entry<'_>> =
@@ -262,7 +285,10 @@ impl Discovery {
             .iter()
             .map(|e| registry_discovery::server_response(namespace, &e.key, e.tool, e.latest))
             .collect();
-        Ok(ServerList { metadata: ServerListMetadata { next_cursor: None, count: servers.len() }, servers })
+        Ok(ServerList {
+            metadata: ServerListMetadata { next_cursor: None, count: servers.len() },
+            servers,
+        })
     }
 
     /// `GET /v0.1/servers/{serverName}/versions/{version}`: one version (or `latest`).
@@ -289,7 +315,11 @@ impl Discovery {
 
     /// The A2A agent card of `agent_id`: not found unless the viewer may see the agent
     /// and it declares an endpoint.
-    pub async fn agent_card(&self, viewer: &Viewer, agent_id: &str) -> Result<AgentCard, ServiceError> {
+    pub async fn agent_card(
+        &self,
+        viewer: &Viewer,
+        agent_id: &str,
+    ) -> Result<AgentCard, ServiceError> {
         let view = self.view(viewer).await?;
         view.agents()
             .into_iter()
@@ -300,7 +330,10 @@ impl Discovery {
 
     /// `/.well-known/ai-catalog.json`: the agent cards and the latest version of each MCP
     /// server the viewer may see (servers whose latest version is deleted are left out).
-    pub async fn catalog(&self, viewer: &Viewer) -> Result<registry_discovery::catalog::Catalog, ServiceError> {
+    pub async fn catalog(
+        &self,
+        viewer: &Viewer,
+    ) -> Result<registry_discovery::catalog::Catalog, ServiceError> {
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
         let mut entries_out: Vec<CatalogEntry> = view
@@ -321,9 +354,13 @@ impl Discovery {
             if !e.latest || Status::of(e.tool) == Status::Deleted {
                 continue;
             }
-            let server = registry_discovery::server_response(namespace, &e.key, e.tool, true).server;
+            let server =
+                registry_discovery::server_response(namespace, &e.key, e.tool, true).server;
             entries_out.push(CatalogEntry {
-                identifier: format!("urn:air:{namespace}:mcp:{}", server.name.rsplit('/').next().unwrap_or_default()),
+                identifier: format!(
+                    "urn:air:{namespace}:mcp:{}",
+                    server.name.rsplit('/').next().unwrap_or_default()
+                ),
                 media_type: MCP_SERVER_TYPE,
                 url: format!("/v0.1/servers/{}/versions/latest", server.name.replace('/', "%2F")),
                 description: server.description,

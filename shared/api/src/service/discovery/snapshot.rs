@@ -137,9 +137,9 @@ pub(crate) fn newest_usable<'a>(
     let mut newest: BTreeMap<String, &Arc<ToolDefinition>> = BTreeMap::new();
     for tool in tools.filter(|t| is_usable(t)) {
         let name = Release::parse(&tool.tool_id).map_or_else(|| tool.tool_id.clone(), |r| r.name);
-        let keep = newest.get(&name).is_none_or(|kept| {
-            registry_core::release_order(&kept.tool_id, &tool.tool_id).is_lt()
-        });
+        let keep = newest
+            .get(&name)
+            .is_none_or(|kept| registry_core::release_order(&kept.tool_id, &tool.tool_id).is_lt());
         if keep {
             newest.insert(name, tool);
         }

@@ -70,7 +70,9 @@ impl Discovery {
         match self.resolver.resolve(agent_id, context).await {
             Ok(resolution) => granted(&resolution.trace, &mut grant),
             Err(ResolveFailure::Refused(_)) => {}
-            Err(ResolveFailure::Service(ServiceError::NotFound { .. } | ServiceError::Invalid(_))) => {}
+            Err(ResolveFailure::Service(
+                ServiceError::NotFound { .. } | ServiceError::Invalid(_),
+            )) => {}
             Err(ResolveFailure::Service(other)) => return Err(other),
         }
         Ok(grant)
@@ -140,10 +142,11 @@ impl View {
             .filter_map(|reference| match ToolRef::parse(reference).ok()? {
                 ToolRef::Exact(id) => self.snapshot.tools.get(&id).map(AsRef::as_ref),
                 range @ ToolRef::Range { .. } => {
-                    let candidates = self.snapshot.tools.values().filter(|t| range.admits(&t.tool_id));
-                    newest_usable(candidates).first().and_then(|t| {
-                        self.snapshot.tools.get(&t.tool_id).map(AsRef::as_ref)
-                    })
+                    let candidates =
+                        self.snapshot.tools.values().filter(|t| range.admits(&t.tool_id));
+                    newest_usable(candidates)
+                        .first()
+                        .and_then(|t| self.snapshot.tools.get(&t.tool_id).map(AsRef::as_ref))
                 }
             })
             .filter(|t| is_usable(t))
