@@ -198,6 +198,51 @@ async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
 }
 
 #[tokio::test]
+async fn search_ranks_servers_by_relevance_then_matches_names() {
+    let s = common::start().await;
+    for (name, description) in [
+        ("air_quality", "Air quality index and pollen counts for a city."),
+        ("pollen_maps", "Maps of pollen for allergy sufferers: tree and grass pollen."),
+        ("tides", "Tide tables for harbours."),
+        ("quality_gate", "Build checks."),
+    ] {
+        let id = format!("{name}@1.0.0");
+        apply(&s, &id, mcp(&id, name, description, None)).await;
+    }
+    let names = |r: &common::Reply| -> Vec<String> {
+        r.body["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                v["server"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches(&format!("{NS}/"))
+                    .to_owned()
+            })
+            .collect()
+    };
+    let ranked = get(&s, "/v0.1/servers?search=pollen%20allergy", &s.reader).await;
+    assert_eq!(names(&ranked), ["pollen_maps", "air_quality"], "{}", ranked.text);
+    // a name substring the words do not stem to: the spec's substring match
+    let by_name = get(&s, "/v0.1/servers?search=qualit", &s.reader).await;
+    assert_eq!(names(&by_name), ["air_quality", "quality_gate"], "{}", by_name.text);
+    // paging a ranked answer: the cursor continues after the last one returned
+    let first = get(&s, "/v0.1/servers?search=pollen%20allergy&limit=1", &s.reader).await;
+    assert_eq!(names(&first), ["pollen_maps"]);
+    let cursor = first.body["metadata"]["nextCursor"].as_str().unwrap();
+    let second = get(
+        &s,
+        &format!("/v0.1/servers?search=pollen%20allergy&limit=1&cursor={cursor}"),
+        &s.reader,
+    )
+    .await;
+    assert_eq!(names(&second), ["air_quality"]);
+    assert!(second.body["metadata"]["nextCursor"].is_null());
+}
+
+#[tokio::test]
 async fn bad_input_is_a_400_in_the_specs_error_shape() {
     let s = common::start().await;
     let long = "w".repeat(300);

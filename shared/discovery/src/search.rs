@@ -232,16 +232,7 @@ impl ToolIndex {
     /// The `limit` tools most relevant to `query`, best first (ties by tool id), each
     /// once, with the function that matched best and why.
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit> {
-        let scores = self.scores(&self.embedder.embed(query));
-        // Each tool's best document (ties: the first).
-        let mut best: HashMap<usize, (f32, u32)> = HashMap::new();
-        for (doc, score) in scores {
-            let Some(d) = self.docs.get(doc as usize) else { continue };
-            let entry = best.entry(d.tool).or_insert((score, doc));
-            if score > entry.0 || (score == entry.0 && doc < entry.1) {
-                *entry = (score, doc);
-            }
-        }
+        let best = self.best_documents(query);
         let mut ranked: Vec<(f32, usize, u32)> =
             best.into_iter().map(|(tool, (score, doc))| (score, tool, doc)).collect();
         let order = |a: &(f32, usize, u32), b: &(f32, usize, u32)| {
@@ -274,6 +265,27 @@ impl ToolIndex {
                 })
             })
             .collect()
+    }
+
+    /// Every tool matching `query` with its score (its best document's), in no order.
+    pub fn scores_by_tool(&self, query: &str) -> Vec<(&Arc<ToolDefinition>, f32)> {
+        self.best_documents(query)
+            .into_iter()
+            .filter_map(|(tool, (score, _))| Some((self.tools.get(tool)?, score)))
+            .collect()
+    }
+
+    /// Each matching tool's best document and its score (ties: the first document).
+    fn best_documents(&self, query: &str) -> HashMap<usize, (f32, u32)> {
+        let mut best: HashMap<usize, (f32, u32)> = HashMap::new();
+        for (doc, score) in self.scores(&self.embedder.embed(query)) {
+            let Some(d) = self.docs.get(doc as usize) else { continue };
+            let entry = best.entry(d.tool).or_insert((score, doc));
+            if score > entry.0 || (score == entry.0 && doc < entry.1) {
+                *entry = (score, doc);
+            }
+        }
+        best
     }
 
     /// The BM25 score of every document holding a token of the query `embedding`: for

@@ -31,7 +31,8 @@ pub struct ServersQuery {
     pub cursor: Option<String>,
     /// Servers per page, 1 to 100 (default 30).
     pub limit: Option<String>,
-    /// Words ranked by relevance (BM25, as `/tools/search`), best first.
+    /// Words ranked by relevance (BM25, as `/tools/search`), best first; servers whose
+    /// name contains them (the spec's substring match) follow.
     pub search: Option<String>,
     /// Only versions updated after this RFC 3339 time.
     pub updated_since: Option<String>,
@@ -228,19 +229,22 @@ impl Discovery {
             .map(|e| (0.0, e))
             .collect();
         if let Some(words) = &query.search {
+            // BM25 over what the viewer sees; a server whose name contains the words
+            // (the spec's substring match, any case) is kept too, after the ranked ones.
             let mut scores: BTreeMap<String, f32> = BTreeMap::new();
-            for hit in view.index().search(words, usize::MAX) {
-                if let Some(key) = registry_discovery::server_key(namespace, &hit.tool) {
-                    let score = scores.entry(key.name).or_insert(hit.score);
-                    *score = score.max(hit.score);
+            for (tool, found) in view.index().scores_by_tool(words) {
+                if let Some(key) = registry_discovery::server_key(namespace, tool) {
+                    let score = scores.entry(key.name).or_insert(found);
+                    *score = score.max(found);
                 }
             }
+            let needle = words.trim().to_lowercase();
             list.retain_mut(|(score, e)| match scores.get(&e.key.name) {
                 Some(s) => {
                     *score = *s;
                     true
                 }
-                None => false,
+                None => e.key.name.to_lowercase().contains(&needle),
             });
             list.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.key.cmp(&b.1.key)));
         }
