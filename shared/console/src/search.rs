@@ -27,11 +27,9 @@ const RESULTS: usize = 20;
 /// The search box (also on the tools list).
 pub fn search_box(q: &str) -> Markup {
     html! {
-        form.search method="get" action="/console/tools/search" role="search" {
+        form.search method="get" action="/console/tools/search" role="search" aria-label="Search tools" {
             label for="s-q" { "Search tools" }
-            " "
             input type="search" id="s-q" name="q" placeholder="what the tool does" value=(q);
-            " "
             button type="submit" { "Search" }
         }
     }
