@@ -106,6 +106,24 @@ pub struct SearchParams {
     pub limit: Option<String>,
 }
 
+/// Path parameters whose rejection (a segment that is no UTF-8) is a problem too.
+pub struct DiscoveryPath<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for DiscoveryPath<T>
+where
+    T: serde::de::DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = DiscoveryProblem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, DiscoveryProblem> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(value)| Self(value))
+            .map_err(|e| Problem::bad_request("", format!("bad path: {}", e.body_text())).into())
+    }
+}
+
 fn query<T: serde::de::DeserializeOwned>(
     parts: Result<Query<T>, axum::extract::rejection::QueryRejection>,
 ) -> Result<T, DiscoveryProblem> {
@@ -130,13 +148,8 @@ pub async fn search_tools(
     params: Result<Query<SearchParams>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<SearchResults>, DiscoveryProblem> {
     let params = query(params)?;
-    let limit = match params.limit.as_deref().map(str::parse::<usize>) {
-        None => registry_discovery::search::DEFAULT_LIMIT,
-        Some(Ok(n)) => n,
-        Some(Err(_)) => 0,
-    };
-    let q = params.q.as_deref().unwrap_or_default();
-    Ok(Json(discovery.search(&viewer, SearchQuery { q, limit }).await?))
+    let search = SearchQuery::from_params(params.q.as_deref(), params.limit.as_deref())?;
+    Ok(Json(discovery.search(&viewer, search).await?))
 }
 
 /// MCP Registry API: one page of the MCP server versions the caller may see.
@@ -167,7 +180,7 @@ pub async fn list_servers(
 pub async fn server_versions(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
-    Path(name): Path<String>,
+    DiscoveryPath(name): DiscoveryPath<String>,
 ) -> Result<Json<ServerList>, DiscoveryProblem> {
     Ok(Json(discovery.server_versions(&viewer, &name).await?))
 }
@@ -186,7 +199,7 @@ pub async fn server_versions(
 pub async fn server_version(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
-    Path((name, version)): Path<(String, String)>,
+    DiscoveryPath((name, version)): DiscoveryPath<(String, String)>,
 ) -> Result<Json<registry_discovery::ServerResponse>, DiscoveryProblem> {
     Ok(Json(discovery.server_version(&viewer, &name, VersionRef::parse(&version)).await?))
 }
@@ -202,7 +215,7 @@ pub async fn server_version(
 pub async fn agent_card(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
-    Path(agent_id): Path<String>,
+    DiscoveryPath(agent_id): DiscoveryPath<String>,
 ) -> Result<Json<registry_discovery::AgentCard>, DiscoveryProblem> {
     Ok(Json(discovery.agent_card(&viewer, &agent_id).await?))
 }

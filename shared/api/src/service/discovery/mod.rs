@@ -179,8 +179,41 @@ impl Discovery {
     }
 }
 
+impl<'a> SearchQuery<'a> {
+    /// A search from its query parameters as sent: every problem at its parameter (a
+    /// `limit` that is no integer among them, named as such).
+    pub fn from_params(q: Option<&'a str>, limit: Option<&str>) -> Result<Self, ServiceError> {
+        let q = q.unwrap_or_default();
+        let (parsed, unreadable) = match limit.map(str::parse::<usize>) {
+            None => (search::DEFAULT_LIMIT, false),
+            Some(Ok(n)) => (n, false),
+            Some(Err(_)) => (search::DEFAULT_LIMIT, true),
+        };
+        let mut errors = search_violations(q, parsed);
+        if unreadable {
+            errors.push(limit_violation("is not an integer".to_owned()));
+        }
+        match errors.is_empty() {
+            true => Ok(Self { q, limit: parsed }),
+            false => Err(ServiceError::Invalid(errors)),
+        }
+    }
+}
+
+fn limit_violation(got: String) -> registry_core::Violation {
+    registry_core::Violation {
+        path: "/limit".to_owned(),
+        message: format!("must be an integer from 1 to {} ({got})", search::MAX_LIMIT),
+    }
+}
+
 /// Checks a search's words and limit: every problem at its parameter.
 fn check_search(q: &str, limit: usize) -> Result<(), ServiceError> {
+    let errors = search_violations(q, limit);
+    if errors.is_empty() { Ok(()) } else { Err(ServiceError::Invalid(errors)) }
+}
+
+fn search_violations(q: &str, limit: usize) -> Vec<registry_core::Violation> {
     let mut errors = Vec::new();
     let chars = q.chars().count();
     if chars > search::MAX_QUERY_CHARS {
@@ -190,12 +223,9 @@ fn check_search(q: &str, limit: usize) -> Result<(), ServiceError> {
         });
     }
     if !(1..=search::MAX_LIMIT).contains(&limit) {
-        errors.push(registry_core::Violation {
-            path: "/limit".to_owned(),
-            message: format!("must be 1 to {} (got {limit})", search::MAX_LIMIT),
-        });
+        errors.push(limit_violation(format!("got {limit}")));
     }
-    if errors.is_empty() { Ok(()) } else { Err(ServiceError::Invalid(errors)) }
+    errors
 }
 
 /// The tools of `tools` that are MCP servers, with their keys.
