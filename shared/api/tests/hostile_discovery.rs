@@ -575,3 +575,46 @@ async fn anonymous_discovery_of_a_missing_agent_sees_nothing_and_fails_closed() 
     let r = get(&s, "/tools", "").await;
     r.assert_problem(401, "UNAUTHENTICATED");
 }
+
+#[tokio::test]
+async fn expired_and_foreign_principal_tokens_are_refused_even_with_anonymous_on() {
+    let settings = registry_api::DiscoverySettings::parse(
+        None,
+        Some(r#"{"agentId": "a1", "context": {"user": {"userId": "anon", "userType": "external-user"}}}"#),
+    )
+    .unwrap();
+    let keys =
+        registry_access::signed::KeyRing::parse("h1:aG9zdGlsZS1kaXNjb3Zlcnkta2V5LTAxMjM0NTY3ODk=")
+            .unwrap();
+    // tokens that expired before they were issued
+    let s = common::start_with_registry(Default::default(), |r| {
+        r.with_principal_keys(keys, -60).with_discovery(settings)
+    })
+    .await;
+    apply(&s, "open@1.0.0", mcp("open", "Pollen counts for a city.", None)).await;
+    let staff = json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
+    apply(&s, "staff@1.0.0", mcp("staff", "Storm alerts for staff.", Some(staff))).await;
+    apply(&s, "a1", agent_json("a1", &["open@1.0.0", "staff@1.0.0"])).await;
+    let expired = principal(&s, "internal-user").await;
+    // a token signed with another registry's key for the same kid
+    let other_keys = registry_access::signed::KeyRing::parse(
+        "h1:YW5vdGhlci1yZWdpc3RyeS1rZXktMDEyMzQ1Njc4OWFiY2RlZg==",
+    )
+    .unwrap();
+    let other =
+        common::start_with_registry(Default::default(), |r| r.with_principal_keys(other_keys, 60))
+            .await;
+    apply(&other, "a1", agent_json("a1", &[])).await;
+    let foreign = principal(&other, "internal-user").await;
+    assert!(expired.starts_with("v1.h1.") && foreign.starts_with("v1.h1."));
+    for token in [&expired, &foreign] {
+        for path in ["/v0.1/servers", "/tools/search?q=storm", "/.well-known/ai-catalog.json"] {
+            let r = get(&s, path, token).await;
+            r.assert_problem(401, "UNAUTHENTICATED");
+            assert!(!r.text.contains("staff"), "{path}: {}", r.text);
+        }
+    }
+    // anonymous (external) still does not see the staff server
+    let r = get(&s, "/v0.1/servers", "").await;
+    assert_eq!(r.body["metadata"]["count"], 1, "{}", r.text);
+}

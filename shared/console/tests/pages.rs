@@ -474,3 +474,37 @@ async fn the_tools_search_box_ranks_tools_and_escapes_what_it_shows() {
     assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
     assert!(!bad.contains("<img src=x"), "escaped");
 }
+
+#[tokio::test]
+async fn hostile_search_words_are_escaped_and_bad_queries_are_400s() {
+    let f = fixture().await;
+    let (cookie, _) = sign_in(&f.app, &f.reader).await;
+    // the words go back into the box's value attribute and the results: escaped
+    let (status, _, page) = send(
+        &f.app,
+        get(
+            "/console/tools/search?q=%22%3E%3Cscript%3Ealert(1)%3C/script%3E%20probe",
+            Some(&cookie),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(!page.contains("<script>alert(1)"), "{page}");
+    assert!(page.contains("&quot;&gt;&lt;script&gt;") || page.contains("\"&gt;&lt;script&gt;"));
+    // unicode, control characters and only spaces: answers, never a 500
+    for q in ["%F0%9F%98%80", "%FF", "%00%01", "%20%20%20", "%E2%80%AE", &"%C3%A9".repeat(256)] {
+        let (status, _, page) =
+            send(&f.app, get(&format!("/console/tools/search?q={q}"), Some(&cookie))).await;
+        assert_eq!(status, StatusCode::OK, "{q}: {page}");
+    }
+    // a repeated parameter: refused, never a 500
+    for q in ["q=a&q=b"] {
+        let (status, _, page) =
+            send(&f.app, get(&format!("/console/tools/search?{q}"), Some(&cookie))).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{q}: {page}");
+    }
+    // not signed in: the sign-in page, no results
+    let (status, _, page) = send(&f.app, get("/console/tools/search?q=probe", None)).await;
+    assert!(status.is_redirection() || status == StatusCode::UNAUTHORIZED, "{status}");
+    assert!(!page.contains("probe@1.0.0"), "{page}");
+}
