@@ -618,3 +618,39 @@ async fn expired_and_foreign_principal_tokens_are_refused_even_with_anonymous_on
     let r = get(&s, "/v0.1/servers", "").await;
     assert_eq!(r.body["metadata"]["count"], 1, "{}", r.text);
 }
+
+#[tokio::test]
+async fn a_hidden_agent_card_is_the_404_of_a_missing_one_and_odd_words_still_search() {
+    let s = registry(false).await;
+    // an agent the external user's agent does not name, with an endpoint
+    let mut hidden = agent_json("a2", &["staff@1.0.0"]);
+    hidden["endpoint"] = json!("https://agents.example.com/a2");
+    apply(&s, "a2", hidden).await;
+    let external = principal(&s, "external-user").await;
+    let h = get(&s, "/agent-cards/a2", &external).await;
+    let m = get(&s, "/agent-cards/a3", &external).await;
+    h.assert_problem(404, "NOT_FOUND");
+    assert_eq!(h.text.replace("a2", "a3"), m.text);
+    assert_eq!(get(&s, "/agent-cards/a2", &s.reader).await.status, StatusCode::OK);
+    let catalog = get(&s, "/.well-known/ai-catalog.json", &external).await;
+    assert!(!catalog.text.contains("/agent-cards/a2"), "{}", catalog.text);
+    // words a query parser might read as syntax are only words
+    for q in [
+        "%22pollen%22",
+        "pollen*",
+        "pollen%20OR%201%3D1",
+        "%5C%5C",
+        "(((",
+        "NOT",
+        "%E2%80%AE%20pollen",
+        "%F0%9F%98%80",
+        "%00",
+        "the%20a%20of",
+    ] {
+        for path in [format!("/tools/search?q={q}"), format!("/v0.1/servers?search={q}")] {
+            let r = get(&s, &path, &external).await;
+            assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
+            assert!(!r.text.contains("staff"), "{path}: {}", r.text);
+        }
+    }
+}
