@@ -10,45 +10,12 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use common::discovery::{apply, mcp};
 use common::{Server, agent_json};
-use registry_api::{Principal, Role};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 const NS: &str = "local.agent-registry";
-
-fn mcp(id: &str, name: &str, description: &str, rules: Option<Value>) -> Value {
-    let mut tool = json!({
-        "toolId": id,
-        "executionType": "mcp",
-        "name": name,
-        "displayName": name.replace('_', " "),
-        "description": description,
-        "supportedAgentFrameworks": ["bedrock"],
-        "url": format!("https://mcp.example.com/{name}"),
-        "functionSchema": [{
-            "name": format!("{name}_call"),
-            "description": description,
-            "parameters": { "input": { "description": "What to look up", "type": "string", "required": true } }
-        }],
-    });
-    if let Some(rules) = rules {
-        tool["accessRules"] = rules;
-    }
-    tool
-}
-
-async fn apply(s: &Server, id: &str, body: Value) {
-    let admin = Principal::new("test-loader", Role::Admin);
-    let outcome = if body.get("agentId").is_some() {
-        let agent: registry_core::AgentDefinition = serde_json::from_value(body).unwrap();
-        s.registry.catalog.apply(&admin, id, agent, None, None).await.map(|_| ())
-    } else {
-        let tool: registry_core::ToolDefinition = serde_json::from_value(body).unwrap();
-        s.registry.catalog.apply(&admin, id, tool, None, None).await.map(|_| ())
-    };
-    outcome.unwrap_or_else(|e| panic!("{id}: {e}"));
-}
 
 /// `GET path` with `token` as the bearer (none when empty).
 async fn get(s: &Server, path: &str, token: &str) -> common::Reply {

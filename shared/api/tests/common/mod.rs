@@ -2,6 +2,7 @@
 //! 127.0.0.1:0, with admin, editor and reader tokens, and a reqwest client.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod discovery;
 pub mod spy;
 
 use std::sync::Arc;
