@@ -189,7 +189,7 @@ pub struct ServeArgs {
     /// they may be personal data).
     #[arg(long)]
     pub decision_log_values: bool,
-    /// How long the principal context signed at resolution stays valid, in seconds.
+    /// How long the principal token issued at resolution stays valid, in seconds.
     #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(i64).range(60..=86_400))]
     pub context_ttl: i64,
     /// Storage backend.

@@ -2,7 +2,6 @@
 //! (docs/deploy.md lists every variable).
 
 use registry_api::ReviewPolicy;
-use registry_api::principal_keys::KeyRing;
 use registry_config::{ConfigError, Secrets, Table, Vars, boolean, names};
 
 use crate::role_map::{ROLE_MAP_MEANING, RoleMap};
@@ -14,8 +13,13 @@ pub struct Config {
     pub roles: RoleMap,
     /// The registry's table.
     pub table: Table,
-    /// The keys signing principal contexts ([`names::CONTEXT_KEYS`]; `None`: unsigned).
-    pub context_keys: Option<KeyRing>,
+    /// The secret holding the principal token's signing keys
+    /// ([`names::SIGNING_KEYS_SECRET`]; `None`: no tokens issued).
+    pub signing_keys_secret: Option<String>,
+    /// The principal token's `iss` ([`names::TOKEN_ISSUER`]; default `agent-registry`).
+    pub token_issuer: String,
+    /// The principal token's `aud` ([`names::TOKEN_AUDIENCE`]; default `agent-registry`).
+    pub token_audience: String,
     /// Which writes need review ([`names::REQUIRE_REVIEW`], [`names::REVIEW_APPROVALS`]).
     pub review: ReviewPolicy,
     /// Where tools' client secrets are kept.
@@ -34,7 +38,11 @@ impl Config {
     pub fn read(mut vars: Vars<'_>) -> Result<Self, ConfigError> {
         let roles = vars.required_parsed(names::ROLE_MAP, ROLE_MAP_MEANING, RoleMap::parse);
         let table = Table::read(&mut vars);
-        let context_keys = vars.parsed(names::CONTEXT_KEYS, KeyRing::parse);
+        let signing_keys_secret = vars.optional(names::SIGNING_KEYS_SECRET);
+        let default = registry_api::principal_keys::DEFAULT_AUDIENCE;
+        let token_issuer = vars.optional(names::TOKEN_ISSUER).unwrap_or_else(|| default.to_owned());
+        let token_audience =
+            vars.optional(names::TOKEN_AUDIENCE).unwrap_or_else(|| default.to_owned());
         let review = ReviewPolicy {
             required: vars.parsed(names::REQUIRE_REVIEW, boolean).unwrap_or(false),
             approvals: vars
@@ -52,7 +60,16 @@ impl Config {
         };
         vars.finish()?;
         let roles = roles.ok_or_else(|| ConfigError::missing(names::ROLE_MAP, ROLE_MAP_MEANING))?;
-        Ok(Self { roles, table, context_keys, review, secrets, endpoints })
+        Ok(Self {
+            roles,
+            table,
+            signing_keys_secret,
+            token_issuer,
+            token_audience,
+            review,
+            secrets,
+            endpoints,
+        })
     }
 }
 
@@ -83,7 +100,8 @@ mod tests {
         assert_eq!(config.review, ReviewPolicy { required: true, approvals: 2 });
         assert_eq!(config.endpoints.lambda.as_deref(), Some("http://127.0.0.1:1"));
         assert_eq!(config.secrets.prefix, registry_config::DEFAULT_SECRETS_PREFIX);
-        assert!(config.context_keys.is_none() && config.table.cursor_key.is_none());
+        assert!(config.signing_keys_secret.is_none() && config.table.cursor_key.is_none());
+        assert_eq!(config.token_issuer, "agent-registry");
     }
 
     #[test]
@@ -91,7 +109,6 @@ mod tests {
         let err = read(&[
             (names::REQUIRE_REVIEW, "yes"),
             (names::REVIEW_APPROVALS, "0"),
-            (names::CONTEXT_KEYS, "not a ring"),
         ])
         .unwrap_err();
         let named: Vec<_> = err.problems.iter().map(|p| p.name()).collect();
@@ -100,7 +117,6 @@ mod tests {
             [
                 names::ROLE_MAP,
                 names::TABLE,
-                names::CONTEXT_KEYS,
                 names::REQUIRE_REVIEW,
                 names::REVIEW_APPROVALS
             ]

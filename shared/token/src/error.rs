@@ -45,6 +45,12 @@ pub enum TokenError {
     /// A signing key is unusable, or a key-ring change is refused.
     #[error("invalid signing key: {0}")]
     InvalidKey(String),
+    /// No key of that id in the ring.
+    #[error("no key `{0}` in the key ring")]
+    NoSuchKey(String),
+    /// The signing key cannot be removed (rotate first).
+    #[error("key `{0}` signs: rotate first, then remove it")]
+    SigningKeyKept(String),
     /// The token would be over [`MAX_TOKEN_BYTES`].
     #[error("the token would be {0} bytes, at most {MAX_TOKEN_BYTES}")]
     TooLargeToIssue(usize),
@@ -55,5 +61,12 @@ impl TokenError {
     /// `EXPIRED_SIGNED_CONTEXT`, asking the caller to resolve again).
     pub fn is_expired(&self) -> bool {
         matches!(self, Self::Expired(_))
+    }
+
+    /// The refusal code of the decision line that refuses a call or a request for this
+    /// token: `EXPIRED_SIGNED_CONTEXT` for an expired one, else `INVALID_SIGNED_CONTEXT`
+    /// (the message names the reason).
+    pub fn refusal_code(&self) -> &'static str {
+        if self.is_expired() { "EXPIRED_SIGNED_CONTEXT" } else { "INVALID_SIGNED_CONTEXT" }
     }
 }

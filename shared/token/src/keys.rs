@@ -260,10 +260,8 @@ impl KeyRing {
     /// the signing key cannot be removed.
     pub fn remove(&self, kid: &str) -> Result<Self, TokenError> {
         match self.keys.iter().position(|k| k.key.kid == kid) {
-            None => Err(TokenError::InvalidKey(format!("no key `{kid}` in the ring"))),
-            Some(0) => Err(TokenError::InvalidKey(format!(
-                "key `{kid}` signs: rotate first, then remove it"
-            ))),
+            None => Err(TokenError::NoSuchKey(kid.chars().take(64).collect())),
+            Some(0) => Err(TokenError::SigningKeyKept(kid.to_owned())),
             Some(at) => {
                 let mut keys = self.keys.clone();
                 keys.remove(at);
