@@ -77,6 +77,29 @@ pub enum Command {
         #[command(flatten)]
         remote: Remote,
     },
+    /// The keys that sign principal tokens on a running registry (admin).
+    Keys {
+        /// The operation.
+        #[command(subcommand)]
+        op: KeyOperation,
+        /// Connection options.
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+/// Operations of `keys`.
+#[derive(Debug, Subcommand)]
+pub enum KeyOperation {
+    /// List the keys, the signing one first, with when each one's last token expires.
+    List,
+    /// Make a new signing key; the old one keeps verifying until its tokens expire.
+    Rotate,
+    /// Remove a retired key: its tokens are refused from then on (not the signing key).
+    Remove {
+        /// The key id (`kid`).
+        kid: String,
+    },
 }
 
 /// Options of `events`.

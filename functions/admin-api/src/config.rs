@@ -106,20 +106,12 @@ mod tests {
 
     #[test]
     fn every_bad_variable_is_named() {
-        let err = read(&[
-            (names::REQUIRE_REVIEW, "yes"),
-            (names::REVIEW_APPROVALS, "0"),
-        ])
-        .unwrap_err();
+        let err =
+            read(&[(names::REQUIRE_REVIEW, "yes"), (names::REVIEW_APPROVALS, "0")]).unwrap_err();
         let named: Vec<_> = err.problems.iter().map(|p| p.name()).collect();
         assert_eq!(
             named,
-            [
-                names::ROLE_MAP,
-                names::TABLE,
-                names::REQUIRE_REVIEW,
-                names::REVIEW_APPROVALS
-            ]
+            [names::ROLE_MAP, names::TABLE, names::REQUIRE_REVIEW, names::REVIEW_APPROVALS]
         );
         let text = err.to_string();
         assert!(text.contains("REGISTRY_ROLE_MAP is not set: it must hold JSON"), "{text}");

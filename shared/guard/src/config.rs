@@ -72,10 +72,15 @@ impl GuardConfig {
         });
         let keys = match (url, document) {
             (_, Some(verifier)) => Some(KeySource::Document(Arc::new(verifier))),
-            (Some(url), None) => Some(KeySource::Url(RemoteJwks::new(url, issuer.clone(), audience))),
+            (Some(url), None) => {
+                Some(KeySource::Url(RemoteJwks::new(url, issuer.clone(), audience)))
+            }
             (None, None) => {
                 // named with the other problems
-                vars.required(JWKS_URL_ENV, "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)");
+                vars.required(
+                    JWKS_URL_ENV,
+                    "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
+                );
                 None
             }
         };
@@ -89,7 +94,10 @@ impl GuardConfig {
             .unwrap_or(DEFAULT_MAX_STALENESS);
         vars.finish()?;
         let keys = keys.ok_or_else(|| {
-            ConfigError::missing(JWKS_URL_ENV, "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)")
+            ConfigError::missing(
+                JWKS_URL_ENV,
+                "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
+            )
         })?;
         Ok(Self { tool_id, keys: Arc::new(keys), max_staleness })
     }

@@ -16,11 +16,11 @@ mod verdict;
 use std::time::Instant;
 
 use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
-use registry_token::SESSION_ATTRIBUTE;
 use registry_policy::{
     CallDecision, CallRequest, DecideError, Reason, Stage as PolicyStage, Stamp, decide,
 };
 use registry_store::StoreError;
+use registry_token::SESSION_ATTRIBUTE;
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 

@@ -9,18 +9,18 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_event};
-use registry_token::{
-    DEFAULT_AUDIENCE, KeyRing, KeySource, SESSION_ATTRIBUTE, TokenRequest, Verifier,
-};
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_guard::{
     ConfigError, Guard, GuardConfig, RuleSource, TOOL_ID_ENV, Verdict, handle_guarded,
 };
 use registry_store::StoreError;
+use registry_token::{
+    DEFAULT_AUDIENCE, KeyRing, KeySource, SESSION_ATTRIBUTE, TokenRequest, Verifier,
+};
 use serde::Deserialize;
-use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 const TOOL_ID: &str = "convert_units@1.0.0";
@@ -146,8 +146,7 @@ impl Harness {
         Self::on(Table::holding(example_tool()))
     }
     fn on(table: Table) -> Self {
-        let config = GuardConfig::new(TOOL_ID, keys())
-            .with_max_staleness(Duration::from_secs(30));
+        let config = GuardConfig::new(TOOL_ID, keys()).with_max_staleness(Duration::from_secs(30));
         Self::with(Guard::new(config, table.clone()), table)
     }
     fn with(guard: Guard<Table>, table: Table) -> Self {
@@ -355,7 +354,8 @@ async fn a_tampered_context_is_refused() {
     let hs256 = {
         let mut hs = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
         hs.kid = Some(kid.to_owned());
-        let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+        let claims: Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
         let secret = jwks().as_bytes();
         jsonwebtoken::encode(&hs, &claims, &jsonwebtoken::EncodingKey::from_secret(secret)).unwrap()
     };

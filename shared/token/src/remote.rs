@@ -59,7 +59,11 @@ struct Fetched {
 
 impl RemoteJwks {
     /// The key set at `url`, for tokens issued by `issuer` for `audience`.
-    pub fn new(url: impl Into<String>, issuer: impl Into<String>, audience: impl Into<String>) -> Self {
+    pub fn new(
+        url: impl Into<String>,
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Self {
         let client = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
@@ -114,7 +118,8 @@ impl RemoteJwks {
     }
 
     async fn fetch(&self) -> Result<Verifier, TokenError> {
-        let unavailable = |e: reqwest::Error| TokenError::KeySetUnavailable(e.without_url().to_string());
+        let unavailable =
+            |e: reqwest::Error| TokenError::KeySetUnavailable(e.without_url().to_string());
         let response = self.client.get(&self.url).send().await.map_err(unavailable)?;
         if !response.status().is_success() {
             return Err(TokenError::KeySetUnavailable(format!("status {}", response.status())));

@@ -126,22 +126,22 @@ impl Verifier {
             return Err(TokenError::UnknownKey(kid.chars().take(64).collect()));
         };
         let data =
-            jsonwebtoken::decode::<Principal>(token, key, &self.validation).map_err(|e| {
-                match e.into_kind() {
-                    ErrorKind::InvalidSignature => TokenError::BadSignature,
-                    ErrorKind::InvalidAudience => TokenError::WrongAudience(self.audience.clone()),
-                    ErrorKind::InvalidIssuer => TokenError::WrongIssuer(self.issuer.clone()),
-                    ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => {
-                        TokenError::AlgorithmNotAllowed(ALGORITHM.into())
-                    }
-                    ErrorKind::MissingRequiredClaim(claim) => {
-                        TokenError::InvalidClaims(format!("no `{claim}`"))
-                    }
-                    ErrorKind::Json(e) => TokenError::InvalidClaims(e.to_string()),
-                    ErrorKind::Base64(_) => TokenError::Malformed("a part is not base64url"),
-                    ErrorKind::Utf8(_) => TokenError::Malformed("a part is not UTF-8"),
-                    _ => TokenError::Malformed("not a compact JWS"),
+            jsonwebtoken::decode::<Principal>(token, key, &self.validation).map_err(|e| match e
+                .into_kind()
+            {
+                ErrorKind::InvalidSignature => TokenError::BadSignature,
+                ErrorKind::InvalidAudience => TokenError::WrongAudience(self.audience.clone()),
+                ErrorKind::InvalidIssuer => TokenError::WrongIssuer(self.issuer.clone()),
+                ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => {
+                    TokenError::AlgorithmNotAllowed(ALGORITHM.into())
                 }
+                ErrorKind::MissingRequiredClaim(claim) => {
+                    TokenError::InvalidClaims(format!("no `{claim}`"))
+                }
+                ErrorKind::Json(e) => TokenError::InvalidClaims(e.to_string()),
+                ErrorKind::Base64(_) => TokenError::Malformed("a part is not base64url"),
+                ErrorKind::Utf8(_) => TokenError::Malformed("a part is not UTF-8"),
+                _ => TokenError::Malformed("not a compact JWS"),
             })?;
         let principal = data.claims;
         if now >= principal.exp {

@@ -68,7 +68,10 @@ fn every_kind_of_bad_token_is_refused_naming_why() {
     // signed by a key not in the set, naming its own kid or the set's
     let other = KeyRing::generate(NOW).unwrap();
     let foreign = other.issue(&request(NOW)).unwrap();
-    assert_eq!(verifier.verify(&foreign, NOW), Err(TokenError::UnknownKey(other.signing().kid().into())));
+    assert_eq!(
+        verifier.verify(&foreign, NOW),
+        Err(TokenError::UnknownKey(other.signing().kid().into()))
+    );
     let mut header = Header::new(Algorithm::RS256);
     header.kid = Some(kid.clone());
     let forged = {
@@ -92,8 +95,12 @@ fn every_kind_of_bad_token_is_refused_naming_why() {
     let mut hs = Header::new(Algorithm::HS256);
     hs.kid = Some(kid.clone());
     for secret in [jwk["n"].as_str().unwrap().as_bytes().to_vec(), jwk.to_string().into_bytes()] {
-        let confused = jsonwebtoken::encode(&hs, &claims, &EncodingKey::from_secret(&secret)).unwrap();
-        assert_eq!(verifier.verify(&confused, NOW), Err(TokenError::AlgorithmNotAllowed("HS256".into())));
+        let confused =
+            jsonwebtoken::encode(&hs, &claims, &EncodingKey::from_secret(&secret)).unwrap();
+        assert_eq!(
+            verifier.verify(&confused, NOW),
+            Err(TokenError::AlgorithmNotAllowed("HS256".into()))
+        );
     }
 
     // expired: valid while now < exp
@@ -102,9 +109,15 @@ fn every_kind_of_bad_token_is_refused_naming_why() {
 
     // wrong audience, wrong issuer
     let elsewhere = ring.verifier(ISS, "another-audience").unwrap();
-    assert_eq!(elsewhere.verify(&token, NOW), Err(TokenError::WrongAudience("another-audience".into())));
+    assert_eq!(
+        elsewhere.verify(&token, NOW),
+        Err(TokenError::WrongAudience("another-audience".into()))
+    );
     let other_issuer = ring.verifier("http://other", AUD).unwrap();
-    assert_eq!(other_issuer.verify(&token, NOW), Err(TokenError::WrongIssuer("http://other".into())));
+    assert_eq!(
+        other_issuer.verify(&token, NOW),
+        Err(TokenError::WrongIssuer("http://other".into()))
+    );
 
     // truncated
     for cut in [token.len() - 1, token.len() - 40, token.rfind('.').unwrap(), 10] {
@@ -120,21 +133,31 @@ fn every_kind_of_bad_token_is_refused_naming_why() {
     let json = URL_SAFE_NO_PAD.decode(body).unwrap();
     let padded = base64::engine::general_purpose::URL_SAFE.encode(&json);
     let spaced = URL_SAFE_NO_PAD.encode(
-        serde_json::to_string_pretty(&serde_json::from_slice::<serde_json::Value>(&json).unwrap()).unwrap(),
+        serde_json::to_string_pretty(&serde_json::from_slice::<serde_json::Value>(&json).unwrap())
+            .unwrap(),
     );
     for body in [padded, spaced] {
         let re = format!("{head}.{body}.{signature}");
         let refused = verifier.verify(&re, NOW).unwrap_err();
-        assert!(matches!(refused, TokenError::BadSignature | TokenError::Malformed(_)), "{refused}");
+        assert!(
+            matches!(refused, TokenError::BadSignature | TokenError::Malformed(_)),
+            "{refused}"
+        );
     }
     // no kid
     let mut no_kid = Header::new(Algorithm::RS256);
     no_kid.kid = None;
-    let t = format!("{}.{payload}.{signature}", URL_SAFE_NO_PAD.encode(serde_json::to_vec(&no_kid).unwrap()));
+    let t = format!(
+        "{}.{payload}.{signature}",
+        URL_SAFE_NO_PAD.encode(serde_json::to_vec(&no_kid).unwrap())
+    );
     assert_eq!(verifier.verify(&t, NOW), Err(TokenError::MissingKeyId));
     // too large
     assert!(matches!(verifier.verify(&"a".repeat(9_000), NOW), Err(TokenError::TooLarge(9_000))));
-    assert_eq!(verifier.verify("garbage", NOW), Err(TokenError::Malformed("not three dot-separated parts")));
+    assert_eq!(
+        verifier.verify("garbage", NOW),
+        Err(TokenError::Malformed("not three dot-separated parts"))
+    );
 }
 
 #[test]
@@ -172,13 +195,18 @@ fn the_ring_text_form_reads_back_and_bad_text_is_refused() {
     assert_eq!(back.to_text(), ring.to_text());
     let token = back.issue(&request(NOW)).unwrap();
     assert!(ring.verifier(ISS, AUD).unwrap().verify(&token, NOW).is_ok());
-    for bad in ["", "{}", r#"{"keys":[]}"#, r#"{"keys":[{"kid":"k","createdAt":1,"privateKey":"!!"}]}"#] {
+    for bad in
+        ["", "{}", r#"{"keys":[]}"#, r#"{"keys":[{"kid":"k","createdAt":1,"privateKey":"!!"}]}"#]
+    {
         assert!(matches!(KeyRing::parse(bad), Err(TokenError::InvalidKey(_))), "{bad}");
     }
     let tampered = ring.to_text().replacen(ring.signing().kid(), "another", 1);
     assert!(KeyRing::parse(&tampered).is_err());
     assert!(matches!(Verifier::from_jwks_json("{}", ISS, AUD), Err(TokenError::KeySet(_))));
-    assert!(matches!(Verifier::from_jwks_json(r#"{"keys":[]}"#, ISS, AUD), Err(TokenError::KeySet(_))));
+    assert!(matches!(
+        Verifier::from_jwks_json(r#"{"keys":[]}"#, ISS, AUD),
+        Err(TokenError::KeySet(_))
+    ));
 }
 
 /// A JWKS served over HTTP, counting its fetches.

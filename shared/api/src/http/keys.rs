@@ -119,13 +119,16 @@ fn view(ring: &KeyRing, ttl_seconds: i64) -> Vec<KeyView> {
 fn changed(result: Result<std::sync::Arc<KeyRing>, KeysError>, keys: &PrincipalKeys) -> Response {
     match result {
         Ok(ring) => json_ok(&view(&ring, keys.settings().ttl_seconds)),
-        Err(KeysError::Token(e @ TokenError::NoSuchKey(_))) => Problem::not_found(e.to_string()).into_response(),
+        Err(KeysError::Token(e @ TokenError::NoSuchKey(_))) => {
+            Problem::not_found(e.to_string()).into_response()
+        }
         Err(KeysError::Token(e @ TokenError::SigningKeyKept(_))) => {
             Problem::new(StatusCode::CONFLICT, Code::Conflict, e.to_string()).into_response()
         }
         Err(e) => {
             tracing::error!(error = %e, "the signing keys could not be changed");
-            Problem::new(StatusCode::SERVICE_UNAVAILABLE, Code::Unavailable, e.to_string()).into_response()
+            Problem::new(StatusCode::SERVICE_UNAVAILABLE, Code::Unavailable, e.to_string())
+                .into_response()
         }
     }
 }

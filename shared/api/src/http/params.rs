@@ -243,9 +243,14 @@ impl<S: Send + Sync> FromRequestParts<S> for SessionParam {
         let mut found = pairs.into_iter().filter(|(n, _)| n == "sessionId").map(|(_, v)| v);
         let session = found.next();
         if found.next().is_some() {
-            return Err(Problem::bad_request("/sessionId", "query parameter `sessionId` is given twice"));
+            return Err(Problem::bad_request(
+                "/sessionId",
+                "query parameter `sessionId` is given twice",
+            ));
         }
-        if let Some(problem) = session.as_deref().and_then(registry_core::session::session_id_problem) {
+        if let Some(problem) =
+            session.as_deref().and_then(registry_core::session::session_id_problem)
+        {
             return Err(Problem::validation(vec![registry_core::Violation {
                 path: "/sessionId".into(),
                 message: problem,

@@ -157,9 +157,11 @@ impl PrincipalKeys {
     }
 
     async fn reload(&self) -> Result<Arc<KeyRing>, KeysError> {
-        let text = self.store.load().await?.ok_or_else(|| {
-            KeysError::Store("the key ring is gone from its store".into())
-        })?;
+        let text = self
+            .store
+            .load()
+            .await?
+            .ok_or_else(|| KeysError::Store("the key ring is gone from its store".into()))?;
         self.replace(KeyRing::parse(&text)?)
     }
 

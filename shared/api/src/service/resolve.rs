@@ -149,7 +149,12 @@ impl Resolver {
         match resolved {
             Ok(mut resolution) => {
                 if let Some(session) = session {
-                    self.attach_principal(&mut resolution, context_json, principal.as_deref(), session);
+                    self.attach_principal(
+                        &mut resolution,
+                        context_json,
+                        principal.as_deref(),
+                        session,
+                    );
                 }
                 if self.decisions.is_on() {
                     self.log_trace(&resolution.trace, principal.as_deref(), micros);
