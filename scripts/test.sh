@@ -27,6 +27,11 @@ CEL_CONFORMANCE_JSON="$(scripts/cel-conformance.sh)"
 export CEL_CONFORMANCE_JSON
 echo "CEL_CONFORMANCE_JSON=$CEL_CONFORMANCE_JSON"
 
+step "PyJWT (judges the principal token against the registry's JWKS)"
+PYJWT_PYTHON="$(scripts/pyjwt.sh)"
+export PYJWT_PYTHON
+echo "PYJWT_PYTHON=$PYJWT_PYTHON"
+
 step "Chromium and chromium-driver (the console's browser tests; installed when missing)"
 chromium_env="$(scripts/chromium.sh)"   # fails the run when it cannot install
 eval "$chromium_env"
