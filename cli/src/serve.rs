@@ -43,11 +43,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         true => format!("http://127.0.0.1:{}", address.port()),
         false => format!("http://{address}"),
     });
-    let settings = TokenSettings {
-        issuer,
-        audience: env.token_audience.unwrap_or(TokenSettings::new("").audience),
-        ttl_seconds: args.context_ttl,
-    };
+    let mut settings = TokenSettings::new(issuer);
+    settings.audience = env.token_audience.unwrap_or(settings.audience);
+    settings.ttl_seconds = args.context_ttl;
     let keys = PrincipalKeys::open(Arc::new(FileKeyStore::in_dir(&args.data_dir)), settings)
         .await
         .context("cannot read or create the principal token's signing keys")?;

@@ -2,6 +2,7 @@
 //! (docs/deploy.md lists every variable).
 
 use registry_api::ReviewPolicy;
+use registry_api::principal_keys::{DEFAULT_AUDIENCE, TokenSettings};
 use registry_config::{ConfigError, Secrets, Table, Vars, boolean, names};
 
 use crate::role_map::{ROLE_MAP_MEANING, RoleMap};
@@ -16,10 +17,9 @@ pub struct Config {
     /// The secret holding the principal token's signing keys
     /// ([`names::SIGNING_KEYS_SECRET`]; `None`: no tokens issued).
     pub signing_keys_secret: Option<String>,
-    /// The principal token's `iss` ([`names::TOKEN_ISSUER`]; default `agent-registry`).
-    pub token_issuer: String,
-    /// The principal token's `aud` ([`names::TOKEN_AUDIENCE`]; default `agent-registry`).
-    pub token_audience: String,
+    /// What principal tokens are issued as: `iss` ([`names::TOKEN_ISSUER`]) and `aud`
+    /// ([`names::TOKEN_AUDIENCE`]), both `agent-registry` by default; one hour.
+    pub tokens: TokenSettings,
     /// Which writes need review ([`names::REQUIRE_REVIEW`], [`names::REVIEW_APPROVALS`]).
     pub review: ReviewPolicy,
     /// Where tools' client secrets are kept.
@@ -39,10 +39,9 @@ impl Config {
         let roles = vars.required_parsed(names::ROLE_MAP, ROLE_MAP_MEANING, RoleMap::parse);
         let table = Table::read(&mut vars);
         let signing_keys_secret = vars.optional(names::SIGNING_KEYS_SECRET);
-        let default = registry_api::principal_keys::DEFAULT_AUDIENCE;
-        let token_issuer = vars.optional(names::TOKEN_ISSUER).unwrap_or_else(|| default.to_owned());
-        let token_audience =
-            vars.optional(names::TOKEN_AUDIENCE).unwrap_or_else(|| default.to_owned());
+        let mut tokens = TokenSettings::new(DEFAULT_AUDIENCE);
+        tokens.issuer = vars.optional(names::TOKEN_ISSUER).unwrap_or(tokens.issuer);
+        tokens.audience = vars.optional(names::TOKEN_AUDIENCE).unwrap_or(tokens.audience);
         let review = ReviewPolicy {
             required: vars.parsed(names::REQUIRE_REVIEW, boolean).unwrap_or(false),
             approvals: vars
@@ -60,16 +59,7 @@ impl Config {
         };
         vars.finish()?;
         let roles = roles.ok_or_else(|| ConfigError::missing(names::ROLE_MAP, ROLE_MAP_MEANING))?;
-        Ok(Self {
-            roles,
-            table,
-            signing_keys_secret,
-            token_issuer,
-            token_audience,
-            review,
-            secrets,
-            endpoints,
-        })
+        Ok(Self { roles, table, signing_keys_secret, tokens, review, secrets, endpoints })
     }
 }
 
@@ -101,7 +91,7 @@ mod tests {
         assert_eq!(config.endpoints.lambda.as_deref(), Some("http://127.0.0.1:1"));
         assert_eq!(config.secrets.prefix, registry_config::DEFAULT_SECRETS_PREFIX);
         assert!(config.signing_keys_secret.is_none() && config.table.cursor_key.is_none());
-        assert_eq!(config.token_issuer, "agent-registry");
+        assert_eq!(config.tokens.issuer, "agent-registry");
     }
 
     #[test]

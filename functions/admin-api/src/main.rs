@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use admin_api::{Config, GatewayAuth, app};
 use registry_api::Registry;
-use registry_api::principal_keys::{
-    DEFAULT_TTL_SECONDS, PrincipalKeys, SecretsManagerKeyStore, TokenSettings,
-};
+use registry_api::principal_keys::{PrincipalKeys, SecretsManagerKeyStore};
 use registry_api::service::{DecisionFormat, DecisionLog, Delivery};
 use registry_config::Vars;
 use registry_store_dynamodb::DynamoStore;
@@ -20,16 +18,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = Config::read(Vars::from_env()).inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid configuration");
     })?;
-    let Config {
-        roles,
-        table,
-        signing_keys_secret,
-        token_issuer,
-        token_audience,
-        review,
-        secrets,
-        endpoints,
-    } = config;
+    let Config { roles, table, signing_keys_secret, tokens, review, secrets, endpoints } = config;
     let store = DynamoStore::open(&table).await;
     tracing::info!(table = store.table(), review_required = review.required, "admin-api starting");
     let vault = registry_api::vault::SecretsManagerVault::from_env(
@@ -45,12 +34,7 @@ async fn main() -> Result<(), lambda_http::Error> {
         .with_review(review);
     if let Some(secret) = signing_keys_secret {
         let store = SecretsManagerKeyStore::from_env(secrets.endpoint_url, secret).await;
-        let settings = TokenSettings {
-            issuer: token_issuer,
-            audience: token_audience,
-            ttl_seconds: DEFAULT_TTL_SECONDS,
-        };
-        let keys = PrincipalKeys::open(Arc::new(store), settings).await.inspect_err(|e| {
+        let keys = PrincipalKeys::open(Arc::new(store), tokens).await.inspect_err(|e| {
             tracing::error!(error = %e, "refusing to start: the signing keys are unusable");
         })?;
         registry = registry.with_principal_keys(Arc::new(keys));

@@ -3,7 +3,7 @@
 //! changes of the ring (`keys list`, `keys rotate`, `keys remove`).
 
 use axum::extract::State;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
 use registry_token::{ALGORITHM, JWKS_PATH, KeyRing, TokenError};
 use serde::Serialize;
@@ -50,14 +50,10 @@ fn cacheable(mut response: Response) -> Response {
         (status = 200, description = "The JWK set: RSA keys, `use` `sig`, `alg` `RS256`, each with its `kid`; `Cache-Control: public, max-age=300`", body = Object),
         (status = 404, description = "This registry issues no principal tokens", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn jwks(State(resolver): State<Resolver>) -> Response {
-    match keys_of(&resolver) {
-        Ok(keys) => {
-            keys.refresh().await;
-            cacheable(json_ok(&keys.ring().jwks()))
-        }
-        Err(problem) => problem.into_response(),
-    }
+pub async fn jwks(State(resolver): State<Resolver>) -> Result<Response, Problem> {
+    let keys = keys_of(&resolver)?;
+    keys.refresh().await;
+    Ok(cacheable(json_ok(&keys.ring().jwks())))
 }
 
 /// The issuer's metadata (OpenID Connect Discovery, minimal: `issuer`, `jwks_uri`; no
@@ -67,20 +63,15 @@ pub async fn jwks(State(resolver): State<Resolver>) -> Response {
         (status = 200, description = "`issuer` and `jwks_uri`; `Cache-Control: public, max-age=300`", body = OpenIdConfiguration),
         (status = 404, description = "This registry issues no principal tokens", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn openid_configuration(State(resolver): State<Resolver>) -> Response {
-    match keys_of(&resolver) {
-        Ok(keys) => {
-            let issuer = keys.settings().issuer.clone();
-            let jwks_uri = format!("{}{JWKS_PATH}", issuer.trim_end_matches('/'));
-            let metadata = OpenIdConfiguration {
-                issuer,
-                jwks_uri,
-                id_token_signing_alg_values_supported: vec![ALGORITHM.to_owned()],
-            };
-            cacheable(json_ok(&metadata))
-        }
-        Err(problem) => problem.into_response(),
-    }
+pub async fn openid_configuration(State(resolver): State<Resolver>) -> Result<Response, Problem> {
+    let issuer = keys_of(&resolver)?.settings().issuer.clone();
+    let jwks_uri = format!("{}{JWKS_PATH}", issuer.trim_end_matches('/'));
+    let metadata = OpenIdConfiguration {
+        issuer,
+        jwks_uri,
+        id_token_signing_alg_values_supported: vec![ALGORITHM.to_owned()],
+    };
+    Ok(cacheable(json_ok(&metadata)))
 }
 
 /// One key of the ring, as the admin sees it (never the private key).
@@ -141,14 +132,13 @@ fn changed(result: Result<std::sync::Arc<KeyRing>, KeysError>, keys: &PrincipalK
         (status = 404, description = "This registry issues no principal tokens", body = Problem, content_type = "application/problem+json"),
         CallErrors,
     ))]
-pub async fn list_keys(State(resolver): State<Resolver>, _admin: Admin) -> Response {
-    match keys_of(&resolver) {
-        Ok(keys) => {
-            keys.refresh().await;
-            json_ok(&view(&keys.ring(), keys.settings().ttl_seconds))
-        }
-        Err(problem) => problem.into_response(),
-    }
+pub async fn list_keys(
+    State(resolver): State<Resolver>,
+    _admin: Admin,
+) -> Result<Response, Problem> {
+    let keys = keys_of(&resolver)?;
+    keys.refresh().await;
+    Ok(json_ok(&view(&keys.ring(), keys.settings().ttl_seconds)))
 }
 
 /// A new signing key (admin only): new tokens carry its `kid`; the old key stays in the
@@ -161,11 +151,12 @@ pub async fn list_keys(State(resolver): State<Resolver>, _admin: Admin) -> Respo
         (status = 503, description = "The key store could not be read or written (`UNAVAILABLE`)", body = Problem, content_type = "application/problem+json"),
         CallErrors,
     ))]
-pub async fn rotate_keys(State(resolver): State<Resolver>, _admin: Admin) -> Response {
-    match keys_of(&resolver) {
-        Ok(keys) => changed(keys.rotate().await, keys),
-        Err(problem) => problem.into_response(),
-    }
+pub async fn rotate_keys(
+    State(resolver): State<Resolver>,
+    _admin: Admin,
+) -> Result<Response, Problem> {
+    let keys = keys_of(&resolver)?;
+    changed(keys.rotate().await, keys)
 }
 
 /// Removes a retired key (admin only): the tokens it signed are refused from then on. The
@@ -180,9 +171,11 @@ pub async fn rotate_keys(State(resolver): State<Resolver>, _admin: Admin) -> Res
         (status = 503, description = "The key store could not be read or written (`UNAVAILABLE`)", body = Problem, content_type = "application/problem+json"),
         CallErrors,
     ))]
-pub async fn remove_key(State(resolver): State<Resolver>, _admin: Admin, Id(kid): Id) -> Response {
-    match keys_of(&resolver) {
-        Ok(keys) => changed(keys.remove(&kid).await, keys),
-        Err(problem) => problem.into_response(),
-    }
+pub async fn remove_key(
+    State(resolver): State<Resolver>,
+    _admin: Admin,
+    Id(kid): Id,
+) -> Result<Response, Problem> {
+    let keys = keys_of(&resolver)?;
+    changed(keys.remove(&kid).await, keys)
 }
