@@ -107,19 +107,23 @@ fn view(ring: &KeyRing, ttl_seconds: i64) -> Vec<KeyView> {
         .collect()
 }
 
-fn changed(result: Result<std::sync::Arc<KeyRing>, KeysError>, keys: &PrincipalKeys) -> Response {
+/// The keys after a change, or the problem: no such key (404), the signing key (409),
+/// the store failing (503).
+fn changed(
+    result: Result<std::sync::Arc<KeyRing>, KeysError>,
+    keys: &PrincipalKeys,
+) -> Result<Response, Problem> {
     match result {
-        Ok(ring) => json_ok(&view(&ring, keys.settings().ttl_seconds)),
+        Ok(ring) => Ok(json_ok(&view(&ring, keys.settings().ttl_seconds))),
         Err(KeysError::Token(e @ TokenError::NoSuchKey(_))) => {
-            Problem::not_found(e.to_string()).into_response()
+            Err(Problem::not_found(e.to_string()))
         }
         Err(KeysError::Token(e @ TokenError::SigningKeyKept(_))) => {
-            Problem::new(StatusCode::CONFLICT, Code::Conflict, e.to_string()).into_response()
+            Err(Problem::new(StatusCode::CONFLICT, Code::Conflict, e.to_string()))
         }
         Err(e) => {
             tracing::error!(error = %e, "the signing keys could not be changed");
-            Problem::new(StatusCode::SERVICE_UNAVAILABLE, Code::Unavailable, e.to_string())
-                .into_response()
+            Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, Code::Unavailable, e.to_string()))
         }
     }
 }
