@@ -322,8 +322,10 @@ async fn an_unreachable_table_on_a_warm_container_serves_cached_rules_until_the_
 }
 
 /// `event` in the Bedrock session `session`.
-fn in_session(value: &str, principal: &str, session: &str) -> Value {
-    let mut e = event(value, Some(principal));
+fn in_session(value: &str, session: &str) -> Value {
+    let context = json!({"user": {"userId": "u-42", "roles": ["agent"]}});
+    let principal = principal::issue(ring(), "support-bot", &context, session, now_s() + 3_600);
+    let mut e = event(value, Some(&principal));
     e["sessionId"] = json!(session);
     e
 }
@@ -346,18 +348,17 @@ async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
     let (table, store) = seeded().await;
     seed_budgeted_agent(&store).await;
     let tool = guarded_tool(&table, &[]).await;
-    let principal = context();
     for n in 1..=3 {
-        let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-1")).await);
+        let (state, body) = answer(&tool.call(&in_session("5", "budget-1")).await);
         assert_eq!(state, None, "call {n}: {body}");
         assert!(body.contains("\"unit\""), "call {n} answered by the handler: {body}");
     }
     for n in 4..=5 {
-        let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-1")).await);
+        let (state, body) = answer(&tool.call(&in_session("5", "budget-1")).await);
         assert_eq!(state.as_deref(), Some("REPROMPT"), "call {n}: {body}");
         assert!(body.contains("budget is spent") && !body.contains("\"unit\""), "call {n}: {body}");
     }
-    let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-2")).await);
+    let (state, body) = answer(&tool.call(&in_session("5", "budget-2")).await);
     assert_eq!(state, None, "a new session starts from zero: {body}");
     let lines = tool.guard_lines();
     let limited: Vec<&Value> = lines.iter().filter(|l| l["limit"] == "maxToolCalls").collect();
@@ -370,24 +371,34 @@ async fn a_counted_call_with_a_session_id_bedrock_never_sends_is_refused_and_cou
     let (table, store) = seeded().await;
     seed_budgeted_agent(&store).await;
     let tool = guarded_tool(&table, &[]).await;
-    let principal = context();
     let long = "s".repeat(200_000);
-    let bad = ["", "x", "a\nb", "a\u{0}b", "a b", long.as_str()];
+    // tokens bound to ids the registry never issues them for; and a token of another
+    // session in an event with an id too long for any token
+    let bad = ["", "x", "a\nb", "a\u{0}b", "a b"];
     for session in bad {
-        let (state, body) = answer(&tool.call(&in_session("5", &principal, session)).await);
+        let (state, body) = answer(&tool.call(&in_session("5", session)).await);
         assert_eq!(state.as_deref(), Some("FAILURE"), "{}: {body}", session.len());
         assert!(body.contains("session's id is not valid"), "{body}");
     }
+    let mut replayed = in_session("5", "ok-session");
+    replayed["sessionId"] = json!(long);
+    let (state, body) = answer(&tool.call(&replayed).await);
+    assert_eq!(state.as_deref(), Some("FAILURE"), "{body}");
+    assert!(body.contains("belongs to another session"), "{body}");
     let lines = tool.guard_lines();
-    assert_eq!(lines.len(), bad.len(), "{}", tool.log());
-    for line in &lines {
-        assert_eq!(line["reason"], "INVALID_SESSION", "{line}");
+    assert_eq!(lines.len(), bad.len() + 1, "{}", tool.log());
+    for (at, line) in lines.iter().enumerate() {
+        let reason = if at < bad.len() { "INVALID_SESSION" } else { "SESSION_MISMATCH" };
+        assert_eq!(line["reason"], reason, "{line}");
         assert!(line.get("sessionId").is_none(), "never logged: {line}");
     }
-    let keys: Vec<String> =
-        bad.iter().map(|s| registry_store::session_key("support-bot", s)).collect();
+    let keys: Vec<String> = bad
+        .iter()
+        .chain([&long.as_str()])
+        .map(|s| registry_store::session_key("support-bot", s))
+        .collect();
     let read = store.get_counters(&keys, now_s()).await.unwrap();
     assert!(read.iter().all(Option::is_none), "nothing counted: {read:?}");
-    let (state, body) = answer(&tool.call(&in_session("5", &principal, "ok-session")).await);
+    let (state, body) = answer(&tool.call(&in_session("5", "ok-session")).await);
     assert_eq!(state, None, "a Bedrock session id is counted as before: {body}");
 }
