@@ -1,5 +1,6 @@
 //! The token as issued and verified: claims, every refusal, rotation, the key ring's text
 //! form, and a JWKS URL fetched and cached.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
