@@ -18,7 +18,8 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = Config::read(Vars::from_env()).inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid configuration");
     })?;
-    let Config { roles, table, signing_keys_secret, tokens, review, secrets, endpoints } = config;
+    let Config { roles, table, signing_keys_secret, tokens, review, secrets, endpoints, discovery } =
+        config;
     let store = DynamoStore::open(&table).await;
     tracing::info!(table = store.table(), review_required = review.required, "admin-api starting");
     let vault = registry_api::vault::SecretsManagerVault::from_env(
@@ -31,7 +32,8 @@ async fn main() -> Result<(), lambda_http::Error> {
         .with_aws(registry_aws::Aws::new(endpoints))
         .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false, Delivery::Direct))
         .with_vault(Arc::new(vault))
-        .with_review(review);
+        .with_review(review)
+        .with_discovery(discovery);
     if let Some(secret) = signing_keys_secret {
         let store = SecretsManagerKeyStore::from_env(secrets.endpoint_url, secret).await;
         let keys = PrincipalKeys::open(Arc::new(store), tokens).await.inspect_err(|e| {

@@ -31,6 +31,10 @@ pub const JWKS: &str = "REGISTRY_JWKS";
 pub const SIGNING_KEYS_SECRET: &str = "REGISTRY_SIGNING_KEYS_SECRET";
 /// The Secrets Manager name prefix of tools' client secrets.
 pub const SECRETS_PREFIX: &str = "REGISTRY_SECRETS_PREFIX";
+/// The reverse-DNS namespace of discovery's MCP server names (`<namespace>/<tool name>`).
+pub const DISCOVERY_NAMESPACE: &str = "REGISTRY_DISCOVERY_NAMESPACE";
+/// Anonymous discovery's principal, `{"agentId", "context"}` JSON (unset: off).
+pub const DISCOVERY_ANONYMOUS: &str = "REGISTRY_DISCOVERY_ANONYMOUS";
 /// `true`: editors' changes to governed fields become proposals.
 pub const REQUIRE_REVIEW: &str = "REGISTRY_REQUIRE_REVIEW";
 /// Approvals a proposal needs (1 to 10).
