@@ -87,7 +87,8 @@ fn operations_declare_problems_and_auth() {
                 );
             }
             // unauthenticated: health, this document, the principal token's key set
-            if path == "/healthz" || path == "/openapi.json" || path.starts_with("/.well-known/") {
+            let public = ["/healthz", "/openapi.json", "/.well-known/jwks.json"];
+            if public.contains(&path.as_str()) || path == "/.well-known/openid-configuration" {
                 assert!(op.get("security").is_none(), "{method} {path} needs no token");
                 continue;
             }
