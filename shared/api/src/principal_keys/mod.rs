@@ -92,9 +92,14 @@ impl PrincipalKeys {
         let ring = match store.load().await? {
             Some(text) => KeyRing::parse(&text)?,
             None => {
-                let ring = KeyRing::generate(now())?;
-                store.save(&ring.to_text()).await?;
-                ring
+                store.save(&KeyRing::generate(now())?.to_text()).await?;
+                // instances starting together each write a ring: all use the one that
+                // stayed (the last written)
+                let text = store
+                    .load()
+                    .await?
+                    .ok_or_else(|| KeysError::Store("the key ring written is not there".into()))?;
+                KeyRing::parse(&text)?
             }
         };
         let loaded = Self::loaded(ring, &settings)?;
