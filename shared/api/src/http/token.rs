@@ -182,6 +182,10 @@ pub async fn tool_token(
     if let Err(e) = require_token_role(&principal) {
         return axum::response::IntoResponse::into_response(Problem::from(e));
     }
+    if headers.contains_key(PRINCIPAL_HEADER) {
+        // another instance may have rotated the keys
+        resolver.refresh_keys().await;
+    }
     let caller = match caller_context(&resolver, &headers, &query, body) {
         Ok(caller) => caller,
         Err(problem) => return axum::response::IntoResponse::into_response(problem),

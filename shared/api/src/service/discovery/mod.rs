@@ -149,7 +149,11 @@ impl Discovery {
 
     /// The agent and request context of a bearer token `token`, if it is a principal
     /// token this registry issued (verified, its context read).
-    pub fn principal_of(&self, token: &str) -> Option<(String, registry_core::RequestContext)> {
+    pub async fn principal_of(
+        &self,
+        token: &str,
+    ) -> Option<(String, registry_core::RequestContext)> {
+        self.resolver.refresh_keys().await;
         let principal = self.resolver.verify_principal(token).ok()?;
         let context = serde_json::from_str(principal.context_json()).ok()?;
         Some((principal.act.sub, context))
