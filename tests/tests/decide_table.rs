@@ -14,21 +14,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bedrock_action_group::return_control::Operation;
 use bedrock_action_group::{ControlCall, Parameter};
 use registry_access::RequestContext;
-use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_config::names;
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::principal::{self as tokens, guard_env, other_ring, ring};
 use registry_e2e::{Lambda, Table};
 use registry_guard::{AuthorizeError, RuleSetAuthorizer};
 use registry_store::{Expected, Store};
 use registry_store_dynamodb::DynamoStore;
+use registry_token::SESSION_ATTRIBUTE;
 use serde_json::{Value, json};
-
-/// The guard's key ring (`REGISTRY_CONTEXT_KEYS`): contexts are signed with `e2e-1`.
-const KEYS: &str = "e2e-1:ZTJlLWd1YXJkLWtleS0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=";
-/// Another key ring: a context it signs is forged for the guard.
-const OTHER_KEYS: &str = "e2e-9:b3RoZXIta2V5LW9mLXRoZS10YWJsZS10ZXN0LTAxMjM0NTY=";
 
 /// An agent without limits, and one allowed one tool call per session.
 const PLAIN_AGENT: &str = "table-plain";
@@ -538,7 +534,8 @@ impl World {
         let mut guard_down = Vec::new();
         for (_, tool) in tools() {
             let id = tool.tool_id.clone();
-            let env = [(names::TOOL_ID, id.as_str()), (names::CONTEXT_KEYS, KEYS)];
+            let [issuer, jwks] = guard_env();
+            let env = [(names::TOOL_ID, id.as_str()), issuer, jwks];
             guards.push((id.clone(), guard_lambda(&table, &env, None).await));
             if id.starts_with("t_active@") || id.starts_with("t_rate@") {
                 guard_down.push((id.clone(), guard_lambda(&table, &env, Some(&closed)).await));
@@ -703,18 +700,16 @@ async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str
     Lambda::start("example-tool", table, &env).await
 }
 
-/// The session attribute resolution adds for `case` (or what stands in for it).
-fn principal(case: &Case, user: &str) -> Option<String> {
-    let context: RequestContext = serde_json::from_value(context(case.who, user)).unwrap();
-    let principal = Principal { agent_id: case.agent.into(), context };
-    let sign = |keys: &str, expires_at: i64| {
-        KeyRing::parse(keys).unwrap().signing().unwrap().sign(&principal, expires_at).unwrap()
-    };
+/// The session attribute resolution adds for `case` in `session` (or what stands in
+/// for it).
+fn principal(case: &Case, user: &str, session: &str) -> Option<String> {
+    let context = context(case.who, user);
+    let sign = |keys, expires_at| tokens::issue(keys, case.agent, &context, session, expires_at);
     match case.who {
         Who::Missing => None,
-        Who::Expired => Some(sign(KEYS, now_s() - 1)),
-        Who::Forged => Some(sign(OTHER_KEYS, now_s() + 3_600)),
-        _ => Some(sign(KEYS, now_s() + 3_600)),
+        Who::Expired => Some(sign(ring(), now_s() - 1)),
+        Who::Forged => Some(sign(other_ring(), now_s() + 3_600)),
+        _ => Some(sign(ring(), now_s() + 3_600)),
     }
 }
 
@@ -756,7 +751,7 @@ fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value
         .map(|p| json!({"name": p.name, "type": p.kind, "value": p.value}))
         .collect();
     let mut attributes = json!({});
-    if let Some(p) = principal(case, user) {
+    if let Some(p) = principal(case, user, session) {
         attributes[SESSION_ATTRIBUTE] = json!(p);
     }
     json!({

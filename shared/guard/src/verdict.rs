@@ -26,11 +26,15 @@ pub enum Refusal {
     NotConfigured,
     /// The event carries no signed principal context.
     NoSignedContext,
-    /// The signed context is malformed, forged, altered, signed by an unknown key, or
-    /// over the context limits.
+    /// The principal token is malformed, forged, altered, of another algorithm, signed by
+    /// a key not in the registry's key set, of another issuer or audience, or its context
+    /// is over the limits (the decision line's message names which).
     InvalidSignedContext,
     /// The signed context has expired.
     ExpiredSignedContext,
+    /// The token is bound to another session (`sid`) than the event's `sessionId`: a
+    /// token replayed into another session.
+    SessionMismatch,
     /// No rules could be read and none are cached.
     RulesUnavailable,
     /// The rules could not be re-read and the cached ones are past the staleness bound.
@@ -54,6 +58,7 @@ impl Refusal {
             Self::NoSignedContext => "NO_SIGNED_CONTEXT",
             Self::InvalidSignedContext => "INVALID_SIGNED_CONTEXT",
             Self::ExpiredSignedContext => "EXPIRED_SIGNED_CONTEXT",
+            Self::SessionMismatch => "SESSION_MISMATCH",
             Self::RulesUnavailable => "RULES_UNAVAILABLE",
             Self::RulesStale => "RULES_STALE",
             Self::ToolSwitchedOff => "TOOL_SWITCHED_OFF",
@@ -71,6 +76,9 @@ impl Refusal {
             Self::InvalidSignedContext => "the session's registry principal context is not valid",
             Self::ExpiredSignedContext => {
                 "the session's registry principal context has expired; resolve the agent again"
+            }
+            Self::SessionMismatch => {
+                "the session's registry principal context belongs to another session"
             }
             Self::RulesUnavailable | Self::RulesStale => {
                 "the tool's call policy cannot be read right now"

@@ -136,15 +136,20 @@ pub fn caller_context(
             message,
         }])
     };
-    let token = token.to_str().map_err(|_| invalid("not a signed context".into()))?;
-    let principal = resolver.verify_principal(token).map_err(|e| invalid(e.to_string()))?;
-    if query.agent_id.as_ref().is_some_and(|a| *a != principal.agent_id) {
+    let token = token.to_str().map_err(|_| invalid("not a principal token".into()))?;
+    let principal = resolver.verify_principal(token).map_err(|e| {
+        resolver.log_refused_principal(registry_access::DecisionPoint::Token, &e);
+        invalid(e.to_string())
+    })?;
+    if query.agent_id.as_ref().is_some_and(|a| a != principal.agent_id()) {
         return Err(invalid(format!(
-            "signed for agent `{}`, not the agentId asked",
-            principal.agent_id
+            "issued for agent `{}`, not the agentId asked",
+            principal.agent_id()
         )));
     }
-    Ok(CallerContext { agent_id: principal.agent_id, context: principal.context })
+    let context = parse_json(principal.context_json().as_bytes())
+        .map_err(|_| invalid("the token's context is not a request context".into()))?;
+    Ok(CallerContext { agent_id: principal.act.sub, context })
 }
 
 /// Get a short-lived access token for a tool's MCP server (role `runtime` only): the OAuth
@@ -176,6 +181,10 @@ pub async fn tool_token(
     // the role first: a caller without it learns nothing of its body's problems
     if let Err(e) = require_token_role(&principal) {
         return axum::response::IntoResponse::into_response(Problem::from(e));
+    }
+    if headers.contains_key(PRINCIPAL_HEADER) {
+        // another instance may have rotated the keys
+        resolver.refresh_keys().await;
     }
     let caller = match caller_context(&resolver, &headers, &query, body) {
         Ok(caller) => caller,

@@ -17,6 +17,7 @@ mod import;
 mod lifecycle;
 mod parse;
 mod precondition;
+mod principal;
 mod proposals;
 #[cfg(feature = "aws")]
 mod publish;
@@ -46,6 +47,7 @@ pub use evaluate::{EvaluateRequest, Evaluation};
 pub use import::{ImportReport, ImportRequest};
 pub use parse::{TypeError, deserialize, from_json, to_pointer};
 pub use precondition::{Precondition, WRITE_ATTEMPTS};
+pub use principal::PrincipalGrant;
 pub use proposals::{MAX_NOTE_CHARS, ProposalPage, ProposalView};
 #[cfg(feature = "aws")]
 pub use publish::{Drift, PublishReport, PublishRequest};
