@@ -51,7 +51,7 @@ pub struct RemoteJwks {
 #[derive(Debug, Default)]
 struct Fetched {
     verifier: Option<(Arc<Verifier>, Instant)>,
-    /// When the last fetch was tried (successful or not).
+    /// When the last fetch was tried, or when it failed if it did.
     tried: Option<Instant>,
     /// When a fetch was last made for an unknown `kid`.
     unknown_kid: Option<Instant>,
@@ -101,13 +101,20 @@ impl RemoteJwks {
             return Err(TokenError::KeySetUnavailable("the last fetch failed".into()));
         }
         state.tried = Some(now);
-        match self.fetch().await {
+        let fetched = self.fetch().await;
+        if fetched.is_err() {
+            state.tried = Some(Instant::now());
+        }
+        match fetched {
             Ok(verifier) => {
                 let verifier = Arc::new(verifier);
                 state.verifier = Some((Arc::clone(&verifier), now));
                 Ok(verifier)
             }
-            // a set fetched before keeps answering while the URL fails, until too old
+            // a set fetched before keeps answering while the URL fails, until too old;
+            // the failure's time, not the fetch's start, opens the window in which calls
+            // fail closed without a fetch of their own (a fetch that hangs to its timeout
+            // would otherwise have used the window up)
             Err(e) => match &state.verifier {
                 Some((verifier, at)) if now.duration_since(*at) < JWKS_MAX_AGE * 2 => {
                     Ok(Arc::clone(verifier))
