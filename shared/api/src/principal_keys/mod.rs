@@ -71,6 +71,9 @@ pub struct PrincipalKeys {
     store: Arc<dyn KeyStore>,
     settings: TokenSettings,
     loaded: RwLock<Loaded>,
+    /// Held through a change (read, change, write, use), so two changes made at once in
+    /// this process do not both start from the same ring and lose the first one's key.
+    changing: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for PrincipalKeys {
@@ -103,7 +106,12 @@ impl PrincipalKeys {
             }
         };
         let loaded = Self::loaded(ring, &settings)?;
-        Ok(Self { store, settings, loaded: RwLock::new(loaded) })
+        Ok(Self {
+            store,
+            settings,
+            loaded: RwLock::new(loaded),
+            changing: tokio::sync::Mutex::new(()),
+        })
     }
 
     fn loaded(ring: KeyRing, settings: &TokenSettings) -> Result<Loaded, KeysError> {
@@ -155,6 +163,9 @@ impl PrincipalKeys {
         if self.age() < RELOAD_AFTER {
             return;
         }
+        // a change under way replaces the ring itself; a read made beside it could put
+        // the ring from before it back
+        let Ok(_one) = self.changing.try_lock() else { return };
         match self.reload().await {
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "the signing keys could not be re-read"),
@@ -173,6 +184,7 @@ impl PrincipalKeys {
     /// A new signing key: the old one stays published (retired now) until its last
     /// token expires; keys retired longer ago than a token lives are dropped.
     pub async fn rotate(&self) -> Result<Arc<KeyRing>, KeysError> {
+        let _one = self.changing.lock().await;
         let current = self.reload().await?;
         let rotated = current.rotate(now(), self.settings.ttl_seconds)?;
         self.store.save(&rotated.to_text()).await?;
@@ -182,6 +194,7 @@ impl PrincipalKeys {
     /// Removes the retired key `kid`: its tokens are refused from then on. The signing
     /// key cannot be removed.
     pub async fn remove(&self, kid: &str) -> Result<Arc<KeyRing>, KeysError> {
+        let _one = self.changing.lock().await;
         let current = self.reload().await?;
         let removed = current.remove(kid)?;
         self.store.save(&removed.to_text()).await?;
