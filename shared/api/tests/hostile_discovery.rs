@@ -30,11 +30,10 @@ async fn get(s: &Server, path: &str, token: &str) -> common::Reply {
 /// (hidden from external users) and, when `with_hidden_twin`, a second staff-only server
 /// whose words match the open one's.
 async fn registry(with_hidden_twin: bool) -> Server {
-    let keys =
-        registry_access::signed::KeyRing::parse("h1:aG9zdGlsZS1kaXNjb3Zlcnkta2V5LTAxMjM0NTY3ODk=")
-            .unwrap();
-    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
-        .await;
+    // the key file's directory outlives the server (a test process's temporary files)
+    let dir = tempfile::tempdir().unwrap().keep();
+    let keys = common::principal_keys(&dir).await;
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys)).await;
     let staff = json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
     apply(&s, "open@1.0.0", mcp("open", "Pollen counts for a city.", None)).await;
     apply(&s, "staff@1.0.0", mcp("staff", "Storm alerts for staff.", Some(staff.clone()))).await;
@@ -555,12 +554,14 @@ async fn expired_and_foreign_principal_tokens_are_refused_even_with_anonymous_on
         Some(r#"{"agentId": "a1", "context": {"user": {"userId": "anon", "userType": "external-user"}}}"#),
     )
     .unwrap();
-    let keys =
-        registry_access::signed::KeyRing::parse("h1:aG9zdGlsZS1kaXNjb3Zlcnkta2V5LTAxMjM0NTY3ODk=")
-            .unwrap();
+    use registry_api::principal_keys::{FileKeyStore, PrincipalKeys, TokenSettings};
     // tokens that expired before they were issued
+    let dir = tempfile::tempdir().unwrap().keep();
+    let lapsed = TokenSettings { ttl_seconds: -60, ..TokenSettings::new(common::ISSUER) };
+    let store = std::sync::Arc::new(FileKeyStore::in_dir(&dir));
+    let keys = std::sync::Arc::new(PrincipalKeys::open(store, lapsed).await.unwrap());
     let s = common::start_with_registry(Default::default(), |r| {
-        r.with_principal_keys(keys, -60).with_discovery(settings)
+        r.with_principal_keys(keys).with_discovery(settings)
     })
     .await;
     apply(&s, "open@1.0.0", mcp("open", "Pollen counts for a city.", None)).await;
@@ -568,17 +569,14 @@ async fn expired_and_foreign_principal_tokens_are_refused_even_with_anonymous_on
     apply(&s, "staff@1.0.0", mcp("staff", "Storm alerts for staff.", Some(staff))).await;
     apply(&s, "a1", agent_json("a1", &["open@1.0.0", "staff@1.0.0"])).await;
     let expired = principal(&s, "internal-user").await;
-    // a token signed with another registry's key for the same kid
-    let other_keys = registry_access::signed::KeyRing::parse(
-        "h1:YW5vdGhlci1yZWdpc3RyeS1rZXktMDEyMzQ1Njc4OWFiY2RlZg==",
-    )
-    .unwrap();
+    // a token of another registry (its own key)
+    let other_dir = tempfile::tempdir().unwrap().keep();
+    let other_keys = common::principal_keys(&other_dir).await;
     let other =
-        common::start_with_registry(Default::default(), |r| r.with_principal_keys(other_keys, 60))
+        common::start_with_registry(Default::default(), |r| r.with_principal_keys(other_keys))
             .await;
     apply(&other, "a1", agent_json("a1", &[])).await;
     let foreign = principal(&other, "internal-user").await;
-    assert!(expired.starts_with("v1.h1.") && foreign.starts_with("v1.h1."));
     for token in [&expired, &foreign] {
         for path in ["/v0.1/servers", "/tools/search?q=storm", "/.well-known/ai-catalog.json"] {
             let r = get(&s, path, token).await;
