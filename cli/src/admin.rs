@@ -108,7 +108,7 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
                 bail!("`{id}`: Bedrock cannot use this tool as it is (see the findings)");
             }
         }
-        Operation::Invoke { id, function, args, session_attributes } => {
+        Operation::Invoke { id, function, args, session_attributes, context, agent, session } => {
             tools_only(collection, "invoke")?;
             let arguments: Value =
                 serde_json::from_str(&args).context("--args must be a JSON object")?;
@@ -116,6 +116,16 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             if let Some(attributes) = session_attributes {
                 body["sessionAttributes"] = serde_json::from_str(&attributes)
                     .context("--session-attributes must be a JSON object of strings")?;
+            }
+            if let Some(context) = context {
+                body["context"] =
+                    serde_json::from_str(&context).context("--context must be a JSON object")?;
+            }
+            if let Some(agent) = agent {
+                body["agentId"] = Value::from(agent);
+            }
+            if let Some(session) = session {
+                body["sessionId"] = Value::from(session);
             }
             let path = format!("{}/test-invoke", item_path(base, &id));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;

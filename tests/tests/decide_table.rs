@@ -1,7 +1,8 @@
 //! One table of calls, run through every enforcement point of the registry's decision
 //! (`registry_policy::decide`): `POST /tools/{id}/authorize` over HTTP against the real
 //! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
-//! the local DynamoDB-API server), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
+//! the local DynamoDB-API server), the same tool's guard in remote mode (asking that
+//! router, with the event's principal token), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
 //! same table), and the resolver for the access part. Every point that can express a case must answer the
 //! same effect, outcome, stage and deciding rule; where a point cannot, the table says
 //! why, case by case ([`cannot`]).
@@ -14,7 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bedrock_action_group::return_control::Operation;
 use bedrock_action_group::{ControlCall, Parameter};
 use registry_access::RequestContext;
-use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
+use registry_access::signed::{KeyRing, SESSION_ATTRIBUTE};
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_config::names;
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
@@ -412,17 +413,20 @@ fn cases() -> Vec<Case> {
 enum Point {
     Authorize,
     Guard,
+    /// The guard in remote mode: `REGISTRY_URL` and `REGISTRY_TOKEN`, no table.
+    Remote,
     Authorizer,
     Resolver,
 }
 
-const POINTS: [Point; 4] = [Point::Authorize, Point::Guard, Point::Authorizer, Point::Resolver];
+const POINTS: [Point; 5] =
+    [Point::Authorize, Point::Guard, Point::Remote, Point::Authorizer, Point::Resolver];
 
 /// Why `point` cannot express `case`, or `None` when it can.
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
     let signed_only = matches!(case.who, Who::Missing | Who::Expired | Who::Forged);
     match point {
-        Point::Guard => None,
+        Point::Guard | Point::Remote => None,
         Point::Authorize if signed_only => {
             Some("takes the request context as sent: there is no signed principal to miss")
         }
@@ -485,6 +489,8 @@ struct World {
     reader: String,
     guards: Vec<(String, Lambda)>,
     guard_down: Vec<(String, Lambda)>,
+    remotes: Vec<(String, Lambda)>,
+    remote_down: Vec<(String, Lambda)>,
 }
 
 /// A registry API server over HTTP (the real router), stopped on drop.
@@ -495,7 +501,8 @@ struct Api {
 
 async fn api_server(store: Arc<dyn Store>, dir: &std::path::Path) -> Api {
     let (auth, _) = TokenFile::load_or_init(dir, None).unwrap();
-    let registry = Registry::new(store);
+    // the guard's keys: the registry verifies the tokens the table's guards verify
+    let registry = Registry::new(store).with_principal_keys(KeyRing::parse(KEYS).unwrap(), 3_600);
     let app = router(AppState::new(registry, Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -536,15 +543,44 @@ impl World {
         let api_down = api_server(store_down.clone(), dir).await;
         let mut guards = Vec::new();
         let mut guard_down = Vec::new();
+        let mut remotes = Vec::new();
+        let mut remote_down = Vec::new();
         for (_, tool) in tools() {
             let id = tool.tool_id.clone();
             let env = [(names::TOOL_ID, id.as_str()), (names::CONTEXT_KEYS, KEYS)];
             guards.push((id.clone(), guard_lambda(&table, &env, None).await));
+            let remote = |base: &str| {
+                let base = base.to_owned();
+                let (id, reader, table) = (id.clone(), reader.clone(), table.clone());
+                async move {
+                    // no table: the launcher's REGISTRY_TABLE emptied
+                    let env = [
+                        (names::TOOL_ID, id.as_str()),
+                        (names::URL, base.as_str()),
+                        (names::TOKEN, reader.as_str()),
+                        (names::TABLE, ""),
+                    ];
+                    Lambda::start("example-tool", &table, &env).await
+                }
+            };
+            remotes.push((id.clone(), remote(&api.base).await));
             if id.starts_with("t_active@") || id.starts_with("t_rate@") {
                 guard_down.push((id.clone(), guard_lambda(&table, &env, Some(&closed)).await));
+                remote_down.push((id.clone(), remote(&api_down.base).await));
             }
         }
-        Self { table, store, store_down, api, api_down, reader, guards, guard_down }
+        Self {
+            table,
+            store,
+            store_down,
+            api,
+            api_down,
+            reader,
+            guards,
+            guard_down,
+            remotes,
+            remote_down,
+        }
     }
 
     fn tool(&self, name: &str) -> ToolDefinition {
@@ -561,11 +597,11 @@ impl World {
                 }
                 self.authorize(case, &tool, user, session).await
             }
-            Point::Guard => {
+            Point::Guard | Point::Remote => {
                 for _ in 0..case.before {
-                    self.guard(case, &tool, user, session).await;
+                    self.guard(point, case, &tool, user, session).await;
                 }
-                self.guard(case, &tool, user, session).await
+                self.guard(point, case, &tool, user, session).await
             }
             Point::Authorizer => {
                 let counters: Arc<dyn Store> = match case.store {
@@ -641,11 +677,25 @@ impl World {
         }
     }
 
-    async fn guard(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
-        let lambdas = if case.store == Db::Down { &self.guard_down } else { &self.guards };
+    async fn guard(
+        &self,
+        point: Point,
+        case: &Case,
+        tool: &ToolDefinition,
+        user: &str,
+        session: &str,
+    ) -> Seen {
+        let lambdas = match (point, case.store) {
+            (Point::Remote, Db::Down) => &self.remote_down,
+            (Point::Remote, Db::Up) => &self.remotes,
+            (_, Db::Down) => &self.guard_down,
+            (_, Db::Up) => &self.guards,
+        };
         let lambda = &lambdas.iter().find(|(id, _)| *id == tool.tool_id).unwrap().1;
         let before = lambda.guard_lines().len();
-        lambda.call(&event(case, tool, user, session)).await;
+        // in remote mode the registry counts in the token's session (table mode: the event's)
+        let in_token = (point == Point::Remote && case.session).then_some(session);
+        lambda.call(&event(case, tool, user, session, in_token)).await;
         let lines = lambda.guard_lines();
         assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
         let line = &lines[before];
@@ -655,9 +705,10 @@ impl World {
                 Seen::Refused(Before::Principal)
             }
             "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
-                Seen::Refused(Before::Unavailable)
-            }
+            "RULES_UNAVAILABLE"
+            | "RULES_STALE"
+            | "BUDGETS_UNAVAILABLE"
+            | "REGISTRY_UNAVAILABLE" => Seen::Refused(Before::Unavailable),
             _ => Seen::Decided {
                 effect: text("effect").unwrap(),
                 outcome: text("outcome").unwrap(),
@@ -703,12 +754,14 @@ async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str
     Lambda::start("example-tool", table, &env).await
 }
 
-/// The session attribute resolution adds for `case` (or what stands in for it).
-fn principal(case: &Case, user: &str) -> Option<String> {
-    let context: RequestContext = serde_json::from_value(context(case.who, user)).unwrap();
-    let principal = Principal { agent_id: case.agent.into(), context };
+/// The session attribute resolution adds for `case` (or what stands in for it), issued
+/// for `session` when given.
+fn principal(case: &Case, user: &str, session: Option<&str>) -> Option<String> {
+    let context = serde_json::to_vec(&context(case.who, user)).unwrap();
     let sign = |keys: &str, expires_at: i64| {
-        KeyRing::parse(keys).unwrap().signing().unwrap().sign(&principal, expires_at).unwrap()
+        let keys = KeyRing::parse(keys).unwrap();
+        let key = keys.signing().unwrap();
+        key.sign_session_context_json(case.agent, &context, session, expires_at).unwrap()
     };
     match case.who {
         Who::Missing => None,
@@ -750,13 +803,19 @@ fn control_call(case: &Case) -> ControlCall {
 }
 
 /// `case`'s call as Bedrock sends it to the tool's Lambda.
-fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value {
+fn event(
+    case: &Case,
+    tool: &ToolDefinition,
+    user: &str,
+    session: &str,
+    token_session: Option<&str>,
+) -> Value {
     let parameters: Vec<Value> = parameters(case)
         .into_iter()
         .map(|p| json!({"name": p.name, "type": p.kind, "value": p.value}))
         .collect();
     let mut attributes = json!({});
-    if let Some(p) = principal(case, user) {
+    if let Some(p) = principal(case, user, token_session) {
         attributes[SESSION_ATTRIBUTE] = json!(p);
     }
     json!({

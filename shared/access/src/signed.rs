@@ -123,6 +123,19 @@ impl VerifiedPayload {
     pub fn principal(&self) -> Result<Principal, SignedContextError> {
         serde_json::from_slice(&self.json).map_err(|_| SignedContextError::Malformed)
     }
+
+    /// The session the context was issued for (`sessionId`, set by a test-invoke), if any.
+    pub fn session_id(&self) -> Result<Option<String>, SignedContextError> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Session {
+            #[serde(default)]
+            session_id: Option<String>,
+        }
+        let session: Session =
+            serde_json::from_slice(&self.json).map_err(|_| SignedContextError::Malformed)?;
+        Ok(session.session_id)
+    }
 }
 
 /// The agent id and the context's text of a payload laid out as the signer writes it
@@ -188,12 +201,30 @@ impl SigningKey {
         context_json: &[u8],
         expires_at: i64,
     ) -> Result<String, SignedContextError> {
+        self.sign_session_context_json(agent_id, context_json, None, expires_at)
+    }
+
+    /// [`SigningKey::sign_context_json`] for one session: the payload also names
+    /// `sessionId` (read back by [`VerifiedPayload::session_id`]).
+    pub fn sign_session_context_json(
+        &self,
+        agent_id: &str,
+        context_json: &[u8],
+        session_id: Option<&str>,
+        expires_at: i64,
+    ) -> Result<String, SignedContextError> {
         let agent = serde_json::to_string(agent_id).map_err(|_| SignedContextError::Malformed)?;
         let mut payload = Vec::with_capacity(context_json.len() + agent.len() + 24);
         payload.extend_from_slice(b"{\"agentId\":");
         payload.extend_from_slice(agent.as_bytes());
         payload.extend_from_slice(b",\"context\":");
         payload.extend_from_slice(context_json);
+        if let Some(session_id) = session_id {
+            let session =
+                serde_json::to_string(session_id).map_err(|_| SignedContextError::Malformed)?;
+            payload.extend_from_slice(b",\"sessionId\":");
+            payload.extend_from_slice(session.as_bytes());
+        }
         payload.push(b'}');
         self.sign_payload(&payload, expires_at)
     }

@@ -7,18 +7,24 @@ use axum::extract::State;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::params::{Explain, ExplainParamsDoc, Id};
+use crate::http::principal::signed_principal;
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::{Authorization, AuthorizeRequest, CallPolicy};
+use crate::service::{Authorization, AuthorizeRequest, CallPolicy, Resolver};
 
 /// Decide one call of a tool: the tool's lifecycle, its access rules for the principal
 /// in `context`, then its call rules over `call` (arguments typed by the tool's
 /// schema). Answers the effect, the stage and rule that decided, log-only outcomes
 /// (`would-deny`), and every rule's result with `?explain=true`. Every decision is a
 /// line in the decision log. A function the tool lacks or arguments its schema
-/// refuses are a 400 with pointers under `/call`.
+/// refuses are a 400 with pointers under `/call`. With a principal token (the
+/// `registryPrincipal` session attribute) in `X-Registry-Principal`, as a tool's guard
+/// sends it, the agent, context and session are the token's: the body carries only
+/// `call` (any of `context`, `agentId`, `sessionId` besides is a 400), and a token the
+/// registry does not accept is a 400 at `/headers/X-Registry-Principal`.
 #[utoipa::path(post, path = "/tools/{id}/authorize", tag = "access", request_body = AuthorizeRequest,
-    params(("id" = String, Path, description = "Tool id"), ExplainParamsDoc),
+    params(("id" = String, Path, description = "Tool id"), ExplainParamsDoc,
+        ("X-Registry-Principal" = Option<String>, Header, description = "A principal token (the `registryPrincipal` session attribute): the call is decided for its agent, context and session")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The decision (allow or deny both answer 200)", body = Authorization),
@@ -26,10 +32,16 @@ use crate::service::{Authorization, AuthorizeRequest, CallPolicy};
     ))]
 pub async fn authorize_call(
     State(calls): State<CallPolicy>,
+    State(resolver): State<Resolver>,
     _caller: Reader,
     Id(id): Id,
     Explain(explain): Explain,
+    headers: http::HeaderMap,
     JsonBody(request): JsonBody<AuthorizeRequest>,
 ) -> Result<Json<Authorization>, Problem> {
+    let request = match signed_principal(&resolver, &headers)? {
+        Some(principal) => request.as_principal(principal)?,
+        None => request,
+    };
     Ok(Json(calls.authorize(&id, &request, explain).await?))
 }

@@ -12,6 +12,7 @@ pub mod guard;
 pub mod json;
 pub mod limits;
 pub mod params;
+pub mod principal;
 pub mod problem;
 pub mod proposals;
 pub mod resolve;

@@ -46,7 +46,7 @@ pub use proposals::{MAX_NOTE_CHARS, ProposalPage, ProposalView};
 pub use publish::{Drift, PublishReport, PublishRequest};
 #[cfg(feature = "aws")]
 pub use registry::Publishing;
-pub use registry::{CallPolicy, Catalog, Registry, Resolver, Tokens};
+pub use registry::{CallPolicy, Catalog, Registry, Resolver, Tokens, VerifiedPrincipal};
 pub use release_check::Comparison;
 pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};

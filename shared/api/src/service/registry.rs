@@ -247,20 +247,37 @@ impl Catalog {
     }
 }
 
+/// A verified principal token: who the calls it carries are for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifiedPrincipal {
+    /// The agent resolved.
+    pub agent_id: String,
+    /// The request context the registry decided on.
+    pub context: registry_core::RequestContext,
+    /// The session it was issued for, when it names one.
+    pub session_id: Option<String>,
+}
+
 impl Resolver {
-    /// Verifies a signed principal context (the `registryPrincipal` session attribute of
-    /// a resolution) with this registry's keys, now.
+    /// Verifies a principal token (the `registryPrincipal` session attribute of a
+    /// resolution or a test-invoke) with this registry's keys, now: the one place
+    /// tokens are verified in the registry.
     pub fn verify_principal(
         &self,
         token: &str,
-    ) -> Result<registry_access::signed::Principal, registry_access::signed::SignedContextError>
-    {
+    ) -> Result<VerifiedPrincipal, registry_access::signed::SignedContextError> {
         let keys = self.principal_keys.as_deref().ok_or(
             registry_access::signed::SignedContextError::InvalidKey(
                 "this registry signs no contexts",
             ),
         )?;
-        keys.verify(token, chrono::Utc::now().timestamp())
+        let payload = keys.verify_payload(token, chrono::Utc::now().timestamp())?;
+        let principal = payload.principal()?;
+        Ok(VerifiedPrincipal {
+            agent_id: principal.agent_id,
+            context: principal.context,
+            session_id: payload.session_id()?,
+        })
     }
 }
 

@@ -152,10 +152,9 @@ impl Resolver {
     /// Adds the signed principal context to the session attributes, or a warning when
     /// it is too large to sign.
     fn sign(&self, resolution: &mut Resolution, context_json: &[u8]) {
-        let Some(key) = self.principal_keys.as_deref().and_then(|k| k.signing()) else { return };
-        let expires = chrono::Utc::now().timestamp() + self.principal_ttl;
-        match key.sign_context_json(&resolution.agent_id, context_json, expires) {
-            Ok(token) => {
+        match self.issue_principal(&resolution.agent_id, context_json, None) {
+            Ok(None) => {}
+            Ok(Some(token)) => {
                 resolution
                     .inline_agent
                     .inline_session_state
@@ -172,6 +171,23 @@ impl Resolver {
                 migration_path: None,
             }),
         }
+    }
+
+    /// The principal token of `agent_id` for the request context whose checked JSON
+    /// text is `context_json`, in `session_id` when given, valid for this registry's
+    /// TTL: the one place principal tokens are issued (resolution, test-invoke).
+    /// `Ok(None)`: this registry signs none.
+    pub fn issue_principal(
+        &self,
+        agent_id: &str,
+        context_json: &[u8],
+        session_id: Option<&str>,
+    ) -> Result<Option<String>, registry_access::signed::SignedContextError> {
+        let Some(key) = self.principal_keys.as_deref().and_then(|k| k.signing()) else {
+            return Ok(None);
+        };
+        let expires = chrono::Utc::now().timestamp() + self.principal_ttl;
+        key.sign_session_context_json(agent_id, context_json, session_id, expires).map(Some)
     }
 
     /// One decision line per access decision of `trace` (the agent, each tool, each

@@ -1,0 +1,34 @@
+//! The principal token a runtime or a tool's guard sends in `X-Registry-Principal`:
+//! the `registryPrincipal` session attribute of a resolution (or a test-invoke), as
+//! received. Read and verified here for every route that takes it (the token broker,
+//! `authorize`).
+
+use registry_core::Violation;
+
+use crate::http::auth::at_most_one;
+use crate::http::problem::Problem;
+use crate::service::{Resolver, VerifiedPrincipal};
+
+/// The header carrying a principal token.
+pub const PRINCIPAL_HEADER: &str = "x-registry-principal";
+
+/// The problem's pointer for a principal token that is not accepted.
+pub const PRINCIPAL_POINTER: &str = "/headers/X-Registry-Principal";
+
+/// A 400 at [`PRINCIPAL_POINTER`] saying `message`.
+pub fn invalid_principal(message: impl Into<String>) -> Problem {
+    Problem::validation(vec![Violation { path: PRINCIPAL_POINTER.into(), message: message.into() }])
+}
+
+/// The principal of the request's [`PRINCIPAL_HEADER`], verified with the registry's
+/// keys; `None` without the header. Sent twice, unreadable, forged, expired: a 400 at
+/// [`PRINCIPAL_POINTER`].
+pub fn signed_principal(
+    resolver: &Resolver,
+    headers: &http::HeaderMap,
+) -> Result<Option<VerifiedPrincipal>, Problem> {
+    at_most_one(headers, "X-Registry-Principal")?;
+    let Some(token) = headers.get(PRINCIPAL_HEADER) else { return Ok(None) };
+    let token = token.to_str().map_err(|_| invalid_principal("not a signed context"))?;
+    resolver.verify_principal(token).map(Some).map_err(|e| invalid_principal(e.to_string()))
+}
