@@ -103,7 +103,7 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let body = serde_json::json!({"requiredTags": require_tags});
             let path = format!("{}/verify", item_path(base, &id));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
-            output::one(&reply.body, remote.output);
+            output::verification(&reply.body, remote.output);
             if reply.body["ok"] != Value::Bool(true) {
                 bail!("`{id}`: Bedrock cannot use this tool as it is (see the findings)");
             }
@@ -129,7 +129,7 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             }
             let path = format!("{}/test-invoke", item_path(base, &id));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
-            output::one(&reply.body, remote.output);
+            output::invocation(&reply.body, remote.output);
         }
         Operation::Token { id, agent, context, scope } => {
             tools_only(collection, "token")?;

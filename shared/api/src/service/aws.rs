@@ -40,9 +40,8 @@ impl Publishing {
         call: &TestInvoke,
     ) -> Result<InvokeReport, ServiceError> {
         let tool: ToolDefinition = self.catalog.get(id).await?;
-        let aws = self.aws_clients()?;
         let call = self.as_principal(call)?;
-        aws.test_invoke(&tool, &call).await.map_err(from_aws)
+        self.aws_clients()?.test_invoke(&tool, &call).await.map_err(from_aws)
     }
 
     /// `call` with the principal token of its `context`, `agentId` and `sessionId`
