@@ -143,7 +143,7 @@ impl<T: ApiTransport> Authorizer for ApiAuthorizer<T> {
             Some("deny") => false,
             _ => return Err(AuthorizeError::NoEffect),
         };
-        Ok(Authorization { allowed, rule_id: text("ruleId"), reason: text("why") })
+        Ok(Authorization { allowed, rule_id: text("ruleId"), reason: None })
     }
 }
 
