@@ -7,6 +7,8 @@ use crate::evaluate::decision::{Decision, Outcome, ReasonCode};
 use crate::rule::Effect;
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
+use std::sync::LazyLock;
 
 /// Microseconds since `started`, to the nanosecond: a line reads `153.992`, not
 /// `153.99200000000002`.
@@ -109,8 +111,15 @@ struct EmfLine<'a> {
 struct EmfMetadata {
     timestamp: i64,
     #[serde(rename = "CloudWatchMetrics")]
-    cloud_watch_metrics: [EmfDirective; 1],
+    cloud_watch_metrics: Option<&'static RawValue>,
 }
+
+/// Room for a usual decision line, so that writing one does not grow its buffer.
+const EMF_LINE_CAPACITY: usize = 1024;
+
+/// `CloudWatchMetrics`, the same in every line: written once.
+static EMF_DIRECTIVES: LazyLock<Option<Box<RawValue>>> =
+    LazyLock::new(|| serde_json::value::to_raw_value(&[EmfDirective]).ok());
 
 /// The one metric directive: `Decisions` counted by tool, rule and outcome, and by
 /// outcome alone, in [`METRICS_NAMESPACE`].
@@ -211,7 +220,11 @@ impl DecisionRecord {
     /// a `Decisions` count with the dimensions `ToolId`, `RuleId` and `Outcome` (and
     /// `Outcome` alone), at `timestamp_ms`.
     pub fn to_emf_line(&self, timestamp_ms: i64) -> String {
-        serde_json::to_string(&self.emf(timestamp_ms)).unwrap_or_default()
+        let mut line = Vec::with_capacity(EMF_LINE_CAPACITY);
+        match serde_json::to_writer(&mut line, &self.emf(timestamp_ms)) {
+            Ok(()) => String::from_utf8(line).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
     }
 
     /// Appends the record to `out` as one EMF line ([`DecisionRecord::to_emf_line`]),
@@ -230,7 +243,10 @@ impl DecisionRecord {
             rule_dimension: rule.or(self.would_be_rule_id.as_deref()).unwrap_or("-"),
             outcome_dimension: self.outcome.as_str(),
             decisions: 1,
-            aws: EmfMetadata { timestamp: timestamp_ms, cloud_watch_metrics: [EmfDirective] },
+            aws: EmfMetadata {
+                timestamp: timestamp_ms,
+                cloud_watch_metrics: EMF_DIRECTIVES.as_deref(),
+            },
         }
     }
 }
