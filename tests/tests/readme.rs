@@ -229,6 +229,9 @@ fn the_readme_sessions_run_as_written() {
     );
     assert!(status.is_some(), "the session did not end within {SESSION_GUARD:?}:\n{logs}");
     assert!(output.contains("@@END"), "the session stopped early:\n{logs}");
+    // the tool's calls were decided by its guard, asking serve (remote mode)
+    let guarded = "call guard: on for tool `convert_units@1.0.0`, asking the registry";
+    assert!(output.contains(guarded), "the example tool did not run guarded:\n{logs}");
 
     let mut problems = Vec::new();
     let sections: Vec<&str> = output.split("@@BLOCK ").skip(1).collect();
