@@ -83,6 +83,13 @@ async fn the_token_names_the_principal_and_its_session_counts() {
     // another session of the same principal has its own budget
     let r = authorize(&s, &token(&s, "carol", Some("session-2")), &refund(5.0)).await;
     assert_eq!(r.body["effect"], "allow", "{}", r.text);
+    // a token's agent that is not (or no longer) live has no limits, as in a guard
+    let context = serde_json::to_vec(&json!({"user": {"userId": "carol"}})).unwrap();
+    let ghost = s.registry.resolver.issue_principal("ghost", &context, Some("session-3"));
+    for _ in 0..2 {
+        let r = authorize(&s, &ghost.clone().unwrap().unwrap(), &refund(5.0)).await;
+        assert_eq!(r.body["effect"], "allow", "{}", r.text);
+    }
 }
 
 #[tokio::test]

@@ -110,6 +110,7 @@ pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
             call: CallInput { function: function.clone(), http_method: None, arguments },
             agent_id: optional("agentId"),
             session_id: optional("sessionId"),
+            from_token: false,
         };
         result = match console.api.registry.calls.authorize(&id, &request, true).await {
             Ok(answer) => decision(&tool, &answer),

@@ -53,6 +53,10 @@ pub struct AuthorizeRequest {
     /// Left out with `X-Registry-Principal` (the token's session counts).
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Whether the agent and session are a verified principal token's (set by
+    /// [`AuthorizeRequest::as_principal`], never read from a body).
+    #[serde(skip)]
+    pub from_token: bool,
 }
 
 /// The answer of `authorize`.
@@ -217,6 +221,7 @@ impl AuthorizeRequest {
             call: self.call,
             agent_id: Some(principal.agent_id),
             session_id: principal.session_id,
+            from_token: true,
         })
     }
 }
@@ -245,7 +250,7 @@ impl CallPolicy {
         let budget = Budget {
             counters: store.as_ref(),
             known: &self.known,
-            session: session.as_ref().map(|(key, agent)| (key.as_str(), Some(agent))),
+            session: session.as_ref().map(|(key, agent)| (key.as_str(), agent.as_ref())),
         };
         let call = ToolCall {
             function: &request.call.function,
@@ -275,21 +280,31 @@ impl CallPolicy {
     }
 
     /// The session the call counts in (with `agentId` and `sessionId`): its counter key
-    /// and its agent; `None` without a `sessionId`.
+    /// and its agent; `None` without a `sessionId`. Ids a body names must be those of a
+    /// live agent that uses the tool; a token's are counted as a guard counts them: the
+    /// agent's limits when it is live, none when it is not.
     async fn session_of(
         &self,
         tool: &ToolDefinition,
         request: &AuthorizeRequest,
-    ) -> Result<Option<(String, AgentDefinition)>, ServiceError> {
+    ) -> Result<Option<(String, Option<AgentDefinition>)>, ServiceError> {
         match (&request.agent_id, &request.session_id) {
             (Some(agent_id), Some(session_id)) => {
-                let agent: AgentDefinition =
-                    self.catalog.get(agent_id).await.map_err(|e| match e {
-                        ServiceError::NotFound { .. } => {
-                            ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
-                        }
-                        other => other,
-                    })?;
+                let key = registry_store::session_key(agent_id, session_id);
+                let agent = self.catalog.get::<AgentDefinition>(agent_id).await;
+                if request.from_token {
+                    return match agent {
+                        Ok(agent) => Ok(Some((key, Some(agent)))),
+                        Err(ServiceError::NotFound { .. }) => Ok(Some((key, None))),
+                        Err(other) => Err(other),
+                    };
+                }
+                let agent = agent.map_err(|e| match e {
+                    ServiceError::NotFound { .. } => {
+                        ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
+                    }
+                    other => other,
+                })?;
                 if !agent.uses_tool(&tool.tool_id) {
                     return Err(ServiceError::invalid(
                         "/agentId",
@@ -299,7 +314,7 @@ impl CallPolicy {
                         ),
                     ));
                 }
-                Ok(Some((registry_store::session_key(agent_id, session_id), agent)))
+                Ok(Some((key, Some(agent))))
             }
             (None, Some(_)) => Err(ServiceError::invalid(
                 "/agentId",
