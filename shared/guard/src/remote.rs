@@ -45,8 +45,8 @@ pub struct RemoteConfig {
 
 impl RemoteConfig {
     /// Reads [`URL_ENV`], [`TOKEN_ENV`] and `REGISTRY_TOOL_ID` through `var`: `Ok(None)`
-    /// without [`URL_ENV`] (table mode), `Err` naming every problem. The table mode's
-    /// variables set besides make the mode ambiguous: an error too.
+    /// without [`URL_ENV`] (table mode), `Err` naming every problem. The table set
+    /// besides makes the mode ambiguous: an error too.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Option<Self>, ConfigError> {
         let mut vars = Vars::new(var);
         if vars.optional(URL_ENV).is_none() {
@@ -62,13 +62,11 @@ impl RemoteConfig {
         });
         let token = vars.required(TOKEN_ENV, "the guard's bearer token for the registry");
         let mut problems = Vec::new();
-        for name in [names::TABLE, names::CONTEXT_KEYS] {
-            if vars.optional(name).is_some() {
-                problems.push(Problem::Invalid {
-                    name,
-                    reason: format!("set with {URL_ENV}: the guard reads the table or asks the registry, not both; unset one"),
-                });
-            }
+        if vars.optional(names::TABLE).is_some() {
+            problems.push(Problem::Invalid {
+                name: names::TABLE,
+                reason: format!("set with {URL_ENV}: the guard reads the table or asks the registry, not both; unset one"),
+            });
         }
         let read = vars.finish();
         if let Err(mut error) = read {

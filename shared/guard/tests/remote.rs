@@ -31,11 +31,10 @@ fn the_environment_chooses_the_mode_and_an_ambiguous_one_is_refused() {
     let problems = RemoteConfig::from_vars(vars(&[
         ("REGISTRY_URL", "http://127.0.0.1:8080"),
         ("REGISTRY_TABLE", "t"),
-        ("REGISTRY_CONTEXT_KEYS", "k:x"),
     ]))
     .unwrap_err()
     .to_string();
-    for name in ["REGISTRY_TOKEN", "REGISTRY_TOOL_ID", "REGISTRY_TABLE", "REGISTRY_CONTEXT_KEYS"] {
+    for name in ["REGISTRY_TOKEN", "REGISTRY_TOOL_ID", "REGISTRY_TABLE"] {
         assert!(problems.contains(name), "{problems}");
     }
     let bad = RemoteConfig::from_vars(vars(&[
