@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every benchmark in one go, with the ratios the performance goals are stated in
 # (docs/performance.md), all measured in the same run on this machine:
-#   1. criterion benches of registry-access, registry-core and bedrock-action-group;
+#   1. criterion benches of registry-access, registry-core and bedrock-action-group, and
+#      registry-discovery's tool search (its p95 over 10,000 tools, goal <= 5 ms);
 #   2. the peer bench (shared/bench-peers: the registry, the plain `cel` crate, Cedar and
 #      Rego on equivalent policies) and the JavaScript CEL baseline
 #      (scripts/bench/js-cel-baseline.mjs, its npm package installed into a temporary
@@ -28,6 +29,10 @@ cargo bench -q -p registry-access -p registry-core -p bedrock-action-group \
 cargo bench -q -p registry-guard --bench guard -- "${CRIT[@]}" \
   >>"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (guard) failed" >&2; exit 1; }
+# Tool search over 10,000 tools (registry-discovery): its p95, printed by the bench.
+cargo bench -q -p registry-discovery --bench search -- "${CRIT[@]}" \
+  >>"$TARGET/bench-criterion.log" 2>&1 \
+  || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (search) failed" >&2; exit 1; }
 grep -E '^[^ ].*time:|^ +time:' "$TARGET/bench-criterion.log" || true
 
 echo "== peers (criterion)"
@@ -110,6 +115,13 @@ line("event-text-to-response-bytes", 3000, "action-group event text -> response 
 line("guard_check-warm", 3000, "guard per warm call (Guard::check: remembered token, cached rules, decision line)")
 line("guard_verify-read-evaluate", 3000, "guard: verify signed context + read it + 3 call rules on typed arguments (nothing remembered)")
 line("guard_one-session-rule", 3000, "guard with one session rule: the same + a rule over session.* + the admitted state (no store round trip)")
+p95 = next((l for l in open(os.path.join(os.path.dirname(crit), "bench-criterion.log")) if l.startswith("search p95: ")), None)
+if p95 is None:
+    print("tool search over 10,000 tools: not measured")
+else:
+    ns = int(p95.split()[2])
+    verdict = "met" if ns <= 5_000_000 else "NOT met"
+    print(f"tool search over 10,000 tools: p95 {ns / 1e6:.3f} ms (goal <= 5 ms: {verdict}); {p95.strip()}")
 v = median("resolve/20-tools-3-rules/cache")
 if v is not None:
     print(f"full resolution, 20 tools x 3 rules, in process: {v:,.0f} ns")

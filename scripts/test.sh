@@ -27,6 +27,11 @@ CEL_CONFORMANCE_JSON="$(scripts/cel-conformance.sh)"
 export CEL_CONFORMANCE_JSON
 echo "CEL_CONFORMANCE_JSON=$CEL_CONFORMANCE_JSON"
 
+step "discovery validators (openapi-schema-validator, a2a-sdk) into .venv-discovery"
+REGISTRY_DISCOVERY_PYTHON="$(scripts/discovery-validators.sh)"
+export REGISTRY_DISCOVERY_PYTHON
+echo "REGISTRY_DISCOVERY_PYTHON=$REGISTRY_DISCOVERY_PYTHON"
+
 step "Chromium and chromium-driver (the console's browser tests; installed when missing)"
 chromium_env="$(scripts/chromium.sh)"   # fails the run when it cannot install
 eval "$chromium_env"

@@ -131,6 +131,16 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
             output::invocation(&reply.body, remote.output);
         }
+        Operation::Search { query, limit } => {
+            tools_only(collection, "search")?;
+            let query = [("q", query), ("limit", limit.to_string())];
+            let path = format!("{base}/search?{}", encode_query(&query));
+            let reply = client.send(Method::GET, &path, None, None).await?;
+            match remote.output {
+                OutputFormat::Json => output::one(&reply.body, OutputFormat::Json),
+                OutputFormat::Table => output::search(&reply.body),
+            }
+        }
         Operation::Token { id, agent, context, scope } => {
             tools_only(collection, "token")?;
             let context: Value =

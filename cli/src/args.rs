@@ -228,6 +228,14 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 1, env = names::REVIEW_APPROVALS,
         value_parser = clap::value_parser!(u32).range(1..=10))]
     pub review_approvals: u32,
+    /// The reverse-DNS namespace of discovery's MCP server names (default
+    /// `local.agent-registry`).
+    #[arg(long, env = names::DISCOVERY_NAMESPACE)]
+    pub discovery_namespace: Option<String>,
+    /// Anonymous discovery: the principal a caller without credentials discovers as,
+    /// `{"agentId": ..., "context": {...}}` (unset: anonymous discovery is off).
+    #[arg(long, env = names::DISCOVERY_ANONYMOUS)]
+    pub discovery_anonymous: Option<String>,
 }
 
 /// Server limits of `serve` (defaults are `registry_api::ServerLimits::default()`).
@@ -381,6 +389,16 @@ pub enum Operation {
         /// agent's session budgets.
         #[arg(long, requires = "agent")]
         session: Option<String>,
+    },
+    /// Tools only: the tools most relevant to some words (BM25), with the function that
+    /// matched and why; only what the token may see (a principal token: what resolve
+    /// grants it).
+    Search {
+        /// The words.
+        query: String,
+        /// Most results (1..100).
+        #[arg(long, default_value_t = 10)]
+        limit: u32,
     },
     /// Tools only: a short-lived access token for the tool's MCP server (role
     /// `runtime` only), for a caller the tool is granted to through `--agent`.

@@ -163,3 +163,25 @@ fn print_plan(report: &Value, indent: &str) {
         println!("{}", line.trim_end());
     }
 }
+
+/// Prints a tool search's results: best first, with the function that matched and why.
+pub fn search(answer: &Value) {
+    let mut table = Table::new();
+    table.load_preset(UTF8_BORDERS_ONLY);
+    table.set_header(["TOOL ID", "FUNCTION", "SCORE", "WHY"]);
+    for hit in answer["results"].as_array().into_iter().flatten() {
+        let why: Vec<String> = hit["matched"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| {
+                let terms: Vec<&str> =
+                    m["terms"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                format!("{}: {}", text(&m["field"]), terms.join(" "))
+            })
+            .collect();
+        let score = hit["score"].as_f64().map_or_else(String::new, |s| format!("{s:.2}"));
+        table.add_row([text(&hit["toolId"]), text(&hit["function"]), score, why.join("; ")]);
+    }
+    println!("{table}");
+}

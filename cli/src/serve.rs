@@ -48,7 +48,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     };
     let vault = registry_api::vault::FileVault::open(&args.data_dir)
         .with_context(|| format!("cannot open the secret vault in {}", args.data_dir.display()))?;
+    let discovery = registry_api::DiscoverySettings::parse(
+        args.discovery_namespace.as_deref(),
+        args.discovery_anonymous.as_deref(),
+    )?;
     let registry = Registry::new(store)
+        .with_discovery(discovery)
         .with_principal_keys(keys, args.context_ttl)
         .with_decision_log(decisions)
         .with_vault(std::sync::Arc::new(vault));

@@ -59,6 +59,24 @@ async fn first_run_prints_a_token_and_serves_the_example() {
 }
 
 #[tokio::test]
+async fn tools_search_ranks_the_example_and_the_agent_has_a_card() {
+    let s = serve(None, &[]);
+    s.healthy().await;
+    let (ok, out, err) = s.cli(&["tools", "search", "seven day forecast", "--output", "json"]);
+    assert!(ok, "{err}");
+    let answer: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(answer["results"][0]["toolId"], "weather-forecast@1.0.0", "{answer}");
+    let (ok, out, err) = s.cli(&["tools", "search", "convert miles"]);
+    assert!(ok, "{err}");
+    let first = out.find("convert_units@1.0.0").expect("the converter is found");
+    assert!(out.find("weather-").is_none_or(|other| first < other), "{out}");
+    let (status, card) =
+        s.call(reqwest::Method::GET, "/agent-cards/weather-agent", Some(&s.token), None).await;
+    assert_eq!(status, 200, "{card}");
+    assert_eq!(card["supportedInterfaces"][0]["url"], "https://agents.example.com/weather-agent");
+}
+
+#[tokio::test]
 async fn publish_dry_run_of_the_example_prints_the_plan_and_calls_nothing() {
     // No Bedrock endpoint is reachable from the test (AWS's own is out of the network):
     // a dry run of a first publish plans from the resolution alone.

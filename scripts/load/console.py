@@ -20,7 +20,9 @@ GOAL_MS = 50.0
 
 conn = http.client.HTTPConnection(BASE.hostname, BASE.port, timeout=30)
 conn.request("POST", "/console/sign-in", f"token={quote(TOKEN)}",
-             {"Content-Type": "application/x-www-form-urlencoded"})
+             {"Content-Type": "application/x-www-form-urlencoded",
+              # the console takes a form post only from its own origin
+              "Origin": f"{BASE.scheme}://{BASE.netloc}"})
 r = conn.getresponse()
 r.read()
 cookie = (r.getheader("Set-Cookie") or "").split(";")[0]

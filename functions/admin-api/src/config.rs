@@ -1,8 +1,8 @@
 //! The function's configuration, read once at start from the environment
 //! (docs/deploy.md lists every variable).
 
-use registry_api::ReviewPolicy;
 use registry_api::principal_keys::KeyRing;
+use registry_api::{DiscoverySettings, ReviewPolicy};
 use registry_config::{ConfigError, Secrets, Table, Vars, boolean, names};
 
 use crate::role_map::{ROLE_MAP_MEANING, RoleMap};
@@ -22,6 +22,9 @@ pub struct Config {
     pub secrets: Secrets,
     /// Endpoints of the AWS APIs the registry acts on (verify, test-invoke, publish).
     pub endpoints: registry_aws::Endpoints,
+    /// Discovery's namespace and anonymous principal ([`names::DISCOVERY_NAMESPACE`],
+    /// [`names::DISCOVERY_ANONYMOUS`]).
+    pub discovery: DiscoverySettings,
 }
 
 /// A review approvals count outside 1 to 10.
@@ -50,9 +53,19 @@ impl Config {
             lambda_invoke: vars.optional(names::LAMBDA_INVOKE_ENDPOINT_URL),
             bedrock: vars.optional(names::BEDROCK_ENDPOINT_URL),
         };
+        let namespace = vars.parsed(names::DISCOVERY_NAMESPACE, |ns| {
+            DiscoverySettings::parse(Some(ns), None).map(|s| s.namespace)
+        });
+        let anonymous = vars.parsed(names::DISCOVERY_ANONYMOUS, |json| {
+            DiscoverySettings::parse(None, Some(json)).map(|s| s.anonymous)
+        });
+        let discovery = DiscoverySettings {
+            namespace: namespace.unwrap_or_else(|| DiscoverySettings::default().namespace),
+            anonymous: anonymous.flatten(),
+        };
         vars.finish()?;
         let roles = roles.ok_or_else(|| ConfigError::missing(names::ROLE_MAP, ROLE_MAP_MEANING))?;
-        Ok(Self { roles, table, context_keys, review, secrets, endpoints })
+        Ok(Self { roles, table, context_keys, review, secrets, endpoints, discovery })
     }
 }
 

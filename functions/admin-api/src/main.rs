@@ -18,7 +18,7 @@ async fn main() -> Result<(), lambda_http::Error> {
     let config = Config::read(Vars::from_env()).inspect_err(|e| {
         tracing::error!(error = %e, "refusing to start: invalid configuration");
     })?;
-    let Config { roles, table, context_keys, review, secrets, endpoints } = config;
+    let Config { roles, table, context_keys, review, secrets, endpoints, discovery } = config;
     let store = DynamoStore::open(&table).await;
     tracing::info!(table = store.table(), review_required = review.required, "admin-api starting");
     let vault =
@@ -29,7 +29,8 @@ async fn main() -> Result<(), lambda_http::Error> {
         .with_aws(registry_aws::Aws::new(endpoints))
         .with_decision_log(DecisionLog::stdout(DecisionFormat::Emf, false, Delivery::Direct))
         .with_vault(Arc::new(vault))
-        .with_review(review);
+        .with_review(review)
+        .with_discovery(discovery);
     if let Some(keys) = context_keys {
         registry = registry.with_principal_keys(keys, DEFAULT_TTL_SECONDS);
     }

@@ -10,6 +10,7 @@ pub mod telemetry;
 pub use auth::{AuthError, Authenticator, Principal, Role, TokenAuth, TokenFile};
 pub use http::{AppState, Problem, ServerLimits, router, serve, serve_with};
 pub use service::{
-    CallPolicy, Catalog, Outcome, Registry, Resolver, ServiceError, Tokens, Written, vault,
+    CallPolicy, Catalog, Discovery, DiscoverySettings, Outcome, Registry, Resolver, ServiceError,
+    Tokens, Written, vault,
 };
 pub use service::{ProposalView, ReviewPolicy};

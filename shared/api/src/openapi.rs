@@ -19,6 +19,7 @@ use utoipa::{Modify, OpenApi};
         (name = "system", description = "Health and API description"),
         (name = "proposals", description = "Reviewed changes: proposals, approvals (two-person rule)"),
         (name = "events", description = "The audit event stream: every state change, in commit order"),
+        (name = "discovery", description = "The MCP Registry API (v0.1, read side), A2A agent cards, the AI catalog and tool search, filtered by who asks (docs/discovery.md)"),
     )
 )]
 pub struct ApiDoc;

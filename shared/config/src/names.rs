@@ -25,6 +25,10 @@ pub const CURSOR_KEY: &str = "REGISTRY_CURSOR_KEY";
 pub const CONTEXT_KEYS: &str = "REGISTRY_CONTEXT_KEYS";
 /// The Secrets Manager name prefix of tools' client secrets.
 pub const SECRETS_PREFIX: &str = "REGISTRY_SECRETS_PREFIX";
+/// The reverse-DNS namespace of discovery's MCP server names (`<namespace>/<tool name>`).
+pub const DISCOVERY_NAMESPACE: &str = "REGISTRY_DISCOVERY_NAMESPACE";
+/// Anonymous discovery's principal, `{"agentId", "context"}` JSON (unset: off).
+pub const DISCOVERY_ANONYMOUS: &str = "REGISTRY_DISCOVERY_ANONYMOUS";
 /// `true`: editors' changes to governed fields become proposals.
 pub const REQUIRE_REVIEW: &str = "REGISTRY_REQUIRE_REVIEW";
 /// Approvals a proposal needs (1 to 10).

@@ -18,6 +18,7 @@ pub mod parts;
 pub mod posted;
 pub mod proposals;
 pub mod resolve;
+pub mod search;
 pub mod session;
 pub mod sign_in;
 pub mod tool;
@@ -65,6 +66,7 @@ pub fn router(state: AppState) -> Router {
         .route("/console/static/console.js", get(assets::js))
         .route("/console/agents", get(lists::agents))
         .route("/console/tools", get(lists::tools))
+        .route("/console/tools/search", get(search::show))
         .route("/console/agents/{id}", get(agent::show))
         .route("/console/tools/{id}", get(tool::show))
         .route("/console/agents/{id}/history", get(history::show::<AgentDefinition>))

@@ -126,6 +126,7 @@ async fn list<R: Listed>(console: &Console, session: &Session, form: &ListForm) 
     let path = R::PATH;
     let found = find::<R>(console, form).await;
     let body = html! {
+        @if R::BY_TYPE { (crate::search::search_box("")) }
         (filter_form(path, R::BY_TYPE, form))
         @match &found {
             Ok(found) => {

@@ -454,3 +454,23 @@ async fn events_page_refuses_an_after_no_store_can_hold_with_a_400_page() {
         }
     }
 }
+
+#[tokio::test]
+async fn the_tools_search_box_ranks_tools_and_escapes_what_it_shows() {
+    let f = fixture().await;
+    let (cookie, _) = sign_in(&f.app, &f.reader).await;
+    let (_, _, list) = send(&f.app, get("/console/tools", Some(&cookie))).await;
+    assert!(list.contains("action=\"/console/tools/search\""), "the list has the search box");
+    let (status, _, page) =
+        send(&f.app, get("/console/tools/search?q=probes", Some(&cookie))).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("href=\"/console/tools/probe%401.0.0\""), "{page}");
+    assert!(page.contains("function.description: probe"), "why it matched: {page}");
+    let (_, _, none) = send(&f.app, get("/console/tools/search?q=zzyzx", Some(&cookie))).await;
+    assert!(none.contains("No tool matches"), "{none}");
+    let long = "w".repeat(300);
+    let (status, _, bad) =
+        send(&f.app, get(&format!("/console/tools/search?q={long}"), Some(&cookie))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    assert!(!bad.contains("<img src=x"), "escaped");
+}

@@ -5,6 +5,7 @@ pub mod authorize;
 #[cfg(feature = "aws")]
 pub mod aws;
 pub mod compare;
+pub mod discovery;
 pub mod etag;
 pub mod evaluate;
 pub mod events;

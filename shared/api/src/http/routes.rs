@@ -23,6 +23,12 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(resolve::resolve_agent))
         .routes(routes!(evaluate::evaluate_access));
     let router = tools::routes(router)
+        .routes(routes!(crate::http::discovery::search_tools))
+        .routes(routes!(crate::http::discovery::list_servers))
+        .routes(routes!(crate::http::discovery::server_versions))
+        .routes(routes!(crate::http::discovery::server_version))
+        .routes(routes!(crate::http::discovery::agent_card))
+        .routes(routes!(crate::http::discovery::ai_catalog))
         .routes(routes!(schema::tool_schema))
         .routes(routes!(schema::validate_call))
         .routes(routes!(authorize::authorize_call))

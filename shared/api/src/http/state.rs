@@ -10,7 +10,7 @@ use crate::auth::Authenticator;
 use crate::http::write_lock::WriteLocks;
 #[cfg(feature = "aws")]
 use crate::service::Publishing;
-use crate::service::{CallPolicy, Catalog, Registry, Resolver, Tokens};
+use crate::service::{CallPolicy, Catalog, Discovery, Registry, Resolver, Tokens};
 
 /// What every handler can reach through `State<AppState>`.
 #[derive(Clone)]
@@ -45,6 +45,12 @@ macro_rules! service_from_state {
         }
     )*};
 }
-service_from_state!(Catalog: catalog, Resolver: resolver, CallPolicy: calls, Tokens: tokens);
+service_from_state!(
+    Catalog: catalog,
+    Resolver: resolver,
+    CallPolicy: calls,
+    Tokens: tokens,
+    Discovery: discovery
+);
 #[cfg(feature = "aws")]
 service_from_state!(Publishing: publishing);

@@ -1,12 +1,13 @@
 //! The service layer: every registry operation, with authorization, validation,
 //! server fields, lifecycle and referential integrity, over any `Store`. No HTTP here;
 //! the router, the CLI and the Lambdas call the services [`Registry`] builds:
-//! [`Catalog`], [`Resolver`], [`CallPolicy`], [`Tokens`] and [`Publishing`].
+//! [`Catalog`], [`Resolver`], [`CallPolicy`], [`Tokens`], [`Discovery`] and [`Publishing`].
 
 mod authorize;
 #[cfg(feature = "aws")]
 mod aws;
 mod decisions;
+mod discovery;
 mod encoded;
 mod error;
 mod evaluate;
@@ -35,6 +36,10 @@ mod write;
 
 pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
 pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
+pub use discovery::{
+    AnonymousPrincipal, DEFAULT_NAMESPACE, Discovery, DiscoverySettings, SearchQuery, SearchResult,
+    SearchResults, ServerList, ServerListMetadata, ServersQuery, SettingsError, VersionRef, Viewer,
+};
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};
 #[cfg(feature = "aws")]

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use registry_store::Store;
 
-use crate::service::{DecisionLog, ReviewPolicy, encoded, token, vault};
+use crate::service::discovery::Snapshots;
+use crate::service::{
+    DecisionLog, Discovery, DiscoverySettings, ReviewPolicy, encoded, token, vault,
+};
 
 /// Definitions and their review: reads, writes, proposals, events, schemas, release
 /// comparisons, and tools' client secrets.
@@ -93,6 +96,8 @@ struct Parts {
     known: Arc<registry_store::budget::Known>,
     vault: Arc<dyn vault::SecretVault>,
     tokens: Arc<token::TokenBroker>,
+    discovery: Arc<DiscoverySettings>,
+    snapshots: Arc<Snapshots>,
 }
 
 /// The registry: its services over one store, sharing caches, vault, keys and
@@ -109,6 +114,8 @@ pub struct Registry {
     pub calls: CallPolicy,
     /// The token broker.
     pub tokens: Tokens,
+    /// Discovery (MCP Registry API, agent cards, search).
+    pub discovery: Discovery,
     /// Publishing (AWS).
     #[cfg(feature = "aws")]
     pub publishing: Publishing,
@@ -132,6 +139,8 @@ impl Registry {
             known: Arc::default(),
             vault: Arc::new(vault::MemoryVault::default()),
             tokens: Arc::default(),
+            discovery: Arc::default(),
+            snapshots: Arc::default(),
         })
     }
 
@@ -165,6 +174,11 @@ impl Registry {
             tokens: Arc::clone(&p.tokens),
             decisions: p.decisions.clone(),
         };
+        let discovery = Discovery {
+            resolver: resolver.clone(),
+            snapshots: Arc::clone(&p.snapshots),
+            settings: Arc::clone(&p.discovery),
+        };
         #[cfg(feature = "aws")]
         let publishing = Publishing {
             catalog: catalog.clone(),
@@ -178,6 +192,7 @@ impl Registry {
             resolver,
             calls,
             tokens,
+            discovery,
             #[cfg(feature = "aws")]
             publishing,
         }
@@ -221,6 +236,12 @@ impl Registry {
     #[must_use]
     pub fn with_aws(self, aws: registry_aws::Aws) -> Self {
         self.with(|p| p.aws = Some(aws))
+    }
+
+    /// This registry discovering with `settings` (namespace, anonymous principal).
+    #[must_use]
+    pub fn with_discovery(self, settings: DiscoverySettings) -> Self {
+        self.with(|p| p.discovery = Arc::new(settings))
     }
 
     /// This registry with the review policy `review`.

@@ -30,7 +30,8 @@ const TOOL_GOVERNED: &[&str] = &[
 ];
 
 /// Governed members of an agent: access rules, rollout policy, tools, collaborators,
-/// model and instruction, and its runtime adapter (its executor).
+/// model and instruction, its runtime adapter (its executor) and its A2A endpoint (where
+/// its card sends callers).
 const AGENT_GOVERNED: &[&str] = &[
     "/accessRules",
     "/rolloutPolicy",
@@ -40,6 +41,7 @@ const AGENT_GOVERNED: &[&str] = &[
     "/foundationModel",
     "/basePrompt",
     "/runtimeAdapter",
+    "/endpoint",
 ];
 
 /// The selector tag itself: removing it is a governed change.

@@ -121,8 +121,26 @@ pub async fn start_with_registry(
     limits: ServerLimits,
     wrap: impl FnOnce(Registry) -> Registry,
 ) -> Server {
+    start_on(limits, false, wrap).await
+}
+
+/// Starts a server on SQLite whatever [`BACKEND_ENV`] says: for a test of logic above the
+/// store that writes hundreds of definitions (the DynamoDB-API test server serializes
+/// requests, so they would hold up every other test's).
+pub async fn start_on_sqlite() -> Server {
+    start_on(ServerLimits::default(), true, |registry| registry).await
+}
+
+async fn start_on(
+    limits: ServerLimits,
+    sqlite: bool,
+    wrap: impl FnOnce(Registry) -> Registry,
+) -> Server {
     let dir = tempfile::tempdir().unwrap();
-    let store = test_store(dir.path()).await;
+    let store: Arc<dyn Store> = match sqlite {
+        true => Arc::new(SqliteStore::open(dir.path().join("registry.db")).unwrap()),
+        false => test_store(dir.path()).await,
+    };
     let (_, admin) = TokenFile::load_or_init(dir.path(), None).unwrap();
     let admin = admin.expect("first run creates an admin token");
     let editor = TokenFile::add_token(dir.path(), "eve-editor", Role::Editor).unwrap();

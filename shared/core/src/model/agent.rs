@@ -108,6 +108,9 @@ pub struct AgentDefinition {
     pub rollout_policy: Option<RolloutPolicy>,
     /// Lambda ARN of a custom runtime adapter.
     pub runtime_adapter: Option<String>,
+    /// Where the agent is served over A2A (https, or http on loopback): an agent that
+    /// declares it gets an agent card (docs/discovery.md). Not part of an inline agent.
+    pub endpoint: Option<String>,
     /// Tells runtimes not to cache the resolved agent.
     pub dont_cache_this: Option<bool>,
     /// Agents this agent collaborates with.

@@ -27,6 +27,7 @@ const FIELDS: &[&str] = &[
     "limits",
     "rolloutPolicy",
     "runtimeAdapter",
+    "endpoint",
     "dontCacheThis",
     "collaborators",
     "agentCollaboration",
@@ -76,6 +77,9 @@ pub fn agent(def: &AgentDefinition) -> Result<(), Vec<Violation>> {
     }
     if let Some(arn) = &def.runtime_adapter {
         check_lambda_arn(&mut v, "/runtimeAdapter", arn);
+    }
+    if let Some(endpoint) = &def.endpoint {
+        super::tool::check_url(&mut v, "/endpoint", endpoint);
     }
     if let Some(collaborators) = &def.collaborators {
         check_collaborators(&mut v, &def.agent_id, collaborators);

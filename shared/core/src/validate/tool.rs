@@ -199,13 +199,13 @@ fn check_auth(v: &mut Violations, auth: &McpAuth) {
     check_url(v, "/auth/tokenUrl", &auth.token_url);
 }
 
-/// Longest URL accepted (the MCP `url`, `auth.tokenUrl`), in bytes.
+/// Longest URL accepted (the MCP `url`, `auth.tokenUrl`, an agent's `endpoint`), in bytes.
 pub const MAX_URL_BYTES: usize = 2_048;
 
 /// Checks that `raw` is an https URL, or http on a loopback host, naming a host and no
 /// user (credentials belong in `auth`), with no space or control character (no CR or
 /// LF), at most [`MAX_URL_BYTES`] long.
-fn check_url(v: &mut Violations, path: &str, raw: &str) {
+pub(crate) fn check_url(v: &mut Violations, path: &str, raw: &str) {
     if raw.len() > MAX_URL_BYTES {
         v.push(path, format!("must be at most {MAX_URL_BYTES} bytes (got {})", raw.len()));
         return;

@@ -1,0 +1,583 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Discovery over real HTTP (docs/discovery.md): `/v0.1/servers` paging, `version`,
+//! `updated_since` and bad input; what an internal and an external user's principal
+//! tokens see against what `resolve` grants each; agent cards and the AI catalog; tool
+//! search; and (with `REGISTRY_DISCOVERY_PYTHON`) the answers judged by outside
+//! validators: the MCP Registry OpenAPI 2025-12-01's schemas (`openapi-schema-validator`)
+//! and A2A's `AgentCard` (`a2a-sdk`).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::{Server, agent_json};
+use registry_api::{Principal, Role};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const NS: &str = "local.agent-registry";
+
+fn mcp(id: &str, name: &str, description: &str, rules: Option<Value>) -> Value {
+    let mut tool = json!({
+        "toolId": id,
+        "executionType": "mcp",
+        "name": name,
+        "displayName": name.replace('_', " "),
+        "description": description,
+        "supportedAgentFrameworks": ["bedrock"],
+        "url": format!("https://mcp.example.com/{name}"),
+        "functionSchema": [{
+            "name": format!("{name}_call"),
+            "description": description,
+            "parameters": { "input": { "description": "What to look up", "type": "string", "required": true } }
+        }],
+    });
+    if let Some(rules) = rules {
+        tool["accessRules"] = rules;
+    }
+    tool
+}
+
+async fn apply(s: &Server, id: &str, body: Value) {
+    let admin = Principal::new("test-loader", Role::Admin);
+    let outcome = if body.get("agentId").is_some() {
+        let agent: registry_core::AgentDefinition = serde_json::from_value(body).unwrap();
+        s.registry.catalog.apply(&admin, id, agent, None, None).await.map(|_| ())
+    } else {
+        let tool: registry_core::ToolDefinition = serde_json::from_value(body).unwrap();
+        s.registry.catalog.apply(&admin, id, tool, None, None).await.map(|_| ())
+    };
+    outcome.unwrap_or_else(|e| panic!("{id}: {e}"));
+}
+
+/// `GET path` with `token` as the bearer (none when empty).
+async fn get(s: &Server, path: &str, token: &str) -> common::Reply {
+    s.send(s.req(Method::GET, path, token)).await
+}
+
+#[tokio::test]
+async fn paging_with_limit_7_returns_each_latest_release_exactly_once() {
+    // 300 writes: on SQLite always (the paging is above the store; the other tests run
+    // discovery on DynamoDB too).
+    let s = common::start_on_sqlite().await;
+    for i in 0..250usize {
+        let name = format!("srv_{i:03}");
+        apply(
+            &s,
+            &format!("{name}@1.0.0"),
+            mcp(&format!("{name}@1.0.0"), &name, "A server.", None),
+        )
+        .await;
+        if i.is_multiple_of(5) {
+            apply(
+                &s,
+                &format!("{name}@1.1.0"),
+                mcp(&format!("{name}@1.1.0"), &name, "A server.", None),
+            )
+            .await;
+        }
+    }
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v0.1/servers?version=latest&limit=7&cursor={c}"),
+            None => "/v0.1/servers?version=latest&limit=7".to_owned(),
+        };
+        let page = get(&s, &path, &s.reader).await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+        let servers = page.body["servers"].as_array().unwrap();
+        assert!(servers.len() <= 7);
+        assert_eq!(page.body["metadata"]["count"], servers.len());
+        for server in servers {
+            let meta = &server["_meta"]["io.modelcontextprotocol.registry/official"];
+            assert_eq!(meta["isLatest"], true);
+            seen.push((
+                server["server"]["name"].as_str().unwrap().to_owned(),
+                server["server"]["version"].as_str().unwrap().to_owned(),
+            ));
+        }
+        pages += 1;
+        match page.body["metadata"]["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 250usize.div_ceil(7));
+    assert_eq!(seen.len(), 250);
+    let names: BTreeSet<&String> = seen.iter().map(|(n, _)| n).collect();
+    assert_eq!(names.len(), 250, "each server once");
+    for (name, version) in &seen {
+        let i: usize = name.rsplit('_').next().unwrap().parse().unwrap();
+        assert_eq!(version, if i.is_multiple_of(5) { "1.1.0" } else { "1.0.0" }, "{name}");
+        assert!(name.starts_with(&format!("{NS}/")));
+    }
+    // without `version`, every release: 250 + 50
+    let all = get(&s, "/v0.1/servers?limit=100", &s.reader).await;
+    assert_eq!(all.body["metadata"]["count"], 100);
+    let exact = get(&s, "/v0.1/servers?version=1.1.0&limit=100", &s.reader).await;
+    assert_eq!(exact.body["metadata"]["count"], 50);
+    // versions of one server, newest first; one version; latest; URL-encoded names
+    let versions = get(&s, &format!("/v0.1/servers/{NS}%2Fsrv_005/versions"), &s.reader).await;
+    assert_eq!(versions.status, StatusCode::OK, "{}", versions.text);
+    let listed: Vec<&str> = versions.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["server"]["version"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["1.1.0", "1.0.0"]);
+    let latest = get(&s, &format!("/v0.1/servers/{NS}%2Fsrv_005/versions/latest"), &s.reader).await;
+    assert_eq!(latest.body["server"]["version"], "1.1.0");
+    let old = get(&s, &format!("/v0.1/servers/{NS}%2Fsrv_005/versions/1.0.0"), &s.reader).await;
+    assert_eq!(old.body["_meta"]["io.modelcontextprotocol.registry/official"]["isLatest"], false);
+    assert_eq!(old.body["_meta"][format!("{NS}/registry")]["toolId"], "srv_005@1.0.0");
+}
+
+#[tokio::test]
+async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
+    let s = common::start().await;
+    apply(&s, "old@1.0.0", mcp("old@1.0.0", "old", "Old server.", None)).await;
+    apply(&s, "gone@1.0.0", mcp("gone@1.0.0", "gone", "Gone server.", None)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    let since = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    apply(&s, "new@1.0.0", mcp("new@1.0.0", "new", "New server.", None)).await;
+    let mut deprecated = mcp("old@1.0.0", "old", "Old server.", None);
+    deprecated["lifecycle"] = json!({"status": "deprecated", "migrationPath": "new@1.0.0"});
+    apply(&s, "old@1.0.0", deprecated).await;
+    let mut retired = mcp("gone@1.0.0", "gone", "Gone server.", None);
+    retired["lifecycle"] = json!({"status": "retired"});
+    apply(&s, "gone@1.0.0", retired).await;
+    let names = |r: &common::Reply| -> BTreeMap<String, String> {
+        r.body["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["server"]["name"]
+                        .as_str()
+                        .unwrap()
+                        .trim_start_matches(&format!("{NS}/"))
+                        .to_owned(),
+                    v["_meta"]["io.modelcontextprotocol.registry/official"]["status"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned(),
+                )
+            })
+            .collect()
+    };
+    let plain = get(&s, "/v0.1/servers", &s.reader).await;
+    assert_eq!(
+        names(&plain),
+        BTreeMap::from([("new".into(), "active".into()), ("old".into(), "deprecated".into())])
+    );
+    let with_deleted = get(&s, "/v0.1/servers?include_deleted=true", &s.reader).await;
+    assert_eq!(names(&with_deleted).get("gone").map(String::as_str), Some("deleted"));
+    let since_q =
+        get(&s, &format!("/v0.1/servers?updated_since={}", since.replace('+', "%2B")), &s.reader)
+            .await;
+    assert_eq!(since_q.status, StatusCode::OK, "{}", since_q.text);
+    assert_eq!(
+        names(&since_q).keys().collect::<Vec<_>>(),
+        ["new", "old"],
+        "old changed after `since`, gone is deleted"
+    );
+    let later = chrono::Utc::now() + chrono::Duration::seconds(5);
+    let none = get(
+        &s,
+        &format!(
+            "/v0.1/servers?updated_since={}",
+            later.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        ),
+        &s.reader,
+    )
+    .await;
+    assert_eq!(none.body["metadata"]["count"], 0);
+}
+
+#[tokio::test]
+async fn search_ranks_servers_by_relevance_then_matches_names() {
+    let s = common::start().await;
+    for (name, description) in [
+        ("air_quality", "Air quality index and pollen counts for a city."),
+        ("pollen_maps", "Maps of pollen for allergy sufferers: tree and grass pollen."),
+        ("tides", "Tide tables for harbours."),
+        ("quality_gate", "Build checks."),
+    ] {
+        let id = format!("{name}@1.0.0");
+        apply(&s, &id, mcp(&id, name, description, None)).await;
+    }
+    let names = |r: &common::Reply| -> Vec<String> {
+        r.body["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                v["server"]["name"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches(&format!("{NS}/"))
+                    .to_owned()
+            })
+            .collect()
+    };
+    let ranked = get(&s, "/v0.1/servers?search=pollen%20allergy", &s.reader).await;
+    assert_eq!(names(&ranked), ["pollen_maps", "air_quality"], "{}", ranked.text);
+    // a name substring the words do not stem to: the spec's substring match
+    let by_name = get(&s, "/v0.1/servers?search=qualit", &s.reader).await;
+    assert_eq!(names(&by_name), ["air_quality", "quality_gate"], "{}", by_name.text);
+    // paging a ranked answer: the cursor continues after the last one returned
+    let first = get(&s, "/v0.1/servers?search=pollen%20allergy&limit=1", &s.reader).await;
+    assert_eq!(names(&first), ["pollen_maps"]);
+    let cursor = first.body["metadata"]["nextCursor"].as_str().unwrap();
+    let second = get(
+        &s,
+        &format!("/v0.1/servers?search=pollen%20allergy&limit=1&cursor={cursor}"),
+        &s.reader,
+    )
+    .await;
+    assert_eq!(names(&second), ["air_quality"]);
+    assert!(second.body["metadata"]["nextCursor"].is_null());
+}
+
+#[tokio::test]
+async fn bad_input_is_a_400_in_the_specs_error_shape() {
+    let s = common::start().await;
+    let long = "w".repeat(300);
+    for (path, at) in [
+        ("/v0.1/servers?limit=0".to_owned(), "/limit"),
+        ("/v0.1/servers?limit=101".to_owned(), "/limit"),
+        ("/v0.1/servers?limit=seven".to_owned(), "/limit"),
+        ("/v0.1/servers?cursor=%25%25not-a-cursor".to_owned(), "/cursor"),
+        (format!("/v0.1/servers?search={long}"), "/search"),
+        ("/v0.1/servers?updated_since=yesterday".to_owned(), "/updated_since"),
+        ("/v0.1/servers?include_deleted=maybe".to_owned(), "/include_deleted"),
+        ("/tools/search?q=weather&limit=0".to_owned(), "/limit"),
+        ("/tools/search?q=weather&limit=101".to_owned(), "/limit"),
+        (format!("/tools/search?q={long}"), "/q"),
+    ] {
+        let r = get(&s, &path, &s.reader).await;
+        r.assert_problem(400, "VALIDATION_FAILED");
+        assert_eq!(r.error_paths(), [at], "{path}: {}", r.text);
+        assert!(r.body["error"].is_string(), "{path}: the spec's `error` member: {}", r.text);
+    }
+    // every problem at once
+    let r = get(&s, "/v0.1/servers?limit=0&cursor=x", &s.reader).await;
+    assert_eq!(r.error_paths(), ["/limit", "/cursor"], "{}", r.text);
+    // a missing server is a 404 in the same shape; no credentials a 401
+    let r = get(&s, &format!("/v0.1/servers/{NS}%2Fnothing/versions"), &s.reader).await;
+    r.assert_problem(404, "NOT_FOUND");
+    assert!(r.body["error"].is_string());
+    let r = get(&s, "/v0.1/servers", "").await;
+    r.assert_problem(401, "UNAUTHENTICATED");
+    let r = get(&s, "/v0.1/servers", "not-a-token").await;
+    r.assert_problem(401, "UNAUTHENTICATED");
+}
+
+/// The example data (cli/example) plus MCP tools under access rules, an agent with an
+/// endpoint that names them all, and principal keys.
+async fn example_registry() -> Server {
+    let keys = registry_access::signed::KeyRing::parse(
+        "d1:ZGlzY292ZXJ5LXRlc3Qta2V5LTAxMjM0NTY3ODlhYmNkZWY=",
+    )
+    .unwrap();
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
+        .await;
+    for (id, text) in [
+        ("weather-basic@1.0.0", include_str!("../../../cli/example/weather-basic.json")),
+        ("weather-forecast@1.0.0", include_str!("../../../cli/example/weather-forecast.json")),
+        ("convert_units@1.0.0", include_str!("../../../cli/example/convert-units.json")),
+    ] {
+        apply(&s, id, serde_json::from_str(text).unwrap()).await;
+    }
+    let internal_only =
+        json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}]);
+    let external_only =
+        json!([{"effect": "allow", "condition": "user.userType == 'external-user'"}]);
+    apply(
+        &s,
+        "air_quality@1.0.0",
+        mcp(
+            "air_quality@1.0.0",
+            "air_quality",
+            "Air quality index and pollen counts for a city.",
+            None,
+        ),
+    )
+    .await;
+    apply(
+        &s,
+        "storm_alerts@1.0.0",
+        mcp(
+            "storm_alerts@1.0.0",
+            "storm_alerts",
+            "Severe storm alerts for staff operations.",
+            Some(internal_only),
+        ),
+    )
+    .await;
+    apply(
+        &s,
+        "travel_tips@1.0.0",
+        mcp(
+            "travel_tips@1.0.0",
+            "travel_tips",
+            "Weather travel tips for customers.",
+            Some(external_only),
+        ),
+    )
+    .await;
+    // an MCP tool no agent names: only roles see it
+    apply(&s, "unbound@1.0.0", mcp("unbound@1.0.0", "unbound", "A server no agent uses.", None))
+        .await;
+    let mut agent: Value =
+        serde_json::from_str(include_str!("../../../cli/example/weather-agent.json")).unwrap();
+    for id in ["air_quality@1.0.0", "storm_alerts@1.0.0", "travel_tips@1.0.0"] {
+        agent["toolIds"].as_array_mut().unwrap().push(json!(id));
+    }
+    agent["endpoint"] = json!("https://agents.example.com/weather");
+    apply(&s, "weather-agent", agent).await;
+    // an agent without an endpoint has no card
+    apply(&s, "quiet-agent", agent_json("quiet-agent", &["weather-basic@1.0.0"])).await;
+    s
+}
+
+/// Resolves the example agent for a user of `user_type`: its principal token and the
+/// tool ids resolution kept.
+async fn resolve(s: &Server, user_type: &str) -> (String, BTreeSet<String>) {
+    let context = json!({"user": {"userId": format!("{user_type}-1"), "userType": user_type}, "account": {"accountId": "acct-1"}});
+    let r = s
+        .send(
+            s.req(Method::POST, "/agents/weather-agent/resolve?explain=true", &s.reader)
+                .json(&context),
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let token =
+        r.body["inlineAgent"]["inlineSessionState"]["sessionAttributes"]["registryPrincipal"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let kept = r.body["trace"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["outcome"] == "INCLUDED")
+        .map(|t| t["toolId"].as_str().unwrap().to_owned())
+        .collect();
+    (token, kept)
+}
+
+fn server_tool_ids(r: &common::Reply) -> BTreeSet<String> {
+    r.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["_meta"][format!("{NS}/registry")]["toolId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn mcp_ids(ids: &BTreeSet<String>) -> BTreeSet<String> {
+    ids.iter()
+        .filter(|id| {
+            ["air_quality", "storm_alerts", "travel_tips", "unbound"]
+                .iter()
+                .any(|n| id.starts_with(n))
+        })
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn each_principal_sees_exactly_what_resolve_grants_it() {
+    let s = example_registry().await;
+    let (internal, internal_kept) = resolve(&s, "internal-user").await;
+    let (external, external_kept) = resolve(&s, "external-user").await;
+    assert_ne!(internal_kept, external_kept, "the rules grant them different tools");
+    assert!(
+        internal_kept.contains("storm_alerts@1.0.0")
+            && !external_kept.contains("storm_alerts@1.0.0")
+    );
+    assert!(
+        external_kept.contains("travel_tips@1.0.0") && !internal_kept.contains("travel_tips@1.0.0")
+    );
+
+    // servers: exactly the MCP tools resolution kept
+    for (token, kept) in [(&internal, &internal_kept), (&external, &external_kept)] {
+        let r = get(&s, "/v0.1/servers", token).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        assert_eq!(server_tool_ids(&r), mcp_ids(kept));
+        assert_eq!(r.body["metadata"]["count"], mcp_ids(kept).len());
+        // search: every tool resolution kept that matches, and nothing else
+        let found = get(
+            &s,
+            "/tools/search?q=weather%20city%20storm%20travel%20air%20units&limit=100",
+            token,
+        )
+        .await;
+        assert_eq!(found.status, StatusCode::OK, "{}", found.text);
+        let ids: BTreeSet<String> = found.body["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["toolId"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(&ids, kept, "search over exactly the granted tools");
+    }
+    // a role sees every server, the unbound one too
+    let all = get(&s, "/v0.1/servers", &s.reader).await;
+    assert_eq!(
+        server_tool_ids(&all),
+        mcp_ids(
+            &["air_quality@1.0.0", "storm_alerts@1.0.0", "travel_tips@1.0.0", "unbound@1.0.0"]
+                .map(String::from)
+                .into()
+        )
+    );
+
+    // a hidden server is a 404 exactly like one that does not exist
+    let hidden =
+        get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts/versions/latest"), &external).await;
+    let missing =
+        get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts_x/versions/latest"), &external).await;
+    hidden.assert_problem(404, "NOT_FOUND");
+    assert_eq!(hidden.text.replace("storm_alerts", "storm_alerts_x"), missing.text);
+    let seen =
+        get(&s, &format!("/v0.1/servers/{NS}%2Fstorm_alerts/versions/latest"), &internal).await;
+    assert_eq!(seen.status, StatusCode::OK, "{}", seen.text);
+    // catalog: the agent card and the servers each may see
+    for (token, kept) in [(&internal, &internal_kept), (&external, &external_kept)] {
+        let catalog = get(&s, "/.well-known/ai-catalog.json", token).await;
+        assert_eq!(catalog.status, StatusCode::OK, "{}", catalog.text);
+        let entries = catalog.body["entries"].as_array().unwrap();
+        let servers: BTreeSet<String> = entries
+            .iter()
+            .filter(|e| e["type"] == "application/mcp-server+json")
+            .map(|e| e["identifier"].as_str().unwrap().rsplit(':').next().unwrap().to_owned())
+            .collect();
+        let want: BTreeSet<String> =
+            mcp_ids(kept).iter().map(|id| id.split('@').next().unwrap().to_owned()).collect();
+        assert_eq!(servers, want);
+        assert!(entries.iter().any(|e| e["type"] == "application/a2a-agent-card+json"
+            && e["url"] == "/agent-cards/weather-agent"));
+        assert!(
+            !entries.iter().any(|e| e["identifier"].as_str().unwrap().ends_with(":quiet-agent"))
+        );
+        // the card's skills are the functions of the tools resolution kept
+        let card = get(&s, "/agent-cards/weather-agent", token).await;
+        assert_eq!(card.status, StatusCode::OK, "{}", card.text);
+        let skills: BTreeSet<String> = card.body["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["id"].as_str().unwrap().split('.').next().unwrap().to_owned())
+            .collect();
+        let kept_names: BTreeSet<String> =
+            kept.iter().map(|id| id.split('@').next().unwrap().replace('-', "_")).collect();
+        assert_eq!(skills, kept_names);
+    }
+    // the quiet agent has no card, for anyone
+    let r = get(&s, "/agent-cards/quiet-agent", &s.reader).await;
+    r.assert_problem(404, "NOT_FOUND");
+    // search scores do not depend on hidden tools: the external user's answer is the
+    // same with or without the internal-only tool in the registry
+    let q = "/tools/search?q=storm%20weather%20alerts&limit=10";
+    let before = get(&s, q, &external).await;
+    let mut switched_off = mcp(
+        "storm_alerts@1.0.0",
+        "storm_alerts",
+        "Severe storm alerts for staff operations.",
+        Some(json!([{"effect": "deny"}])),
+    );
+    switched_off["lifecycle"] = json!({"status": "active"});
+    apply(&s, "storm_alerts@1.0.0", switched_off).await;
+    let after = get(&s, q, &external).await;
+    assert_eq!(before.body, after.body);
+}
+
+#[tokio::test]
+async fn anonymous_discovery_is_off_unless_configured_then_uses_its_context() {
+    let settings = registry_api::DiscoverySettings::parse(
+        Some("com.example.tools"),
+        Some(r#"{"agentId": "a1", "context": {"user": {"userId": "anon", "userType": "external-user"}}}"#),
+    )
+    .unwrap();
+    let s = common::start_with_registry(Default::default(), |r| r.with_discovery(settings)).await;
+    apply(&s, "open@1.0.0", mcp("open@1.0.0", "open", "Open to all.", None)).await;
+    apply(
+        &s,
+        "staff@1.0.0",
+        mcp(
+            "staff@1.0.0",
+            "staff",
+            "Staff only.",
+            Some(json!([{"effect": "allow", "condition": "user.userType == 'internal-user'"}])),
+        ),
+    )
+    .await;
+    apply(&s, "a1", agent_json("a1", &["open@1.0.0", "staff@1.0.0"])).await;
+    let r = get(&s, "/v0.1/servers", "").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    let names: Vec<&str> = r.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["server"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["com.example.tools/open"]);
+    // a wrong token is still a 401, not anonymous
+    get(&s, "/v0.1/servers", "wrong").await.assert_problem(401, "UNAUTHENTICATED");
+    assert!(registry_api::DiscoverySettings::parse(Some("bad/ns"), None).is_err());
+    assert!(registry_api::DiscoverySettings::parse(None, Some("{\"agentId\": 1}")).is_err());
+}
+
+#[tokio::test]
+async fn an_agent_endpoint_is_validated() {
+    let s = common::start().await;
+    let mut agent = agent_json("a1", &[]);
+    agent["endpoint"] = json!("http://agents.example.com/a1");
+    let r = s.send(s.req(Method::POST, "/agents", &s.editor).json(&agent)).await;
+    r.assert_invalid_at("/endpoint");
+    agent["endpoint"] = json!("https://agents.example.com/a1");
+    s.create_agent(&agent).await;
+}
+
+#[tokio::test]
+#[ignore = "needs REGISTRY_DISCOVERY_PYTHON (scripts/discovery-validators.sh installs it)"]
+async fn answers_pass_the_outside_validators() {
+    let python = std::env::var("REGISTRY_DISCOVERY_PYTHON").expect("REGISTRY_DISCOVERY_PYTHON");
+    let s = example_registry().await;
+    let (internal, _) = resolve(&s, "internal-user").await;
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (kind, path, token) in [
+        ("ServerList", "/v0.1/servers", s.reader.as_str()),
+        ("ServerList", "/v0.1/servers?version=latest&include_deleted=true", internal.as_str()),
+        ("ServerList", &format!("/v0.1/servers/{NS}%2Fair_quality/versions"), s.reader.as_str()),
+        (
+            "ServerResponse",
+            &format!("/v0.1/servers/{NS}%2Fair_quality/versions/latest"),
+            internal.as_str(),
+        ),
+        ("AgentCard", "/agent-cards/weather-agent", internal.as_str()),
+        ("AgentCard", "/agent-cards/weather-agent", s.reader.as_str()),
+    ] {
+        let r = get(&s, path, token).await;
+        assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
+        let file = dir.path().join(format!("{}.json", files.len()));
+        std::fs::write(&file, &r.text).unwrap();
+        files.push(format!("{kind}={}", file.display()));
+    }
+    let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/mcp-registry-2025-12-01.json");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/validate.py");
+    let out =
+        std::process::Command::new(python).arg(script).arg(schema).args(&files).output().unwrap();
+    let report =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{report}");
+    assert_eq!(report.matches("valid ").count(), files.len(), "{report}");
+}
