@@ -148,7 +148,7 @@ impl Discovery {
     }
 
     /// The verified principal of a bearer token `token`, if it is one this registry issued.
-    pub fn principal_of(&self, token: &str) -> Option<registry_access::signed::Principal> {
+    pub fn principal_of(&self, token: &str) -> Option<crate::service::VerifiedPrincipal> {
         self.resolver.verify_principal(token).ok()
     }
 
