@@ -701,9 +701,10 @@ impl World {
         let line = &lines[before];
         let text = |key: &str| line[key].as_str().map(str::to_owned);
         match line["reason"].as_str().unwrap() {
-            "NO_SIGNED_CONTEXT" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
-                Seen::Refused(Before::Principal)
-            }
+            "NO_SIGNED_CONTEXT"
+            | "INVALID_SIGNED_CONTEXT"
+            | "EXPIRED_SIGNED_CONTEXT"
+            | "SESSION_MISMATCH" => Seen::Refused(Before::Principal),
             "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
             "RULES_UNAVAILABLE"
             | "RULES_STALE"

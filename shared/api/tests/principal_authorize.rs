@@ -116,8 +116,19 @@ async fn with_a_token_the_body_names_no_principal_and_a_bad_token_is_refused() {
         r.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(r.error_paths(), ["/headers/X-Registry-Principal"], "{}", r.text);
     }
+    // the session the call arrived in must be the token's
+    let path = format!("/tools/{TOOL}/authorize");
+    let in_session = |session: &str| {
+        s.req(Method::POST, &path, &s.reader)
+            .header("X-Registry-Principal", &carol)
+            .header("X-Registry-Session", session)
+            .json(&refund(5.0))
+    };
+    let r = s.send(in_session("session-2")).await;
+    r.assert_problem(400, "VALIDATION_FAILED");
+    assert_eq!(r.error_paths(), ["/headers/X-Registry-Session"], "{}", r.text);
     // nothing was counted by the refused requests
-    let r = authorize(&s, &carol, &refund(5.0)).await;
+    let r = s.send(in_session("session-1")).await;
     assert_eq!(r.body["session"]["calls"], 1, "{}", r.text);
 }
 

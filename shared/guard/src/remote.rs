@@ -31,6 +31,9 @@ pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The header the principal token travels in (as to the token broker).
 const PRINCIPAL_HEADER: &str = "X-Registry-Principal";
+/// The header naming the event's Bedrock session: the registry refuses a token bound
+/// to another one, as table mode does.
+const SESSION_HEADER: &str = "X-Registry-Session";
 
 /// What a guard in remote mode needs.
 #[derive(Debug, Clone)]
@@ -156,6 +159,7 @@ impl Remote {
             .post(url)
             .bearer_auth(&self.config.token)
             .header(PRINCIPAL_HEADER, token)
+            .header(SESSION_HEADER, event.session_id())
             .json(&json!({"call": call}))
             .send()
             .await;
@@ -239,8 +243,9 @@ fn stage(stage: &str) -> Option<&'static str> {
     ["lifecycle", "access", "limit", "call"].into_iter().find(|s| *s == stage)
 }
 
-/// A 400 of the registry: the principal token refused (`INVALID_SIGNED_CONTEXT`, or
-/// `EXPIRED_SIGNED_CONTEXT` when it says expired), the call's function or arguments
+/// A 400 of the registry: the token bound to another session (`SESSION_MISMATCH`), the
+/// principal token refused (`INVALID_SIGNED_CONTEXT`, or `EXPIRED_SIGNED_CONTEXT` when
+/// it says expired), the call's function or arguments
 /// refused (`INVALID_ARGUMENTS`, the `REPROMPT` naming each), anything else
 /// `REGISTRY_REFUSED`.
 fn refused_by_registry(event: &ActionGroupEvent, body: &Value, now_ms: i64) -> Checked {
@@ -253,6 +258,11 @@ fn refused_by_registry(event: &ActionGroupEvent, body: &Value, now_ms: i64) -> C
         })
         .collect();
     let detail = problem_detail(body);
+    if let Some((_, message)) =
+        errors.iter().find(|(path, _)| *path == "/headers/X-Registry-Session")
+    {
+        return refused(event, Refusal::SessionMismatch, (*message).to_owned(), now_ms);
+    }
     if let Some((_, message)) = errors.iter().find(|(path, _)| path.starts_with("/headers/")) {
         // the registry's wording of an expired token (`SignedContextError::Expired`)
         let refusal = match message.contains("expired") {

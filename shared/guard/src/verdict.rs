@@ -45,6 +45,8 @@ pub enum Refusal {
     /// The call would count in a session whose `sessionId` is not one Bedrock makes
     /// (2 to 100 characters of `[0-9a-zA-Z._:-]`).
     InvalidSession,
+    /// The principal token is bound to another session than the event's.
+    SessionMismatch,
     /// Remote mode: the registry was not reached within the timeout, or failed.
     RegistryUnavailable,
     /// Remote mode: the registry refused the request for another reason than the
@@ -66,6 +68,7 @@ impl Refusal {
             Self::InvalidArguments => "INVALID_ARGUMENTS",
             Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
             Self::InvalidSession => "INVALID_SESSION",
+            Self::SessionMismatch => "SESSION_MISMATCH",
             Self::RegistryUnavailable => "REGISTRY_UNAVAILABLE",
             Self::RegistryRefused => "REGISTRY_REFUSED",
         }
@@ -87,6 +90,9 @@ impl Refusal {
             Self::InvalidArguments => "the arguments are invalid",
             Self::BudgetsUnavailable => "the session's budget cannot be checked right now",
             Self::InvalidSession => "the session's id is not valid",
+            Self::SessionMismatch => {
+                "the session's registry principal context belongs to another session"
+            }
             Self::RegistryUnavailable => "the tool's call policy cannot be checked right now",
             Self::RegistryRefused => "the registry refused to decide the call",
         }

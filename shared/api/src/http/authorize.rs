@@ -7,7 +7,7 @@ use axum::extract::State;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::params::{Explain, ExplainParamsDoc, Id};
-use crate::http::principal::signed_principal;
+use crate::http::principal::{same_session, signed_principal};
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::{Authorization, AuthorizeRequest, CallPolicy, Resolver};
@@ -20,11 +20,13 @@ use crate::service::{Authorization, AuthorizeRequest, CallPolicy, Resolver};
 /// refuses are a 400 with pointers under `/call`. With a principal token (the
 /// `registryPrincipal` session attribute) in `X-Registry-Principal`, as a tool's guard
 /// sends it, the agent, context and session are the token's: the body carries only
-/// `call` (any of `context`, `agentId`, `sessionId` besides is a 400), and a token the
-/// registry does not accept is a 400 at `/headers/X-Registry-Principal`.
+/// `call` (any of `context`, `agentId`, `sessionId` besides is a 400), a token the
+/// registry does not accept is a 400 at `/headers/X-Registry-Principal`, and one sent
+/// from another session than its own (`X-Registry-Session`) a 400 there.
 #[utoipa::path(post, path = "/tools/{id}/authorize", tag = "access", request_body = AuthorizeRequest,
     params(("id" = String, Path, description = "Tool id"), ExplainParamsDoc,
-        ("X-Registry-Principal" = Option<String>, Header, description = "A principal token (the `registryPrincipal` session attribute): the call is decided for its agent, context and session")),
+        ("X-Registry-Principal" = Option<String>, Header, description = "A principal token (the `registryPrincipal` session attribute): the call is decided for its agent, context and session"),
+        ("X-Registry-Session" = Option<String>, Header, description = "With X-Registry-Principal: the Bedrock session the call arrived in, which must be the token's (else a 400 at /headers/X-Registry-Session)")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The decision (allow or deny both answer 200)", body = Authorization),
@@ -40,7 +42,10 @@ pub async fn authorize_call(
     JsonBody(request): JsonBody<AuthorizeRequest>,
 ) -> Result<Json<Authorization>, Problem> {
     let request = match signed_principal(&resolver, &headers)? {
-        Some(principal) => request.as_principal(principal)?,
+        Some(principal) => {
+            same_session(&principal, &headers)?;
+            request.as_principal(principal)?
+        }
         None => request,
     };
     Ok(Json(calls.authorize(&id, &request, explain).await?))

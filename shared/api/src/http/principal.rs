@@ -15,6 +15,10 @@ pub const PRINCIPAL_HEADER: &str = "x-registry-principal";
 /// The problem's pointer for a principal token that is not accepted.
 pub const PRINCIPAL_POINTER: &str = "/headers/X-Registry-Principal";
 
+/// The header naming the Bedrock session a call arrived in (a guard's event
+/// `sessionId`): with a principal token, it must be the token's session.
+pub const SESSION_HEADER: &str = "x-registry-session";
+
 /// A 400 at [`PRINCIPAL_POINTER`] saying `message`.
 pub fn invalid_principal(message: impl Into<String>) -> Problem {
     Problem::validation(vec![Violation { path: PRINCIPAL_POINTER.into(), message: message.into() }])
@@ -31,4 +35,25 @@ pub fn signed_principal(
     let Some(token) = headers.get(PRINCIPAL_HEADER) else { return Ok(None) };
     let token = token.to_str().map_err(|_| invalid_principal("not a signed context"))?;
     resolver.verify_principal(token).map(Some).map_err(|e| invalid_principal(e.to_string()))
+}
+
+/// Checks the request's [`SESSION_HEADER`], when sent, against `principal`'s session
+/// (when the token names one): a
+/// token replayed into another Bedrock session is a 400 at
+/// `/headers/X-Registry-Session`, as a guard in table mode refuses it.
+pub fn same_session(
+    principal: &VerifiedPrincipal,
+    headers: &http::HeaderMap,
+) -> Result<(), Problem> {
+    at_most_one(headers, "X-Registry-Session")?;
+    let (Some(session), Some(bound)) = (headers.get(SESSION_HEADER), &principal.session_id) else {
+        return Ok(());
+    };
+    if session.as_bytes() == bound.as_bytes() {
+        return Ok(());
+    }
+    Err(Problem::validation(vec![Violation {
+        path: "/headers/X-Registry-Session".into(),
+        message: "the principal token is bound to another session (its sid)".into(),
+    }]))
 }
