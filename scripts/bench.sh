@@ -25,7 +25,11 @@ echo "== criterion"
 cargo bench -q -p registry-access -p registry-core -p bedrock-action-group \
   --bench access --bench resolve --bench convert -- "${CRIT[@]}" >"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion failed" >&2; exit 1; }
-# The call-time guard (registry-guard): its own cost per call.
+# The call-time guard (registry-guard): its own cost per call; the principal token's
+# issue and first verification (registry-token).
+cargo bench -q -p registry-token --features issue --bench token -- "${CRIT[@]}" \
+  >>"$TARGET/bench-criterion.log" 2>&1 \
+  || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (token) failed" >&2; exit 1; }
 cargo bench -q -p registry-guard --bench guard -- "${CRIT[@]}" \
   >>"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (guard) failed" >&2; exit 1; }
@@ -113,8 +117,12 @@ line("context_prepare", 1000, "prepared context from a typed RequestContext")
 line("context_prepare-from-json", 1000, "prepared context from JSON text (parse included)")
 line("event-text-to-response-bytes", 3000, "action-group event text -> response bytes (the path `run` uses)")
 line("guard_check-warm", 3000, "guard per warm call (Guard::check: remembered token, cached rules, decision line)")
-line("guard_verify-read-evaluate", 3000, "guard: verify signed context + read it + 3 call rules on typed arguments (nothing remembered)")
+line("guard_read-evaluate", 3000, "guard: a verified token's context read + 3 call rules on typed arguments")
 line("guard_one-session-rule", 3000, "guard with one session rule: the same + a rule over session.* + the admitted state (no store round trip)")
+for bench, what in [("token_issue", "principal token issued at resolve (RS256 sign)"),
+                   ("token_verify-first", "principal token's first verification (RS256, claims)")]:
+    v = median(bench)
+    print(f"{what}: " + ("not measured" if v is None else f"{v / 1000:,.1f} us (measured, no goal)"))
 p95 = next((l for l in open(os.path.join(os.path.dirname(crit), "bench-criterion.log")) if l.startswith("search p95: ")), None)
 if p95 is None:
     print("tool search over 10,000 tools: not measured")

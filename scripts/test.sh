@@ -32,6 +32,11 @@ REGISTRY_DISCOVERY_PYTHON="$(scripts/discovery-validators.sh)"
 export REGISTRY_DISCOVERY_PYTHON
 echo "REGISTRY_DISCOVERY_PYTHON=$REGISTRY_DISCOVERY_PYTHON"
 
+step "PyJWT (judges the principal token against the registry's JWKS)"
+PYJWT_PYTHON="$(scripts/pyjwt.sh)"
+export PYJWT_PYTHON
+echo "PYJWT_PYTHON=$PYJWT_PYTHON"
+
 step "Chromium and chromium-driver (the console's browser tests; installed when missing)"
 chromium_env="$(scripts/chromium.sh)"   # fails the run when it cannot install
 eval "$chromium_env"

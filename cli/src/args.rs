@@ -77,6 +77,29 @@ pub enum Command {
         #[command(flatten)]
         remote: Remote,
     },
+    /// The keys that sign principal tokens on a running registry (admin).
+    Keys {
+        /// The operation.
+        #[command(subcommand)]
+        op: KeyOperation,
+        /// Connection options.
+        #[command(flatten)]
+        remote: Remote,
+    },
+}
+
+/// Operations of `keys`.
+#[derive(Debug, Subcommand)]
+pub enum KeyOperation {
+    /// List the keys, the signing one first, with when each one's last token expires.
+    List,
+    /// Make a new signing key; the old one keeps verifying until its tokens expire.
+    Rotate,
+    /// Remove a retired key: its tokens are refused from then on (not the signing key).
+    Remove {
+        /// The key id (`kid`).
+        kid: String,
+    },
 }
 
 /// Options of `events`.
@@ -189,7 +212,7 @@ pub struct ServeArgs {
     /// they may be personal data).
     #[arg(long)]
     pub decision_log_values: bool,
-    /// How long the principal context signed at resolution stays valid, in seconds.
+    /// How long the principal token issued at resolution stays valid, in seconds.
     #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(i64).range(60..=86_400))]
     pub context_ttl: i64,
     /// Storage backend.

@@ -7,6 +7,7 @@ mod client;
 mod dynamodb;
 mod events;
 mod example;
+mod keys;
 mod nofile;
 mod output;
 mod proposals;
@@ -35,6 +36,7 @@ async fn main() -> ExitCode {
         Command::Import { source, remote } => admin::import(source, remote).await,
         Command::Events { args, remote } => events::run(args, remote).await,
         Command::Proposals { op, remote } => proposals::run(op, remote).await,
+        Command::Keys { op, remote } => keys::run(op, remote).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

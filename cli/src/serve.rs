@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use registry_api::principal_keys::KeyRing;
+use registry_api::principal_keys::{FileKeyStore, PrincipalKeys, TokenSettings};
 use registry_api::service::{DecisionFormat, DecisionLog, Delivery};
 use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, serve_with};
 use registry_config::{ConfigError, Vars, names};
@@ -35,11 +35,20 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         .with_context(|| format!("cannot use data directory {}", args.data_dir.display()))?;
     let env = EnvSettings::read(Vars::from_env())?;
     let (store, fresh) = open_store(&args, env.cursor_key.as_deref()).await?;
-    let keys = match env.context_keys {
-        Some(keys) => keys,
-        None => registry_api::principal_keys::load_or_create(&args.data_dir)
-            .context("cannot read or create the principal context keys")?,
-    };
+    let listener = TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let address = listener.local_addr()?;
+    let issuer = env.token_issuer.unwrap_or_else(|| match address.ip().is_unspecified() {
+        true => format!("http://127.0.0.1:{}", address.port()),
+        false => format!("http://{address}"),
+    });
+    let mut settings = TokenSettings::new(issuer);
+    settings.audience = env.token_audience.unwrap_or(settings.audience);
+    settings.ttl_seconds = args.context_ttl;
+    let keys = PrincipalKeys::open(Arc::new(FileKeyStore::in_dir(&args.data_dir)), settings)
+        .await
+        .context("cannot read or create the principal token's signing keys")?;
     let decisions = match args.decision_log {
         DecisionLogTarget::Stdout => {
             DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values, Delivery::Buffered)
@@ -54,7 +63,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     )?;
     let registry = Registry::new(store)
         .with_discovery(discovery)
-        .with_principal_keys(keys, args.context_ttl)
+        .with_principal_keys(Arc::new(keys))
         .with_decision_log(decisions)
         .with_vault(std::sync::Arc::new(vault));
     #[cfg(feature = "aws")]
@@ -88,10 +97,6 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         );
     }
 
-    let listener = TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("cannot listen on {}", args.listen))?;
-    let address = listener.local_addr()?;
     say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
     say!("  console: http://{address}/console (sign in with a token)");
     say!("  try: curl -s -H \"Authorization: Bearer ${}\" http://{address}/agents", names::TOKEN);
@@ -107,18 +112,21 @@ pub async fn run(args: ServeArgs) -> Result<()> {
 struct EnvSettings {
     /// The admin token of a first start ([`names::ADMIN_TOKEN`]; else a random one).
     admin_token: Option<String>,
-    /// The principal context key ring ([`names::CONTEXT_KEYS`]; else the key file).
-    context_keys: Option<KeyRing>,
+    /// The principal token's `iss` ([`names::TOKEN_ISSUER`]; else `http://<listen address>`).
+    token_issuer: Option<String>,
+    /// The principal token's `aud` ([`names::TOKEN_AUDIENCE`]; else `agent-registry`).
+    token_audience: Option<String>,
     /// The DynamoDB list cursor key ([`names::CURSOR_KEY`]).
     cursor_key: Option<String>,
 }
 
 impl EnvSettings {
     /// Reads the variables through `vars`; `Err` names each invalid one.
-    fn read(mut vars: Vars<'_>) -> Result<Self, ConfigError> {
+    fn read(vars: Vars<'_>) -> Result<Self, ConfigError> {
         let settings = Self {
             admin_token: vars.optional(names::ADMIN_TOKEN),
-            context_keys: vars.parsed(names::CONTEXT_KEYS, KeyRing::parse),
+            token_issuer: vars.optional(names::TOKEN_ISSUER),
+            token_audience: vars.optional(names::TOKEN_AUDIENCE),
             cursor_key: vars.optional(names::CURSOR_KEY),
         };
         vars.finish()?;

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{Serve, serve};
-use registry_access::signed::KeyRing;
+use registry_token::{KeyRing, Verifier};
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -195,25 +195,37 @@ async fn resolution_signs_the_context_and_reports_log_only_rules() {
         "{explained}"
     );
 
-    // the signed principal context verifies with the key in the data directory
+    // the principal token verifies with the key set served over HTTP and with the key in
+    // the data directory, bound to the session resolve made
     let token =
         resolved["inlineAgent"]["inlineSessionState"]["sessionAttributes"]["registryPrincipal"]
             .as_str()
             .unwrap();
-    let keys =
-        KeyRing::parse(&std::fs::read_to_string(s.data.join("context-keys")).unwrap()).unwrap();
-    let principal = keys.verify(token, chrono_now()).unwrap();
-    assert_eq!(principal.agent_id, "weather-agent");
-    assert_eq!(principal.context.user.user_id.as_deref(), Some("bob"));
+    let (status, discovery) =
+        s.call(Method::GET, "/.well-known/openid-configuration", None, None).await;
+    assert_eq!(status, 200, "{discovery}");
+    let issuer = discovery["issuer"].as_str().unwrap();
+    assert_eq!(discovery["jwks_uri"], format!("{issuer}/.well-known/jwks.json"));
+    let (status, jwks) = s.call(Method::GET, "/.well-known/jwks.json", None, None).await;
+    assert_eq!(status, 200, "{jwks}");
+    let verifier = Verifier::from_jwks_json(&jwks.to_string(), issuer, "agent-registry").unwrap();
+    let principal = verifier.verify(token, chrono_now()).unwrap();
+    assert_eq!(principal.agent_id(), "weather-agent");
+    assert_eq!(principal.sub.as_deref(), Some("bob"));
+    assert_eq!(Some(principal.session_id()), resolved["sessionId"].as_str());
+    let keys = KeyRing::parse(&std::fs::read_to_string(s.data.join("signing-keys.json")).unwrap())
+        .unwrap();
+    assert!(keys.verifier(issuer, "agent-registry").unwrap().verify(token, chrono_now()).is_ok());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(s.data.join("context-keys")).unwrap().permissions().mode();
+        let mode =
+            std::fs::metadata(s.data.join("signing-keys.json")).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    // what Bedrock accepts
+    // what Bedrock accepts, with the session the token is bound to
     let mut request = resolved["inlineAgent"].clone();
-    request["sessionId"] = json!("s-1");
+    request["sessionId"] = resolved["sessionId"].clone();
     request["inputText"] = json!("hi");
     aws_conformance::Model::bedrock_agent_runtime().assert("InvokeInlineAgentRequest", &request);
 }

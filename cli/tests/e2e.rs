@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{BIN, serve, serve_in};
+use common::{BIN, add_token, serve, serve_in};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -364,17 +364,6 @@ async fn mcp_secrets_stay_encrypted_and_tools_token_gets_an_access_token() {
     assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
     let (ok, _, err) = token_for(&runtime, "mallory");
     assert!(!ok && err.contains("403"), "{err}");
-}
-
-/// Adds a token for `name` with `role` to the data directory `data`; returns it.
-fn add_token(data: &std::path::Path, name: &str, role: &str) -> String {
-    let out = Command::new(BIN)
-        .args(["tokens", "add", name, "--role", role, "--data-dir"])
-        .arg(data)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().trim().to_owned()
 }
 
 /// `serve --require-review`: an editor's rule change waits for another approver, who

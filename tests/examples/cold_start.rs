@@ -11,12 +11,12 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use registry_access::RequestContext;
-use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::Definition;
 use registry_e2e::events::{Request, cfn, http};
+use registry_e2e::principal::{self, guard_env, now_s, ring};
 use registry_e2e::{Answer, Lambda, ResponseUrl, Table};
 use registry_store::{Expected, Store};
+use registry_token::SESSION_ATTRIBUTE;
 use serde_json::Value;
 
 const ROLE_MAP: &str = include_str!("../../functions/admin-api/role-map.example.json");
@@ -45,21 +45,16 @@ fn event(name: &str, urls: &ResponseUrl, run: usize) -> Value {
                 "../../functions/example-tool/events/convert-length.json"
             ))
             .unwrap();
-            event["sessionAttributes"][SESSION_ATTRIBUTE] = signed_context().into();
+            let session = event["sessionId"].as_str().unwrap_or_default().to_owned();
+            event["sessionAttributes"][SESSION_ATTRIBUTE] = signed_context(&session).into();
             event
         }
     }
 }
 
-/// The example tool's guard: its key ring, and the tool its rules come from.
-const CONTEXT_KEYS: &str = "cold-1:Y29sZC1zdGFydC1rZXktMDEyMzQ1Njc4OWFiY2RlZmdoaWo=";
-
-/// A principal context signed as resolution signs it, valid for an hour.
-fn signed_context() -> String {
-    let principal = Principal { agent_id: "cold-start".into(), context: RequestContext::default() };
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
-    let ring = KeyRing::parse(CONTEXT_KEYS).unwrap();
-    ring.signing().unwrap().sign(&principal, now.as_secs() as i64 + 3_600).unwrap()
+/// A principal token issued as resolution issues it, for `session`, valid for an hour.
+fn signed_context(session: &str) -> String {
+    principal::issue(ring(), "cold-start", &serde_json::json!({}), session, now_s() + 3_600)
 }
 
 /// A fresh table; for the example tool, holding its definition (its guard reads it on
@@ -88,11 +83,13 @@ async fn main() {
         let mut first = Vec::new();
         for run in 0..runs {
             let table = table_for(name).await;
+            let [issuer, jwks] = guard_env();
             let env = [
                 ("REGISTRY_ROLE_MAP", ROLE_MAP),
                 ("REGISTRY_TABLE", table.name.as_str()),
                 ("REGISTRY_TOOL_ID", "convert_units@1.0.0"),
-                ("REGISTRY_CONTEXT_KEYS", CONTEXT_KEYS),
+                issuer,
+                jwks,
             ];
             let started = Instant::now();
             let f = Lambda::start_at(dir.join(name), name, &table, &env).await;

@@ -5,6 +5,7 @@ pub mod events;
 pub mod iam;
 pub mod lambda;
 pub mod permissions;
+pub mod principal;
 pub mod recorder;
 pub mod response_url;
 pub mod runtime_api;

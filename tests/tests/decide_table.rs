@@ -15,21 +15,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use bedrock_action_group::return_control::Operation;
 use bedrock_action_group::{ControlCall, Parameter};
 use registry_access::RequestContext;
-use registry_access::signed::{KeyRing, SESSION_ATTRIBUTE};
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_config::names;
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::principal::{self as tokens, guard_env, other_ring, ring};
 use registry_e2e::{Lambda, Table};
 use registry_guard::{AuthorizeError, RuleSetAuthorizer};
 use registry_store::{Expected, Store};
 use registry_store_dynamodb::DynamoStore;
+use registry_token::SESSION_ATTRIBUTE;
 use serde_json::{Value, json};
-
-/// The guard's key ring (`REGISTRY_CONTEXT_KEYS`): contexts are signed with `e2e-1`.
-const KEYS: &str = "e2e-1:ZTJlLWd1YXJkLWtleS0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=";
-/// Another key ring: a context it signs is forged for the guard.
-const OTHER_KEYS: &str = "e2e-9:b3RoZXIta2V5LW9mLXRoZS10YWJsZS10ZXN0LTAxMjM0NTY=";
 
 /// An agent without limits, and one allowed one tool call per session.
 const PLAIN_AGENT: &str = "table-plain";
@@ -167,6 +163,8 @@ enum Who {
     Expired,
     /// A context signed with a key the guard does not hold (guard).
     Forged,
+    /// A genuine token of another session, replayed into this one (guard).
+    OtherSession,
 }
 
 /// Whether the store answers.
@@ -399,6 +397,8 @@ fn cases() -> Vec<Case> {
         case("missing principal", "active", Seen::Refused(Before::Principal)).who(Who::Missing),
         case("expired principal", "active", Seen::Refused(Before::Principal)).who(Who::Expired),
         case("forged principal", "access", Seen::Refused(Before::Principal)).who(Who::Forged),
+        case("a token of another session", "active", Seen::Refused(Before::Principal))
+            .who(Who::OtherSession),
         // the store
         case("store unreachable", "active", Seen::Refused(Before::Unavailable)).store_down(),
         case("store unreachable, a counted tool", "rate", Seen::Refused(Before::Unavailable))
@@ -424,7 +424,8 @@ const POINTS: [Point; 5] =
 
 /// Why `point` cannot express `case`, or `None` when it can.
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
-    let signed_only = matches!(case.who, Who::Missing | Who::Expired | Who::Forged);
+    let signed_only =
+        matches!(case.who, Who::Missing | Who::Expired | Who::Forged | Who::OtherSession);
     match point {
         Point::Guard | Point::Remote => None,
         Point::Authorize if signed_only => {
@@ -501,8 +502,12 @@ struct Api {
 
 async fn api_server(store: Arc<dyn Store>, dir: &std::path::Path) -> Api {
     let (auth, _) = TokenFile::load_or_init(dir, None).unwrap();
-    // the guard's keys: the registry verifies the tokens the table's guards verify
-    let registry = Registry::new(store).with_principal_keys(KeyRing::parse(KEYS).unwrap(), 3_600);
+    // the guards' keys: the registry verifies the tokens the table's guards verify
+    let key_file = registry_api::principal_keys::FileKeyStore::in_dir(dir);
+    let _ = registry_api::principal_keys::KeyStore::save(&key_file, &ring().to_text()).await;
+    let settings = registry_api::principal_keys::TokenSettings::new(tokens::ISSUER);
+    let keys = registry_api::principal_keys::PrincipalKeys::open(Arc::new(key_file), settings);
+    let registry = Registry::new(store).with_principal_keys(Arc::new(keys.await.unwrap()));
     let app = router(AppState::new(registry, Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -547,7 +552,8 @@ impl World {
         let mut remote_down = Vec::new();
         for (_, tool) in tools() {
             let id = tool.tool_id.clone();
-            let env = [(names::TOOL_ID, id.as_str()), (names::CONTEXT_KEYS, KEYS)];
+            let [issuer, jwks] = guard_env();
+            let env = [(names::TOOL_ID, id.as_str()), issuer, jwks];
             guards.push((id.clone(), guard_lambda(&table, &env, None).await));
             let remote = |base: &str| {
                 let base = base.to_owned();
@@ -693,9 +699,7 @@ impl World {
         };
         let lambda = &lambdas.iter().find(|(id, _)| *id == tool.tool_id).unwrap().1;
         let before = lambda.guard_lines().len();
-        // in remote mode the registry counts in the token's session (table mode: the event's)
-        let in_token = (point == Point::Remote && case.session).then_some(session);
-        lambda.call(&event(case, tool, user, session, in_token)).await;
+        lambda.call(&event(case, tool, user, session)).await;
         let lines = lambda.guard_lines();
         assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
         let line = &lines[before];
@@ -755,20 +759,19 @@ async fn guard_lambda(table: &Table, env: &[(&str, &str)], endpoint: Option<&str
     Lambda::start("example-tool", table, &env).await
 }
 
-/// The session attribute resolution adds for `case` (or what stands in for it), issued
-/// for `session` when given.
-fn principal(case: &Case, user: &str, session: Option<&str>) -> Option<String> {
-    let context = serde_json::to_vec(&context(case.who, user)).unwrap();
-    let sign = |keys: &str, expires_at: i64| {
-        let keys = KeyRing::parse(keys).unwrap();
-        let key = keys.signing().unwrap();
-        key.sign_session_context_json(case.agent, &context, session, expires_at).unwrap()
-    };
+/// The session attribute resolution adds for `case` in `session` (or what stands in
+/// for it).
+fn principal(case: &Case, user: &str, session: &str) -> Option<String> {
+    let context = context(case.who, user);
+    let sign = |keys, expires_at| tokens::issue(keys, case.agent, &context, session, expires_at);
     match case.who {
         Who::Missing => None,
-        Who::Expired => Some(sign(KEYS, now_s() - 1)),
-        Who::Forged => Some(sign(OTHER_KEYS, now_s() + 3_600)),
-        _ => Some(sign(KEYS, now_s() + 3_600)),
+        Who::Expired => Some(sign(ring(), now_s() - 1)),
+        Who::Forged => Some(sign(other_ring(), now_s() + 3_600)),
+        Who::OtherSession => {
+            Some(tokens::issue(ring(), case.agent, &context, "another-session", now_s() + 3_600))
+        }
+        _ => Some(sign(ring(), now_s() + 3_600)),
     }
 }
 
@@ -804,19 +807,13 @@ fn control_call(case: &Case) -> ControlCall {
 }
 
 /// `case`'s call as Bedrock sends it to the tool's Lambda.
-fn event(
-    case: &Case,
-    tool: &ToolDefinition,
-    user: &str,
-    session: &str,
-    token_session: Option<&str>,
-) -> Value {
+fn event(case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Value {
     let parameters: Vec<Value> = parameters(case)
         .into_iter()
         .map(|p| json!({"name": p.name, "type": p.kind, "value": p.value}))
         .collect();
     let mut attributes = json!({});
-    if let Some(p) = principal(case, user, token_session) {
+    if let Some(p) = principal(case, user, session) {
         attributes[SESSION_ATTRIBUTE] = json!(p);
     }
     json!({

@@ -1,31 +1,31 @@
 //! The guarded example tool (`run_guarded(convert)`) under a local Lambda Runtime API,
 //! its rules in a registry table on the local DynamoDB-API server (seeded with the
 //! registry's own store code), fed Bedrock action-group events whose session attributes
-//! carry the principal context of a real resolve by the admin-api binary (same key
-//! ring), or, for the cases a resolve cannot produce on demand (an expired context), one
-//! signed as resolution signs it.
+//! carry the principal token of a real resolve by the admin-api binary (its key ring in a
+//! Secrets Manager secret, the guard holding the public keys only), or, for the cases a
+//! resolve cannot produce on demand (an expired token), one issued as resolution issues it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use common::{READER, ROLE_MAP, api};
-use registry_access::RequestContext;
-use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::principal::{self, guard_env, now_s, ring};
 use registry_e2e::{Lambda, Table};
 use registry_store::{Expected, Store};
 use registry_store_dynamodb::DynamoStore;
+use registry_token::SESSION_ATTRIBUTE;
 use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
 const TOOL_ID: &str = "convert_units@1.0.0";
-/// The function's key ring (`REGISTRY_CONTEXT_KEYS`): the registry signs with `e2e-1`.
-const KEYS: &str = "e2e-1:ZTJlLWd1YXJkLWtleS0wMTIzNDU2Nzg5YWJjZGVmZ2hpams=";
+/// The Bedrock session of the events.
+const SESSION: &str = "e2e-session";
 
 /// A registry table holding the example tool, written by the registry's store.
 async fn seeded_table() -> Table {
@@ -44,25 +44,16 @@ async fn seeded() -> (Table, DynamoStore) {
 
 /// The example tool with its guard configured for `table`, plus `env`.
 async fn guarded_tool(table: &Table, env: &[(&str, &str)]) -> Lambda {
-    let mut all = vec![
-        ("REGISTRY_TABLE", table.name.as_str()),
-        ("REGISTRY_TOOL_ID", TOOL_ID),
-        ("REGISTRY_CONTEXT_KEYS", KEYS),
-    ];
+    let mut all = vec![("REGISTRY_TABLE", table.name.as_str()), ("REGISTRY_TOOL_ID", TOOL_ID)];
+    all.extend_from_slice(&guard_env());
     all.extend_from_slice(env);
     Lambda::start("example-tool", table, &all).await
 }
 
-fn now_s() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
-}
-
-/// The session attribute resolution adds: the principal context signed with the
+/// The session attribute resolution adds: the principal token issued with the
 /// registry's key, valid until `expires_at`.
 fn signed(context: Value, expires_at: i64) -> String {
-    let context: RequestContext = serde_json::from_value(context).unwrap();
-    let principal = Principal { agent_id: "support-bot".into(), context };
-    KeyRing::parse(KEYS).unwrap().signing().unwrap().sign(&principal, expires_at).unwrap()
+    principal::issue(ring(), "support-bot", &context, SESSION, expires_at)
 }
 
 fn context() -> String {
@@ -78,7 +69,7 @@ fn event(value: &str, principal: Option<&str>) -> Value {
     json!({
         "messageVersion": "1.0",
         "agent": {"name": "support", "id": "AGENT12345", "alias": "TSTALIASID", "version": "DRAFT"},
-        "inputText": "how far is that in miles?", "sessionId": "e2e-session",
+        "inputText": "how far is that in miles?", "sessionId": SESSION,
         "actionGroup": "convert_units", "function": "convert",
         "parameters": [
             {"name": "value", "type": "number", "value": value},
@@ -107,19 +98,22 @@ async fn the_context_of_a_real_resolve_reaches_the_guarded_tool() {
     }))
     .unwrap();
     store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
+    let secret =
+        principal::signing_keys_secret(&table.endpoint, &format!("{}-keys", table.name)).await;
     let registry = Lambda::start(
         "admin-api",
         &table,
         &[
             ("REGISTRY_ROLE_MAP", ROLE_MAP),
             ("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true"),
-            ("REGISTRY_CONTEXT_KEYS", KEYS),
+            ("REGISTRY_SIGNING_KEYS_SECRET", secret.as_str()),
         ],
     )
     .await;
     let context = json!({"user": {"userId": "u-7", "userType": "internal-user"}});
-    let (status, resolved) =
-        api(&registry, "POST", "/agents/travel-helper/resolve", Some(&context), READER).await;
+    let path = format!("/agents/travel-helper/resolve?sessionId={SESSION}");
+    let (status, resolved) = api(&registry, "POST", &path, Some(&context), READER).await;
+    assert_eq!(resolved["sessionId"], SESSION, "{resolved}");
     assert_eq!(status, 200, "{resolved}");
     let principal = resolved
         .pointer("/inlineAgent/inlineSessionState/sessionAttributes/registryPrincipal")
@@ -328,8 +322,10 @@ async fn an_unreachable_table_on_a_warm_container_serves_cached_rules_until_the_
 }
 
 /// `event` in the Bedrock session `session`.
-fn in_session(value: &str, principal: &str, session: &str) -> Value {
-    let mut e = event(value, Some(principal));
+fn in_session(value: &str, session: &str) -> Value {
+    let context = json!({"user": {"userId": "u-42", "roles": ["agent"]}});
+    let principal = principal::issue(ring(), "support-bot", &context, session, now_s() + 3_600);
+    let mut e = event(value, Some(&principal));
     e["sessionId"] = json!(session);
     e
 }
@@ -352,18 +348,17 @@ async fn a_session_gets_the_agent_s_tool_calls_and_no_more() {
     let (table, store) = seeded().await;
     seed_budgeted_agent(&store).await;
     let tool = guarded_tool(&table, &[]).await;
-    let principal = context();
     for n in 1..=3 {
-        let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-1")).await);
+        let (state, body) = answer(&tool.call(&in_session("5", "budget-1")).await);
         assert_eq!(state, None, "call {n}: {body}");
         assert!(body.contains("\"unit\""), "call {n} answered by the handler: {body}");
     }
     for n in 4..=5 {
-        let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-1")).await);
+        let (state, body) = answer(&tool.call(&in_session("5", "budget-1")).await);
         assert_eq!(state.as_deref(), Some("REPROMPT"), "call {n}: {body}");
         assert!(body.contains("budget is spent") && !body.contains("\"unit\""), "call {n}: {body}");
     }
-    let (state, body) = answer(&tool.call(&in_session("5", &principal, "budget-2")).await);
+    let (state, body) = answer(&tool.call(&in_session("5", "budget-2")).await);
     assert_eq!(state, None, "a new session starts from zero: {body}");
     let lines = tool.guard_lines();
     let limited: Vec<&Value> = lines.iter().filter(|l| l["limit"] == "maxToolCalls").collect();
@@ -376,24 +371,34 @@ async fn a_counted_call_with_a_session_id_bedrock_never_sends_is_refused_and_cou
     let (table, store) = seeded().await;
     seed_budgeted_agent(&store).await;
     let tool = guarded_tool(&table, &[]).await;
-    let principal = context();
     let long = "s".repeat(200_000);
-    let bad = ["", "x", "a\nb", "a\u{0}b", "a b", long.as_str()];
+    // tokens bound to ids the registry never issues them for; and a token of another
+    // session in an event with an id too long for any token
+    let bad = ["", "x", "a\nb", "a\u{0}b", "a b"];
     for session in bad {
-        let (state, body) = answer(&tool.call(&in_session("5", &principal, session)).await);
+        let (state, body) = answer(&tool.call(&in_session("5", session)).await);
         assert_eq!(state.as_deref(), Some("FAILURE"), "{}: {body}", session.len());
         assert!(body.contains("session's id is not valid"), "{body}");
     }
+    let mut replayed = in_session("5", "ok-session");
+    replayed["sessionId"] = json!(long);
+    let (state, body) = answer(&tool.call(&replayed).await);
+    assert_eq!(state.as_deref(), Some("FAILURE"), "{body}");
+    assert!(body.contains("belongs to another session"), "{body}");
     let lines = tool.guard_lines();
-    assert_eq!(lines.len(), bad.len(), "{}", tool.log());
-    for line in &lines {
-        assert_eq!(line["reason"], "INVALID_SESSION", "{line}");
+    assert_eq!(lines.len(), bad.len() + 1, "{}", tool.log());
+    for (at, line) in lines.iter().enumerate() {
+        let reason = if at < bad.len() { "INVALID_SESSION" } else { "SESSION_MISMATCH" };
+        assert_eq!(line["reason"], reason, "{line}");
         assert!(line.get("sessionId").is_none(), "never logged: {line}");
     }
-    let keys: Vec<String> =
-        bad.iter().map(|s| registry_store::session_key("support-bot", s)).collect();
+    let keys: Vec<String> = bad
+        .iter()
+        .chain([&long.as_str()])
+        .map(|s| registry_store::session_key("support-bot", s))
+        .collect();
     let read = store.get_counters(&keys, now_s()).await.unwrap();
     assert!(read.iter().all(Option::is_none), "nothing counted: {read:?}");
-    let (state, body) = answer(&tool.call(&in_session("5", &principal, "ok-session")).await);
+    let (state, body) = answer(&tool.call(&in_session("5", "ok-session")).await);
     assert_eq!(state, None, "a Bedrock session id is counted as before: {body}");
 }

@@ -205,3 +205,43 @@ fn a_policy_form_the_checks_do_not_read_fails_them() {
     let error = iam::role(&template, &deployment, "EventForwarderFunction").unwrap_err();
     assert!(error.contains("SAM policy templates"), "{error}");
 }
+
+/// No tool function holds or may read a signing key: their environment names only the
+/// registry's public key set, and their roles are refused the signing-key secret, which
+/// the admin API's role alone may read and write (decision 84).
+#[test]
+fn no_tool_function_holds_or_reads_a_signing_key() {
+    let template = Template::load().unwrap();
+    let secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:signing-keys-AbCdEf";
+    let mut deployment = Deployment::new(&template);
+    deployment.name("RegistryTable", "t").name("SigningKeysSecret", secret);
+    let read = Call {
+        action: "secretsmanager:GetSecretValue".into(),
+        resource: secret.into(),
+        context: BTreeMap::new(),
+    };
+    let mut functions = 0;
+    for (id, resource) in template.resources() {
+        if resource["Type"] != "AWS::Serverless::Function" {
+            continue;
+        }
+        let env = resource["Properties"]["Environment"]["Variables"].as_object();
+        let role = iam::role(&template, &deployment, id).unwrap();
+        let admin = id == "AdminApiFunction";
+        assert_eq!(iam::decide(&role, &read).is_ok(), admin, "{id} reading the signing keys");
+        let names: Vec<&String> = env.map(|e| e.keys().collect()).unwrap_or_default();
+        assert_eq!(
+            names.iter().any(|n| n.as_str() == "REGISTRY_SIGNING_KEYS_SECRET"),
+            admin,
+            "{id}"
+        );
+        for name in names {
+            assert!(!name.contains("CONTEXT_KEYS") && !name.contains("PRIVATE"), "{id}: {name}");
+        }
+        functions += 1;
+    }
+    assert!(functions >= 3, "{functions} functions");
+    let tool = template.resource("ExampleToolFunction").unwrap();
+    let env = &tool["Properties"]["Environment"]["Variables"];
+    assert!(env["REGISTRY_JWKS_URL"].to_string().contains("/.well-known/jwks.json"), "{env}");
+}

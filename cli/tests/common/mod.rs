@@ -179,3 +179,14 @@ impl Serve {
         }
     }
 }
+
+/// Adds a token for `name` with `role` to the data directory `data`; returns it.
+pub fn add_token(data: &std::path::Path, name: &str, role: &str) -> String {
+    let out = Command::new(BIN)
+        .args(["tokens", "add", name, "--role", role, "--data-dir"])
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}

@@ -1,7 +1,7 @@
 //! The function's configuration, read once at start from the environment
 //! (docs/deploy.md lists every variable).
 
-use registry_api::principal_keys::KeyRing;
+use registry_api::principal_keys::{DEFAULT_AUDIENCE, TokenSettings};
 use registry_api::{DiscoverySettings, ReviewPolicy};
 use registry_config::{ConfigError, Secrets, Table, Vars, boolean, names};
 
@@ -14,8 +14,12 @@ pub struct Config {
     pub roles: RoleMap,
     /// The registry's table.
     pub table: Table,
-    /// The keys signing principal contexts ([`names::CONTEXT_KEYS`]; `None`: unsigned).
-    pub context_keys: Option<KeyRing>,
+    /// The secret holding the principal token's signing keys
+    /// ([`names::SIGNING_KEYS_SECRET`]; `None`: no tokens issued).
+    pub signing_keys_secret: Option<String>,
+    /// What principal tokens are issued as: `iss` ([`names::TOKEN_ISSUER`]) and `aud`
+    /// ([`names::TOKEN_AUDIENCE`]), both `agent-registry` by default; one hour.
+    pub tokens: TokenSettings,
     /// Which writes need review ([`names::REQUIRE_REVIEW`], [`names::REVIEW_APPROVALS`]).
     pub review: ReviewPolicy,
     /// Where tools' client secrets are kept.
@@ -37,7 +41,10 @@ impl Config {
     pub fn read(mut vars: Vars<'_>) -> Result<Self, ConfigError> {
         let roles = vars.required_parsed(names::ROLE_MAP, ROLE_MAP_MEANING, RoleMap::parse);
         let table = Table::read(&mut vars);
-        let context_keys = vars.parsed(names::CONTEXT_KEYS, KeyRing::parse);
+        let signing_keys_secret = vars.optional(names::SIGNING_KEYS_SECRET);
+        let mut tokens = TokenSettings::new(DEFAULT_AUDIENCE);
+        tokens.issuer = vars.optional(names::TOKEN_ISSUER).unwrap_or(tokens.issuer);
+        tokens.audience = vars.optional(names::TOKEN_AUDIENCE).unwrap_or(tokens.audience);
         let review = ReviewPolicy {
             required: vars.parsed(names::REQUIRE_REVIEW, boolean).unwrap_or(false),
             approvals: vars
@@ -65,7 +72,16 @@ impl Config {
         };
         vars.finish()?;
         let roles = roles.ok_or_else(|| ConfigError::missing(names::ROLE_MAP, ROLE_MAP_MEANING))?;
-        Ok(Self { roles, table, context_keys, review, secrets, endpoints, discovery })
+        Ok(Self {
+            roles,
+            table,
+            signing_keys_secret,
+            tokens,
+            review,
+            secrets,
+            endpoints,
+            discovery,
+        })
     }
 }
 
@@ -96,27 +112,18 @@ mod tests {
         assert_eq!(config.review, ReviewPolicy { required: true, approvals: 2 });
         assert_eq!(config.endpoints.lambda.as_deref(), Some("http://127.0.0.1:1"));
         assert_eq!(config.secrets.prefix, registry_config::DEFAULT_SECRETS_PREFIX);
-        assert!(config.context_keys.is_none() && config.table.cursor_key.is_none());
+        assert!(config.signing_keys_secret.is_none() && config.table.cursor_key.is_none());
+        assert_eq!(config.tokens.issuer, "agent-registry");
     }
 
     #[test]
     fn every_bad_variable_is_named() {
-        let err = read(&[
-            (names::REQUIRE_REVIEW, "yes"),
-            (names::REVIEW_APPROVALS, "0"),
-            (names::CONTEXT_KEYS, "not a ring"),
-        ])
-        .unwrap_err();
+        let err =
+            read(&[(names::REQUIRE_REVIEW, "yes"), (names::REVIEW_APPROVALS, "0")]).unwrap_err();
         let named: Vec<_> = err.problems.iter().map(|p| p.name()).collect();
         assert_eq!(
             named,
-            [
-                names::ROLE_MAP,
-                names::TABLE,
-                names::CONTEXT_KEYS,
-                names::REQUIRE_REVIEW,
-                names::REVIEW_APPROVALS
-            ]
+            [names::ROLE_MAP, names::TABLE, names::REQUIRE_REVIEW, names::REVIEW_APPROVALS]
         );
         let text = err.to_string();
         assert!(text.contains("REGISTRY_ROLE_MAP is not set: it must hold JSON"), "{text}");

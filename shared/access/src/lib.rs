@@ -8,7 +8,6 @@ mod evaluate;
 pub mod limits;
 pub mod record;
 mod rule;
-pub mod signed;
 
 pub use call::prepared::ToolCall;
 pub use call::schema::{ArgType, CallSchema};

@@ -1,8 +1,6 @@
 //! Call rules (SPEC section 16) and log-only rules (section 15) on the engine: the
 //! refund example of the call-time policy, checks against the schema on write, and
-//! the signed principal context.
 
-use registry_access::signed::{KeyRing, Principal, SignedContextError, SigningKey};
 use registry_access::{
     AccessRule, ArgType, CallSchema, Effect, Outcome, PreparedContext, ReasonCode, RequestContext,
     RuleMode, RuleSet, ToolCall, validate_call_rules,
@@ -180,64 +178,6 @@ fn a_log_only_access_rule_changes_nothing() {
     assert_eq!((decision.effect, decision.reason), (Effect::Allow, ReasonCode::NoRules));
     assert_eq!(decision.outcome(), Outcome::WouldDeny);
     assert_eq!(decision.would_be.and_then(|w| w.rule_id).as_deref(), Some("try-deny-externals"));
-}
-
-fn key(id: &str) -> SigningKey {
-    SigningKey::new(id, vec![7; 32]).unwrap_or_else(|e| panic!("{e}"))
-}
-
-#[test]
-fn signed_contexts_verify_and_refuse_tampering() {
-    let principal = Principal {
-        agent_id: "support".into(),
-        context: serde_json::from_value(json!({"user": {"userId": "u1", "roles": ["a"]}}))
-            .unwrap_or_default(),
-    };
-    let ring = KeyRing::new(vec![key("k1")]);
-    let token = key("k1").sign(&principal, 1_000).unwrap_or_default();
-    assert_eq!(ring.verify(&token, 999), Ok(principal.clone()));
-    assert_eq!(ring.verify(&token, 1_000), Err(SignedContextError::Expired(1_000)));
-    // another payload under the same MAC
-    let forged = {
-        let other = key("k1").sign(&Principal { agent_id: "x".into(), ..principal.clone() }, 1_000);
-        let other = other.unwrap_or_default();
-        let payload = other.split('.').nth(3).unwrap_or_default().to_string();
-        let mut parts: Vec<String> = token.split('.').map(str::to_string).collect();
-        parts[3] = payload;
-        parts.join(".")
-    };
-    assert_eq!(ring.verify(&forged, 999), Err(SignedContextError::BadSignature));
-    let later = token.replacen(".1000.", ".9999.", 1);
-    assert_eq!(ring.verify(&later, 999), Err(SignedContextError::BadSignature));
-    let other_key = SigningKey::new("k1", vec![8; 32]).unwrap_or_else(|e| panic!("{e}"));
-    let wrong = other_key.sign(&principal, 1_000).unwrap_or_default();
-    assert_eq!(ring.verify(&wrong, 999), Err(SignedContextError::BadSignature));
-    assert_eq!(ring.verify("garbage", 999), Err(SignedContextError::Malformed));
-    assert!(matches!(
-        KeyRing::new(vec![key("k2")]).verify(&token, 999),
-        Err(SignedContextError::UnknownKey(_))
-    ));
-}
-
-#[test]
-fn key_rings_round_trip_as_text() {
-    let ring = KeyRing::new(vec![key("k2"), key("k1")]);
-    let parsed = KeyRing::parse(&ring.to_text()).unwrap_or_default();
-    assert_eq!(parsed.signing().map(SigningKey::id), Some("k2"));
-    let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
-    let token = key("k1").sign(&principal, 10).unwrap_or_default();
-    assert_eq!(parsed.verify(&token, 1), Ok(principal));
-    assert!(KeyRing::parse("k1:c2hvcnQ=").is_err(), "secrets under 32 bytes are refused");
-    assert!(KeyRing::parse("").is_err());
-}
-
-#[test]
-fn a_context_signed_from_its_text_verifies_as_the_typed_one() {
-    let text = br#"{ "user": {"userId": "u1", "roles": ["a"]}, "customData": {"tier": "gold"} }"#;
-    let token = key("k1").sign_context_json("support", text, 100).unwrap_or_default();
-    let principal = KeyRing::new(vec![key("k1")]).verify(&token, 1);
-    let context: RequestContext = serde_json::from_slice(text).unwrap_or_default();
-    assert_eq!(principal, Ok(Principal { agent_id: "support".into(), context }));
 }
 
 fn session_rules() -> Vec<AccessRule> {

@@ -281,12 +281,10 @@ async fn bad_input_is_a_400_in_the_specs_error_shape() {
 /// The example data (cli/example) plus MCP tools under access rules, an agent with an
 /// endpoint that names them all, and principal keys.
 async fn example_registry() -> Server {
-    let keys = registry_access::signed::KeyRing::parse(
-        "d1:ZGlzY292ZXJ5LXRlc3Qta2V5LTAxMjM0NTY3ODlhYmNkZWY=",
-    )
-    .unwrap();
-    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
-        .await;
+    // the key file's directory outlives the server (a test process's temporary files)
+    let dir = tempfile::tempdir().unwrap().keep();
+    let keys = common::principal_keys(&dir).await;
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys)).await;
     for (id, text) in [
         ("weather-basic@1.0.0", include_str!("../../../cli/example/weather-basic.json")),
         ("weather-forecast@1.0.0", include_str!("../../../cli/example/weather-forecast.json")),

@@ -86,7 +86,10 @@ fn operations_declare_problems_and_auth() {
                     "{method} {path} lacks the {status} problem"
                 );
             }
-            if path == "/healthz" || path == "/openapi.json" {
+            // unauthenticated: health, this document, the principal token's key set
+            let public = ["/healthz", "/openapi.json", "/.well-known/jwks.json"];
+            if public.contains(&path.as_str()) || path == "/.well-known/openid-configuration" {
+                assert!(op.get("security").is_none(), "{method} {path} needs no token");
                 continue;
             }
             assert!(op["responses"]["401"].is_object(), "{method} {path} lacks 401");

@@ -8,18 +8,18 @@
 mod common;
 
 use common::{Server, agent_json};
+use registry_api::service::PrincipalGrant;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 const TOOL: &str = "refunds@1.0.0";
-const KEYS: &str = "t1:dG9rZW4tdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2RlZmdoaWprbA==";
 
-/// A server signing with [`KEYS`], the refund tool (granted to user `carol` only) and
-/// agent `support` using it, allowed one tool call per session.
+/// A server issuing principal tokens, the refund tool (granted to user `carol` only)
+/// and agent `support` using it, allowed one tool call per session.
 async fn setup() -> Server {
-    let keys = registry_access::signed::KeyRing::parse(KEYS).unwrap();
-    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
-        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = common::principal_keys(dir.path()).await;
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys)).await;
     let tool = json!({
         "toolId": TOOL, "executionType": "lambda", "name": "refunds", "displayName": "Refunds",
         "description": "Refunds a customer.",
@@ -41,11 +41,21 @@ async fn setup() -> Server {
     s
 }
 
-/// A principal token for `user` of agent `support`, in `session` when given, issued by
-/// the registry's one issuing function.
-fn token(s: &Server, user: &str, session: Option<&str>) -> String {
+/// A principal token for `user` of `agent` in `session`, issued by the registry's one
+/// issuing function.
+fn token_of(s: &Server, agent: &str, user: &str, session: &str) -> String {
     let context = serde_json::to_vec(&json!({"user": {"userId": user}})).unwrap();
-    s.registry.resolver.issue_principal("support", &context, session).unwrap().unwrap()
+    let grant = PrincipalGrant {
+        agent_id: agent,
+        user_id: Some(user),
+        session_id: session,
+        context_json: &context,
+    };
+    s.registry.resolver.issue_principal(&grant).unwrap()
+}
+
+fn token(s: &Server, user: &str, session: &str) -> String {
+    token_of(s, "support", user, session)
 }
 
 async fn authorize(s: &Server, token: &str, body: &Value) -> common::Reply {
@@ -62,8 +72,8 @@ fn refund(amount: f64) -> Value {
 async fn the_token_names_the_principal_and_its_session_counts() {
     let s = setup().await;
     // the token's user decides access: carol is granted the tool, dave is not
-    let carol = token(&s, "carol", Some("session-1"));
-    let r = authorize(&s, &token(&s, "dave", None), &refund(5.0)).await;
+    let carol = token(&s, "carol", "session-1");
+    let r = authorize(&s, &token(&s, "dave", "session-0"), &refund(5.0)).await;
     assert_eq!((r.status.as_u16(), r.body["stage"].as_str()), (200, Some("access")), "{}", r.text);
     assert_eq!(r.body["effect"], "deny");
     // a call rule's denial says why, as a guard answers the model
@@ -81,13 +91,12 @@ async fn the_token_names_the_principal_and_its_session_counts() {
     );
     assert!(r.body["why"].as_str().unwrap().contains("budget is spent"), "{}", r.text);
     // another session of the same principal has its own budget
-    let r = authorize(&s, &token(&s, "carol", Some("session-2")), &refund(5.0)).await;
+    let r = authorize(&s, &token(&s, "carol", "session-2"), &refund(5.0)).await;
     assert_eq!(r.body["effect"], "allow", "{}", r.text);
     // a token's agent that is not (or no longer) live has no limits, as in a guard
-    let context = serde_json::to_vec(&json!({"user": {"userId": "carol"}})).unwrap();
-    let ghost = s.registry.resolver.issue_principal("ghost", &context, Some("session-3"));
+    let ghost = token_of(&s, "ghost", "carol", "session-3");
     for _ in 0..2 {
-        let r = authorize(&s, &ghost.clone().unwrap().unwrap(), &refund(5.0)).await;
+        let r = authorize(&s, &ghost, &refund(5.0)).await;
         assert_eq!(r.body["effect"], "allow", "{}", r.text);
     }
 }
@@ -95,7 +104,7 @@ async fn the_token_names_the_principal_and_its_session_counts() {
 #[tokio::test]
 async fn with_a_token_the_body_names_no_principal_and_a_bad_token_is_refused() {
     let s = setup().await;
-    let carol = token(&s, "carol", Some("session-1"));
+    let carol = token(&s, "carol", "session-1");
     let mut body = refund(5.0);
     body["context"] = json!({"user": {"userId": "mallory"}});
     body["agentId"] = json!("support");
@@ -104,14 +113,24 @@ async fn with_a_token_the_body_names_no_principal_and_a_bad_token_is_refused() {
     r.assert_problem(400, "VALIDATION_FAILED");
     assert_eq!(r.error_paths(), ["/context", "/agentId", "/sessionId"], "{}", r.text);
     // not a token of this registry, altered, or signed by another key: refused at the header
-    let other = registry_access::signed::KeyRing::parse(
-        "t9:b3RoZXIta2V5LW9mLXRoZS1wcmluY2lwYWwtdGVzdC0wMTI=",
-    )
-    .unwrap();
-    let context = serde_json::to_vec(&json!({"user": {"userId": "carol"}})).unwrap();
-    let forged =
-        other.signing().unwrap().sign_context_json("support", &context, i64::MAX / 2).unwrap();
-    for bad in ["garbage".to_owned(), carol.replacen("v1.", "v1.x", 1), forged] {
+    let now = chrono::Utc::now().timestamp();
+    let forged = registry_token::KeyRing::generate(now)
+        .unwrap()
+        .issue(&registry_token::TokenRequest {
+            issuer: common::ISSUER,
+            audience: registry_token::DEFAULT_AUDIENCE,
+            user_id: Some("carol"),
+            agent_id: "support",
+            session_id: "session-1",
+            context_json: r#"{"user":{"userId":"carol"}}"#,
+            now,
+            ttl_seconds: 3_600,
+        })
+        .unwrap();
+    // the payload re-encoded: another user in the same signature
+    let mut parts: Vec<String> = carol.split('.').map(str::to_owned).collect();
+    parts[1] = parts[1].replacen('e', "f", 1);
+    for bad in ["garbage".to_owned(), parts.join("."), forged] {
         let r = authorize(&s, &bad, &refund(5.0)).await;
         r.assert_problem(400, "VALIDATION_FAILED");
         assert_eq!(r.error_paths(), ["/headers/X-Registry-Principal"], "{}", r.text);

@@ -354,7 +354,7 @@ async fn an_agent_and_its_tools_take_two_store_calls_plus_two_per_collaborator_l
     put(main.clone(), true).await.unwrap();
     let ctx: RequestContext = serde_json::from_value(internal()).unwrap();
 
-    let r = registry.resolver.resolve("main", &ctx).await.unwrap();
+    let r = registry.resolver.resolve("main", &ctx, None).await.unwrap();
     assert_eq!(r.inline_agent.agent.action_groups.len(), 3);
     assert_eq!(store.calls.swap(0, Ordering::SeqCst), 2);
 
@@ -365,7 +365,7 @@ async fn an_agent_and_its_tools_take_two_store_calls_plus_two_per_collaborator_l
         .put(Definition::Agent(serde_json::from_value(main).unwrap()), Expected::Version(1))
         .await
         .unwrap();
-    let r = registry.resolver.resolve("main", &ctx).await.unwrap();
+    let r = registry.resolver.resolve("main", &ctx, None).await.unwrap();
     assert_eq!(r.inline_agent.collaborators[0].action_groups.len(), 2);
     assert_eq!(store.calls.swap(0, Ordering::SeqCst), 4);
 }

@@ -464,12 +464,9 @@ async fn each_token_decision_is_one_log_line_without_token_or_secret() {
 
 #[tokio::test]
 async fn the_signed_context_of_a_resolve_stands_for_the_caller() {
-    let keys = registry_access::signed::KeyRing::parse(
-        "t1:dG9rZW4tdGVzdC1rZXktMDEyMzQ1Njc4OWFiY2RlZmdoaWprbA==",
-    )
-    .unwrap();
-    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys, 3_600))
-        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let keys = common::principal_keys(dir.path()).await;
+    let s = common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys)).await;
     let (base, endpoint) = endpoint().await;
     setup(&s, &format!("{base}/token")).await;
     let signed = |user: &str| {
@@ -497,7 +494,9 @@ async fn the_signed_context_of_a_resolve_stands_for_the_caller() {
     let r = s.send(with_header(&ana, "/tools/m1/token?agentId=other")).await;
     r.assert_problem(400, "VALIDATION_FAILED");
     // an altered context is refused, and so is a denied principal's genuine one
-    let r = s.send(with_header(&ana.replacen("v1.", "v1.x", 1), "/tools/m1/token")).await;
+    let (head, rest) = ana.split_once('.').unwrap();
+    let altered = format!("{head}.{}", rest.replacen(|c: char| c.is_ascii_lowercase(), "Z", 1));
+    let r = s.send(with_header(&altered, "/tools/m1/token")).await;
     r.assert_problem(400, "VALIDATION_FAILED");
     let blocked = signed("blocked").await;
     let r = s.send(with_header(&blocked, "/tools/m1/token")).await;

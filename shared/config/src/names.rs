@@ -20,9 +20,16 @@ pub const EVENTBRIDGE_ENDPOINT_URL: &str = "REGISTRY_EVENTBRIDGE_ENDPOINT_URL";
 pub const ROLE_MAP: &str = "REGISTRY_ROLE_MAP";
 /// The secret that signs list cursors (all instances must share it).
 pub const CURSOR_KEY: &str = "REGISTRY_CURSOR_KEY";
-/// The key ring signing and verifying principal contexts (`keyId:base64secret`, comma or
-/// newline separated, the signing key first).
-pub const CONTEXT_KEYS: &str = "REGISTRY_CONTEXT_KEYS";
+/// The `iss` of principal tokens: the registry's URL (issuer: A, S; verifiers: G).
+pub const TOKEN_ISSUER: &str = "REGISTRY_TOKEN_ISSUER";
+/// The `aud` of principal tokens (default `agent-registry`).
+pub const TOKEN_AUDIENCE: &str = "REGISTRY_TOKEN_AUDIENCE";
+/// A verifier's JWKS URL: the registry's `/.well-known/jwks.json`.
+pub const JWKS_URL: &str = "REGISTRY_JWKS_URL";
+/// A verifier's JWKS document (instead of [`JWKS_URL`]).
+pub const JWKS: &str = "REGISTRY_JWKS";
+/// The Secrets Manager secret holding the admin API's signing key ring.
+pub const SIGNING_KEYS_SECRET: &str = "REGISTRY_SIGNING_KEYS_SECRET";
 /// The Secrets Manager name prefix of tools' client secrets.
 pub const SECRETS_PREFIX: &str = "REGISTRY_SECRETS_PREFIX";
 /// The reverse-DNS namespace of discovery's MCP server names (`<namespace>/<tool name>`).

@@ -1,17 +1,18 @@
 //! The guard's own cost per call, on the example tool's three call
 //! rules (one enforced deny, one log-only deny, the allow) and a function-details event
-//! whose session carries a signed principal context:
+//! whose session carries a principal token (RS256 JWT):
 //!
-//! - `guard/verify-read-evaluate`: what the goal counts, with nothing remembered:
-//!   verify the signed context (HMAC-SHA256, expiry), read its payload into a prepared
-//!   context with `request.agentId`/`toolId`, decode and check the arguments against
-//!   the function's schema (prepared once per container, with the rules), and
-//!   evaluate the three call rules.
+//! - `guard/read-evaluate`: a token verified before (the first verification of a token,
+//!   once per session and container, is `token/verify-first` in
+//!   shared/token/benches/token.rs): its claims' context read into a prepared context
+//!   with `request.agentId`/`toolId`, the arguments decoded and checked against the
+//!   function's schema (prepared once per container, with the rules), and the three
+//!   call rules evaluated.
 //! - `guard/check-warm`: `Guard::check` on a warm container: the token seen before (its
-//!   expiry still checked), rules cached, the decision line built (EMF) and handed to a
-//!   sink that drops it.
+//!   expiry and session still checked), rules cached, the decision line built (EMF) and
+//!   handed to a sink that drops it.
 //!
-//! - `guard/one-session-rule`: `verify-read-evaluate` with one more call rule, over the
+//! - `guard/one-session-rule`: `read-evaluate` with one more call rule, over the
 //!   session (`session.callsOf[...]`), evaluated on a session's state and the new state
 //!   worked out as an admitted call's; the store round trip excluded (SPEC section 19).
 //!
@@ -25,15 +26,17 @@ use std::task::{Context, Poll, Waker};
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, FunctionEvent, parse_event};
 use criterion::{Criterion, criterion_group, criterion_main};
-use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
-use registry_access::{PreparedContext, RequestContext, RuleSet, ToolCall};
+use registry_access::{PreparedContext, RuleSet, ToolCall};
 use registry_core::ToolDefinition;
 use registry_core::session::SessionState;
 use registry_guard::{Guard, GuardConfig, RuleSource, Verdict};
+use registry_token::{
+    DEFAULT_AUDIENCE, KeyRing, KeySource, Principal, SESSION_ATTRIBUTE, TokenRequest, Verifier,
+};
 use registry_types::ArgumentSchema;
 use serde_json::json;
 
-const KEYS: &str = "bench:YmVuY2gta2V5LTAxMjM0NTY3ODlhYmNkZWYwMTIzNDU2Nzg5";
+const ISSUER: &str = "http://registry.bench";
 const NOW_MS: i64 = 1_795_608_000_000;
 
 /// The rules, already in memory: an in-process stand-in for the registry's table.
@@ -50,14 +53,23 @@ fn tool() -> ToolDefinition {
 }
 
 fn event(keys: &KeyRing) -> ActionGroupEvent {
-    let context: RequestContext = serde_json::from_value(json!({
+    let context = json!({
         "user": {"userId": "u-42", "userType": "internal-user", "roles": ["agent", "support"]},
         "account": {"accountId": "acct-7", "type": "retailer"},
         "request": {"region": "us-east-1"}
-    }))
-    .unwrap();
-    let principal = Principal { agent_id: "support-bot".into(), context };
-    let token = keys.signing().unwrap().sign(&principal, NOW_MS / 1000 + 3_600).unwrap();
+    });
+    let token = keys
+        .issue(&TokenRequest {
+            issuer: ISSUER,
+            audience: DEFAULT_AUDIENCE,
+            user_id: Some("u-42"),
+            agent_id: "support-bot",
+            session_id: "s-1",
+            context_json: &context.to_string(),
+            now: NOW_MS / 1000,
+            ttl_seconds: 3_600,
+        })
+        .unwrap();
     parse_event(&json!({
         "messageVersion": "1.0",
         "agent": {"name": "units", "id": "AGENT1", "alias": "TSTALIASID", "version": "DRAFT"},
@@ -73,19 +85,17 @@ fn event(keys: &KeyRing) -> ActionGroupEvent {
     .unwrap()
 }
 
-/// The guard's steps before the rules, as it takes them for every call with nothing
-/// remembered: verify `token`, read it into a prepared context with `request.agentId` and
-/// `toolId`, decode and check the arguments; then `decide` on them.
+/// The guard's steps before the rules for a verified token: its context read into a
+/// prepared context with `request.agentId` and `toolId`, the arguments decoded and
+/// checked; then `decide` on them.
 fn with_call<R>(
-    keys: &KeyRing,
-    token: &str,
+    principal: &Principal,
     call: &FunctionEvent,
     schema: &ArgumentSchema,
     decide: impl FnOnce(&PreparedContext<'_>, &ToolCall<'_>) -> R,
 ) -> R {
-    let payload = keys.verify_payload(token, NOW_MS / 1000).unwrap();
-    let (agent_id, mut prepared) = payload.read().unwrap();
-    prepared.set_agent_id(Some(&agent_id));
+    let mut prepared = PreparedContext::from_json(principal.context_json().as_bytes()).unwrap();
+    prepared.set_agent_id(Some(principal.agent_id()));
     prepared.set_tool_id(Some("convert_units@1.0.0"));
     let arguments = Arguments::from_parameters_checked(&call.parameters, schema).unwrap();
     let tool_call =
@@ -103,7 +113,8 @@ fn ready<F: Future>(future: F) -> F::Output {
 }
 
 fn bench(c: &mut Criterion) {
-    let keys = KeyRing::parse(KEYS).unwrap();
+    let keys = KeyRing::generate(NOW_MS / 1000).unwrap();
+    let verifier = Verifier::new(&keys.jwks(), ISSUER, DEFAULT_AUDIENCE).unwrap();
     let event = event(&keys);
     let tool = tool();
     let rules =
@@ -114,10 +125,11 @@ fn bench(c: &mut Criterion) {
     let schema = ArgumentSchema::new(function, tool.types.as_ref()).unwrap();
     let ActionGroupEvent::Function(call) = &event else { unreachable!() };
     let token = &call.session_attributes[SESSION_ATTRIBUTE];
+    let principal = verifier.verify(token, NOW_MS / 1000).unwrap();
 
-    c.bench_function("guard/verify-read-evaluate", |b| {
+    c.bench_function("guard/read-evaluate", |b| {
         b.iter(|| {
-            let decision = with_call(&keys, black_box(token), call, &schema, |prepared, call| {
+            let decision = with_call(black_box(&principal), call, &schema, |prepared, call| {
                 rules.evaluate_call(prepared, call)
             });
             black_box(decision)
@@ -139,7 +151,7 @@ fn bench(c: &mut Criterion) {
     c.bench_function("guard/one-session-rule", |b| {
         b.iter(|| {
             let (decision, next) =
-                with_call(&keys, black_box(token), call, &schema, |prepared, call| {
+                with_call(black_box(&principal), call, &schema, |prepared, call| {
                     let decision = session_rules.evaluate_call_in(
                         prepared,
                         call,
@@ -152,7 +164,7 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let config = GuardConfig::new("convert_units@1.0.0", keys.clone());
+    let config = GuardConfig::new("convert_units@1.0.0", KeySource::Document(Arc::new(verifier)));
     let guard = Guard::new(config, Memory(tool.clone())).with_clock(|| NOW_MS).with_log(|line| {
         black_box(line);
     });

@@ -2,8 +2,10 @@
 
 use std::time::Duration;
 
-use registry_access::signed::KeyRing;
+use std::sync::Arc;
+
 use registry_config::{ConfigError, Vars, names};
+use registry_token::{DEFAULT_AUDIENCE, KeySource, RemoteJwks, Verifier};
 
 /// The registry tool id whose call rules guard this function (e.g. `convert_units@1.0.0`).
 pub const TOOL_ID_ENV: &str = names::TOOL_ID;
@@ -12,9 +14,15 @@ pub const TABLE_ENV: &str = names::TABLE;
 /// A DynamoDB-API endpoint URL instead of AWS's (local servers in tests), as the
 /// registry's own functions read it.
 pub const ENDPOINT_ENV: &str = names::DYNAMODB_ENDPOINT_URL;
-/// The keys that verify signed principal contexts, in `KeyRing` text form
-/// (`keyId:base64secret`, comma or newline separated).
-pub const KEYS_ENV: &str = names::CONTEXT_KEYS;
+/// The registry's JWKS URL (`<registry>/.well-known/jwks.json`): the public keys that
+/// verify principal tokens, fetched and cached.
+pub const JWKS_URL_ENV: &str = names::JWKS_URL;
+/// The registry's JWKS document itself, instead of [`JWKS_URL_ENV`].
+pub const JWKS_ENV: &str = names::JWKS;
+/// The `iss` principal tokens must carry: the registry's issuer (its URL).
+pub const ISSUER_ENV: &str = names::TOKEN_ISSUER;
+/// The `aud` principal tokens must carry (default `agent-registry`).
+pub const AUDIENCE_ENV: &str = names::TOKEN_AUDIENCE;
 /// How old cached rules may get, in seconds (decimals allowed), when the table cannot
 /// be read; default [`DEFAULT_MAX_STALENESS`].
 pub const MAX_STALENESS_ENV: &str = names::GUARD_MAX_STALENESS_SECONDS;
@@ -29,8 +37,8 @@ pub const DEFAULT_MAX_STALENESS: Duration = Duration::from_secs(30);
 pub struct GuardConfig {
     /// The tool whose call rules apply.
     pub tool_id: String,
-    /// The keys that verify signed contexts.
-    pub keys: KeyRing,
+    /// The registry's public keys, issuer and audience that verify principal tokens.
+    pub keys: Arc<KeySource>,
     /// The oldest rules may be when the source cannot be read; they are re-read once
     /// half as old.
     pub max_staleness: Duration,
@@ -38,8 +46,8 @@ pub struct GuardConfig {
 
 impl GuardConfig {
     /// A configuration with the default staleness bound.
-    pub fn new(tool_id: impl Into<String>, keys: KeyRing) -> Self {
-        Self { tool_id: tool_id.into(), keys, max_staleness: DEFAULT_MAX_STALENESS }
+    pub fn new(tool_id: impl Into<String>, keys: KeySource) -> Self {
+        Self { tool_id: tool_id.into(), keys: Arc::new(keys), max_staleness: DEFAULT_MAX_STALENESS }
     }
 
     /// This configuration with another staleness bound.
@@ -49,16 +57,33 @@ impl GuardConfig {
         self
     }
 
-    /// Reads [`TOOL_ID_ENV`], [`KEYS_ENV`] and [`MAX_STALENESS_ENV`] through `var`
-    /// (`std::env::var` in a Lambda); `Err` names every problem.
+    /// Reads [`TOOL_ID_ENV`], [`ISSUER_ENV`], [`JWKS_URL_ENV`] or [`JWKS_ENV`],
+    /// [`AUDIENCE_ENV`] and [`MAX_STALENESS_ENV`] through `var` (`std::env::var` in a
+    /// Lambda); `Err` names every problem.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let mut vars = Vars::new(var);
         let tool_id =
             vars.required(TOOL_ID_ENV, "the registry tool whose rules guard this function");
-        let keys =
-            vars.required_parsed(KEYS_ENV, "the key ring verifying signed contexts", |text| {
-                KeyRing::parse(text)
-            });
+        let issuer = vars.required(ISSUER_ENV, "the registry's issuer (its URL)");
+        let audience = vars.optional(AUDIENCE_ENV).unwrap_or_else(|| DEFAULT_AUDIENCE.to_owned());
+        let url = vars.optional(JWKS_URL_ENV);
+        let document = vars.parsed(JWKS_ENV, |text| {
+            Verifier::from_jwks_json(text, issuer.clone(), audience.clone())
+        });
+        let keys = match (url, document) {
+            (_, Some(verifier)) => Some(KeySource::Document(Arc::new(verifier))),
+            (Some(url), None) => {
+                Some(KeySource::Url(RemoteJwks::new(url, issuer.clone(), audience)))
+            }
+            (None, None) => {
+                // named with the other problems
+                vars.required(
+                    JWKS_URL_ENV,
+                    "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
+                );
+                None
+            }
+        };
         let max_staleness = vars
             .parsed(MAX_STALENESS_ENV, |text| match text.parse::<f64>() {
                 Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
@@ -68,8 +93,13 @@ impl GuardConfig {
             })
             .unwrap_or(DEFAULT_MAX_STALENESS);
         vars.finish()?;
-        let keys = keys.ok_or_else(|| ConfigError::missing(KEYS_ENV, "the key ring"))?;
-        Ok(Self { tool_id, keys, max_staleness })
+        let keys = keys.ok_or_else(|| {
+            ConfigError::missing(
+                JWKS_URL_ENV,
+                "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
+            )
+        })?;
+        Ok(Self { tool_id, keys: Arc::new(keys), max_staleness })
     }
 }
 

@@ -16,20 +16,20 @@ mod verdict;
 
 use std::time::Instant;
 
-use registry_access::signed::{SESSION_ATTRIBUTE, SignedContextError};
-use registry_access::{DecisionPoint, DecisionRecord, ToolCall};
+use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
 use registry_policy::{
     CallDecision, CallRequest, DecideError, Reason, Stage as PolicyStage, Stamp, decide,
 };
 use registry_store::StoreError;
+use registry_token::SESSION_ATTRIBUTE;
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
 pub use authorize::{AuthorizeError, RuleSetAuthorizer};
 pub use clock::{Clock, SystemClock};
 pub use config::{
-    DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, KEYS_ENV, MAX_STALENESS_ENV, SWITCH_ENV,
-    TABLE_ENV, TOOL_ID_ENV, switched_off,
+    AUDIENCE_ENV, DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, ISSUER_ENV, JWKS_ENV,
+    JWKS_URL_ENV, MAX_STALENESS_ENV, SWITCH_ENV, TABLE_ENV, TOOL_ID_ENV, switched_off,
 };
 pub use handle::handle_guarded;
 pub use registry_config::ConfigError;
@@ -180,15 +180,21 @@ impl<S: RuleSource> Guard<S> {
             let message = format!("no `{SESSION_ATTRIBUTE}` session attribute");
             return refused(event, Refusal::NoSignedContext, message, now_ms);
         };
-        let payload = match self.verified.verify(&config.keys, token, now_ms.div_euclid(1000)) {
-            Ok(payload) => payload,
-            Err(e @ SignedContextError::Expired(_)) => {
+        let verified = self.verified.verify(&config.keys, token, now_ms.div_euclid(1000)).await;
+        let principal = match verified {
+            Ok(principal) => principal,
+            Err(e) if e.is_expired() => {
                 return refused(event, Refusal::ExpiredSignedContext, e.to_string(), now_ms);
             }
             Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
         };
-        let (agent_id, mut prepared) = match payload.read() {
-            Ok(read) => read,
+        if principal.session_id() != event.session_id() {
+            let message = "the token's sid is not the event's sessionId".to_owned();
+            return refused(event, Refusal::SessionMismatch, message, now_ms);
+        }
+        let agent_id = std::borrow::Cow::Borrowed(principal.agent_id());
+        let mut prepared = match PreparedContext::from_json(principal.context_json().as_bytes()) {
+            Ok(prepared) => prepared,
             Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
         };
         prepared.set_agent_id(Some(&agent_id));

@@ -1,20 +1,23 @@
-//! Signed principal contexts, verified once per container: a session sends the same
-//! token on every call, so a token seen before (byte for byte) skips the MAC; its
-//! expiry is checked on every call all the same.
+//! Principal tokens, verified once per container: a session sends the same token on
+//! every call, so a token seen before (byte for byte) skips the signature; its expiry is
+//! checked on every call all the same.
 
 use std::sync::Arc;
 
-use registry_access::signed::{KeyRing, MAX_SIGNED_BYTES, SignedContextError, VerifiedPayload};
+use registry_token::{KeySource, MAX_TOKEN_BYTES, Principal, TokenError};
 
 /// Most tokens remembered; when full, the one least worth keeping makes room
 /// (decision 81).
 const MAX_REMEMBERED: usize = 64;
 
-/// Tokens verified so far with their payloads, by MAC (the token's last part: short
-/// to hash; the whole token is compared on a hit).
+/// Characters of the signature that key the cache (short to hash; the whole token is
+/// compared on a hit).
+const KEY_CHARS: usize = 32;
+
+/// Tokens verified so far with their claims, by the end of their signature.
 #[derive(Debug)]
 pub(crate) struct Verified {
-    seen: quick_cache::sync::Cache<String, Arc<(String, Arc<VerifiedPayload>)>>,
+    seen: quick_cache::sync::Cache<String, Arc<(String, Arc<Principal>)>>,
 }
 
 impl Default for Verified {
@@ -24,27 +27,27 @@ impl Default for Verified {
 }
 
 impl Verified {
-    /// `token`'s payload, verified by `keys` at `now_s` (Unix seconds).
-    pub fn verify(
+    /// `token`'s claims, verified with `keys` at `now_s` (Unix seconds).
+    pub async fn verify(
         &self,
-        keys: &KeyRing,
+        keys: &KeySource,
         token: &str,
         now_s: i64,
-    ) -> Result<Arc<VerifiedPayload>, SignedContextError> {
-        if token.len() > MAX_SIGNED_BYTES {
-            return Err(SignedContextError::Malformed);
+    ) -> Result<Arc<Principal>, TokenError> {
+        if token.len() > MAX_TOKEN_BYTES {
+            return Err(TokenError::TooLarge(token.len()));
         }
-        let mac = token.rsplit_once('.').map_or(token, |(_, mac)| mac);
-        let hit = self.seen.get(mac).filter(|seen| seen.0 == token).map(|seen| Arc::clone(&seen.1));
-        if let Some(payload) = hit {
-            return if now_s >= payload.expires_at() {
-                Err(SignedContextError::Expired(payload.expires_at()))
+        let key = token.get(token.len().saturating_sub(KEY_CHARS)..).unwrap_or(token);
+        let hit = self.seen.get(key).filter(|seen| seen.0 == token).map(|seen| Arc::clone(&seen.1));
+        if let Some(principal) = hit {
+            return if now_s >= principal.expires_at() {
+                Err(TokenError::Expired(principal.expires_at()))
             } else {
-                Ok(payload)
+                Ok(principal)
             };
         }
-        let payload = Arc::new(keys.verify_payload(token, now_s)?);
-        self.seen.insert(mac.to_owned(), Arc::new((token.to_owned(), Arc::clone(&payload))));
-        Ok(payload)
+        let principal = Arc::new(keys.verify(token, now_s).await?);
+        self.seen.insert(key.to_owned(), Arc::new((token.to_owned(), Arc::clone(&principal))));
+        Ok(principal)
     }
 }

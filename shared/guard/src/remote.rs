@@ -11,10 +11,10 @@ use bedrock_action_group::return_control::authorize_path;
 use bedrock_action_group::{
     ActionGroupEvent, ArgumentError, Arguments, InvalidArguments, ToolError, respond,
 };
-use registry_access::signed::SESSION_ATTRIBUTE;
 use registry_access::{DecisionPoint, DecisionRecord, Effect, Outcome};
 use registry_config::{ConfigError, Problem, Vars, names};
 use registry_policy::Stamp;
+use registry_token::SESSION_ATTRIBUTE;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -27,11 +27,15 @@ pub enum Refusal {
     NotConfigured,
     /// The event carries no signed principal context.
     NoSignedContext,
-    /// The signed context is malformed, forged, altered, signed by an unknown key, or
-    /// over the context limits.
+    /// The principal token is malformed, forged, altered, of another algorithm, signed by
+    /// a key not in the registry's key set, of another issuer or audience, or its context
+    /// is over the limits (the decision line's message names which).
     InvalidSignedContext,
     /// The signed context has expired.
     ExpiredSignedContext,
+    /// The token is bound to another session (`sid`) than the event's `sessionId`: a
+    /// token replayed into another session.
+    SessionMismatch,
     /// No rules could be read and none are cached.
     RulesUnavailable,
     /// The rules could not be re-read and the cached ones are past the staleness bound.
@@ -45,8 +49,6 @@ pub enum Refusal {
     /// The call would count in a session whose `sessionId` is not one Bedrock makes
     /// (2 to 100 characters of `[0-9a-zA-Z._:-]`).
     InvalidSession,
-    /// The principal token is bound to another session than the event's.
-    SessionMismatch,
     /// Remote mode: the registry was not reached within the timeout, or failed.
     RegistryUnavailable,
     /// Remote mode: the registry refused the request for another reason than the
@@ -62,13 +64,13 @@ impl Refusal {
             Self::NoSignedContext => "NO_SIGNED_CONTEXT",
             Self::InvalidSignedContext => "INVALID_SIGNED_CONTEXT",
             Self::ExpiredSignedContext => "EXPIRED_SIGNED_CONTEXT",
+            Self::SessionMismatch => "SESSION_MISMATCH",
             Self::RulesUnavailable => "RULES_UNAVAILABLE",
             Self::RulesStale => "RULES_STALE",
             Self::ToolSwitchedOff => "TOOL_SWITCHED_OFF",
             Self::InvalidArguments => "INVALID_ARGUMENTS",
             Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
             Self::InvalidSession => "INVALID_SESSION",
-            Self::SessionMismatch => "SESSION_MISMATCH",
             Self::RegistryUnavailable => "REGISTRY_UNAVAILABLE",
             Self::RegistryRefused => "REGISTRY_REFUSED",
         }
@@ -83,6 +85,9 @@ impl Refusal {
             Self::ExpiredSignedContext => {
                 "the session's registry principal context has expired; resolve the agent again"
             }
+            Self::SessionMismatch => {
+                "the session's registry principal context belongs to another session"
+            }
             Self::RulesUnavailable | Self::RulesStale => {
                 "the tool's call policy cannot be read right now"
             }
@@ -90,9 +95,6 @@ impl Refusal {
             Self::InvalidArguments => "the arguments are invalid",
             Self::BudgetsUnavailable => "the session's budget cannot be checked right now",
             Self::InvalidSession => "the session's id is not valid",
-            Self::SessionMismatch => {
-                "the session's registry principal context belongs to another session"
-            }
             Self::RegistryUnavailable => "the tool's call policy cannot be checked right now",
             Self::RegistryRefused => "the registry refused to decide the call",
         }

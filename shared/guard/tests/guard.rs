@@ -9,20 +9,55 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_event};
-use registry_access::RequestContext;
-use registry_access::signed::{KeyRing, Principal, SESSION_ATTRIBUTE};
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_guard::{
     ConfigError, Guard, GuardConfig, RuleSource, TOOL_ID_ENV, Verdict, handle_guarded,
 };
 use registry_store::StoreError;
+use registry_token::{
+    DEFAULT_AUDIENCE, KeyRing, KeySource, SESSION_ATTRIBUTE, TokenRequest, Verifier,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 const TOOL_ID: &str = "convert_units@1.0.0";
-const KEYS: &str = "k2:Z3VhcmQtdGVzdHMta2V5LXR3by0wMTIzNDU2Nzg5YWJjZGVm,\
-                    k1:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm";
+/// The registry's issuer the guard expects.
+const ISS: &str = "http://registry.test";
+
+/// The registry's keys (made once per run): an old key and the signing one after a
+/// rotation.
+fn ring() -> &'static KeyRing {
+    static RING: std::sync::OnceLock<KeyRing> = std::sync::OnceLock::new();
+    RING.get_or_init(|| KeyRing::generate(0).unwrap().rotate(1, 3_600).unwrap())
+}
+
+/// The ring's public keys, as the registry publishes them.
+fn jwks() -> &'static str {
+    static JWKS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    JWKS.get_or_init(|| serde_json::to_string(&ring().jwks()).unwrap())
+}
+
+fn keys() -> KeySource {
+    KeySource::Document(Arc::new(Verifier::from_jwks_json(jwks(), ISS, DEFAULT_AUDIENCE).unwrap()))
+}
+
+/// A token of `ring` for `agent` and `context` in `session`, valid until `expires_ms`.
+fn issue(ring: &KeyRing, agent: &str, context: &Value, session: &str, expires_ms: i64) -> String {
+    ring.issue(&TokenRequest {
+        issuer: ISS,
+        audience: DEFAULT_AUDIENCE,
+        user_id: context["user"]["userId"].as_str(),
+        agent_id: agent,
+        session_id: session,
+        context_json: &context.to_string(),
+        now: expires_ms / 1000 - 3_600,
+        ttl_seconds: 3_600,
+    })
+    .unwrap()
+}
 /// 2026-11-25T12:00:00Z.
 const NOW_MS: i64 = 1_795_608_000_000;
 
@@ -111,8 +146,7 @@ impl Harness {
         Self::on(Table::holding(example_tool()))
     }
     fn on(table: Table) -> Self {
-        let config = GuardConfig::new(TOOL_ID, KeyRing::parse(KEYS).unwrap())
-            .with_max_staleness(Duration::from_secs(30));
+        let config = GuardConfig::new(TOOL_ID, keys()).with_max_staleness(Duration::from_secs(30));
         Self::with(Guard::new(config, table.clone()), table)
     }
     fn with(guard: Guard<Table>, table: Table) -> Self {
@@ -150,12 +184,10 @@ struct Convert {
     to: String,
 }
 
-/// Signs `context` for `agent` as resolution does, valid until `expires_ms`.
+/// Issues a token for `context` and `agent` in session `s-1` (the events'), as
+/// resolution does, valid until `expires_ms`.
 fn sign(agent: &str, context: Value, expires_ms: i64) -> String {
-    let context: RequestContext = serde_json::from_value(context).unwrap();
-    let principal = Principal { agent_id: agent.into(), context };
-    let ring = KeyRing::parse(KEYS).unwrap();
-    ring.signing().unwrap().sign(&principal, expires_ms / 1000).unwrap()
+    issue(ring(), agent, &context, "s-1", expires_ms)
 }
 
 fn token() -> String {
@@ -310,14 +342,67 @@ async fn a_tampered_context_is_refused() {
         assert_refused(&h, &event("5", "m", Some(&forged)), "INVALID_SIGNED_CONTEXT", "not valid")
             .await;
     assert!(line["message"].as_str().unwrap().contains("signature"), "{line}");
-    // signed with a key the guard does not have
-    let other = KeyRing::parse("k9:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm").unwrap();
-    let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
-    let foreign = other.signing().unwrap().sign(&principal, NOW_MS / 1000 + 60).unwrap();
-    for bad in [foreign.as_str(), "v1.nonsense"] {
-        assert_refused(&h, &event("5", "m", Some(bad)), "INVALID_SIGNED_CONTEXT", "not valid")
-            .await;
+    // signed with a key not in the key set; alg none; HS256 with the public key as the
+    // secret; another audience; truncated; re-encoded; not a JWT: each line names why
+    let other = KeyRing::generate(0).unwrap();
+    let foreign = issue(&other, "a", &json!({}), "s-1", NOW_MS + 60_000);
+    let (header, rest) = token.split_once('.').unwrap();
+    let (payload, signature) = rest.split_once('.').unwrap();
+    let b64 = |text: String| URL_SAFE_NO_PAD.encode(text);
+    let kid = ring().signing().kid();
+    let none = format!("{}.{payload}.", b64(format!(r#"{{"alg":"none","kid":"{kid}"}}"#)));
+    let hs256 = {
+        let mut hs = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+        hs.kid = Some(kid.to_owned());
+        let claims: Value =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
+        let secret = jwks().as_bytes();
+        jsonwebtoken::encode(&hs, &claims, &jsonwebtoken::EncodingKey::from_secret(secret)).unwrap()
+    };
+    let other_audience = ring()
+        .issue(&TokenRequest {
+            issuer: ISS,
+            audience: "another-audience",
+            user_id: None,
+            agent_id: "support-bot",
+            session_id: "s-1",
+            context_json: "{}",
+            now: NOW_MS / 1000,
+            ttl_seconds: 60,
+        })
+        .unwrap();
+    let truncated = token[..token.len() - 10].to_owned();
+    let padded = format!("{header}.{payload}=.{signature}");
+    for (bad, says) in [
+        (foreign.as_str(), "not in the registry's key set"),
+        (none.as_str(), "algorithm `none` is not accepted"),
+        (hs256.as_str(), "algorithm `HS256` is not accepted"),
+        (other_audience.as_str(), "audience"),
+        (truncated.as_str(), "signature"),
+        (padded.as_str(), "signature"),
+        ("v1.nonsense", "malformed"),
+    ] {
+        let line =
+            assert_refused(&h, &event("5", "m", Some(bad)), "INVALID_SIGNED_CONTEXT", "not valid")
+                .await;
+        assert!(line["message"].as_str().unwrap().contains(says), "{says}: {line}");
     }
+}
+
+#[tokio::test]
+async fn a_token_of_another_session_is_refused() {
+    let h = Harness::new();
+    let elsewhere =
+        issue(ring(), "support-bot", &json!({"user": {"userId": "u-42"}}), "s-2", NOW_MS + 60_000);
+    let line = assert_refused(
+        &h,
+        &event("5", "m", Some(&elsewhere)),
+        "SESSION_MISMATCH",
+        "belongs to another session",
+    )
+    .await;
+    assert!(line["message"].as_str().unwrap().contains("sid"), "{line}");
+    assert_eq!(line["sessionId"], "s-1");
 }
 
 #[tokio::test]
@@ -337,12 +422,18 @@ async fn an_expired_context_is_refused_also_once_verified() {
 #[tokio::test]
 async fn rotated_keys_still_verify_and_the_signing_key_is_first() {
     let h = Harness::new();
-    let old = KeyRing::parse("k1:Z3VhcmQtdGVzdHMta2V5LW9uZS0wMTIzNDU2Nzg5YWJjZGVm").unwrap();
-    let principal = Principal { agent_id: "a".into(), context: RequestContext::default() };
-    let by_old_key = old.signing().unwrap().sign(&principal, NOW_MS / 1000 + 60).unwrap();
+    // the key the ring signed with before its rotation
+    let old_only = ring().remove(ring().keys()[1].key.kid());
+    assert!(old_only.is_ok());
+    let old = KeyRing::new(vec![ring().keys()[1].clone()]).unwrap();
+    let by_old_key = issue(&old, "a", &json!({}), "s-1", NOW_MS + 60_000);
     let (_, ran) = h.call(&event("5", "m", Some(&by_old_key))).await;
-    assert!(ran, "k1 is still in the ring after k2 was added in front of it");
-    assert!(token().starts_with("v1.k2."), "the first key signs");
+    assert!(ran, "the retired key is still in the key set after the rotation");
+    let header: Value = serde_json::from_slice(
+        &URL_SAFE_NO_PAD.decode(token().split('.').next().unwrap()).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["kid"], ring().signing().kid(), "the new key signs");
 }
 
 #[tokio::test]
@@ -443,14 +534,18 @@ async fn staleness_is_judged_when_the_table_has_answered() {
 async fn a_counted_call_needs_a_bedrock_session_id() {
     let h = Harness::new();
     *h.table.agent.lock().unwrap() = Ok(Some(agent(json!({"maxToolCalls": 5}))));
-    let token = token();
-    let huge = "s".repeat(900_000);
-    for bad in ["", "a", "a\nb", "a\u{0}b", "a b", huge.as_str()] {
+    // tokens bound to ids the registry never issues them for: refused all the same
+    for bad in ["", "a", "a\nb", "a\u{0}b", "a b"] {
+        let token = issue(ring(), "support-bot", &json!({}), bad, NOW_MS + 60_000);
         let mut e = event("5", "m", Some(&token));
         e["sessionId"] = json!(bad);
         let line = assert_refused(&h, &e, "INVALID_SESSION", "session's id is not valid").await;
         assert!(line.get("sessionId").is_none(), "an invalid id is not logged: {line}");
     }
+    let mut e = event("5", "m", Some(&token()));
+    e["sessionId"] = json!("s".repeat(900_000));
+    let line = assert_refused(&h, &e, "SESSION_MISMATCH", "another session").await;
+    assert!(line.get("sessionId").is_none(), "an invalid id is not logged: {line}");
 }
 
 #[tokio::test]
@@ -573,29 +668,39 @@ fn configuration_from_the_environment_names_every_problem() {
         GuardConfig::from_vars(vars(&[("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "soon")]))
             .unwrap_err()
             .to_string();
-    for name in
-        ["REGISTRY_TOOL_ID", "REGISTRY_CONTEXT_KEYS", "REGISTRY_GUARD_MAX_STALENESS_SECONDS"]
-    {
+    for name in [
+        "REGISTRY_TOOL_ID",
+        "REGISTRY_TOKEN_ISSUER",
+        "REGISTRY_JWKS_URL",
+        "REGISTRY_GUARD_MAX_STALENESS_SECONDS",
+    ] {
         assert!(problems.contains(name), "{problems}");
     }
-    let config = GuardConfig::from_vars(vars(&[
+    let env: &'static [(&'static str, &'static str)] = Box::leak(Box::new([
         ("REGISTRY_TOOL_ID", "convert_units@1.0.0"),
-        ("REGISTRY_CONTEXT_KEYS", KEYS),
+        ("REGISTRY_TOKEN_ISSUER", ISS),
+        ("REGISTRY_JWKS", jwks()),
         ("REGISTRY_GUARD_MAX_STALENESS_SECONDS", "1.5"),
+    ]));
+    let config = GuardConfig::from_vars(vars(env)).unwrap();
+    assert_eq!(config.max_staleness, Duration::from_millis(1500));
+    assert!(matches!(*config.keys, KeySource::Document(_)));
+    let defaults = GuardConfig::from_vars(vars(&[
+        ("REGISTRY_TOOL_ID", "t"),
+        ("REGISTRY_TOKEN_ISSUER", ISS),
+        ("REGISTRY_JWKS_URL", "http://127.0.0.1:1/.well-known/jwks.json"),
     ]))
     .unwrap();
-    assert_eq!(config.max_staleness, Duration::from_millis(1500));
-    let defaults =
-        GuardConfig::from_vars(vars(&[("REGISTRY_TOOL_ID", "t"), ("REGISTRY_CONTEXT_KEYS", KEYS)]))
-            .unwrap();
     assert_eq!(defaults.max_staleness, Duration::from_secs(30));
+    assert!(matches!(*defaults.keys, KeySource::Url(_)));
     let bad_keys = GuardConfig::from_vars(vars(&[
         ("REGISTRY_TOOL_ID", "t"),
-        ("REGISTRY_CONTEXT_KEYS", "k1:short"),
+        ("REGISTRY_TOKEN_ISSUER", ISS),
+        ("REGISTRY_JWKS", r#"{"keys":[]}"#),
     ]))
     .unwrap_err()
     .to_string();
-    assert!(bad_keys.contains("REGISTRY_CONTEXT_KEYS"), "{bad_keys}");
+    assert!(bad_keys.contains("REGISTRY_JWKS"), "{bad_keys}");
     assert!(registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
     assert!(!registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));
 }

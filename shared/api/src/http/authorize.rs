@@ -7,7 +7,9 @@ use axum::extract::State;
 use crate::http::auth::Reader;
 use crate::http::json::JsonBody;
 use crate::http::params::{Explain, ExplainParamsDoc, Id};
-use crate::http::principal::{same_session, signed_principal};
+use registry_access::DecisionPoint;
+
+use crate::http::principal::{PRINCIPAL_HEADER, same_session, signed_principal};
 use crate::http::problem::Problem;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::{Authorization, AuthorizeRequest, CallPolicy, Resolver};
@@ -41,7 +43,11 @@ pub async fn authorize_call(
     headers: http::HeaderMap,
     JsonBody(request): JsonBody<AuthorizeRequest>,
 ) -> Result<Json<Authorization>, Problem> {
-    let request = match signed_principal(&resolver, &headers)? {
+    if headers.contains_key(PRINCIPAL_HEADER) {
+        // another instance may have rotated the keys
+        resolver.refresh_keys().await;
+    }
+    let request = match signed_principal(&resolver, &headers, DecisionPoint::Authorize)? {
         Some(principal) => {
             same_session(&principal, &headers)?;
             request.as_principal(principal)?

@@ -75,11 +75,10 @@ impl FromRequestParts<AppState> for Discoverer {
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
             .map(|(_, token)| token.trim());
         match bearer {
-            Some(token) => match discovery.principal_of(token) {
-                Some(p) => Ok(Self(Viewer::Principal {
-                    agent_id: p.agent_id,
-                    context: Box::new(p.context),
-                })),
+            Some(token) => match discovery.principal_of(token).await {
+                Some((agent_id, context)) => {
+                    Ok(Self(Viewer::Principal { agent_id, context: Box::new(context) }))
+                }
                 None => Err(Problem::from(refused).into()),
             },
             None => match (

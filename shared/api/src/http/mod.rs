@@ -11,6 +11,7 @@ pub mod evaluate;
 pub mod events;
 pub mod guard;
 pub mod json;
+pub mod keys;
 pub mod limits;
 pub mod params;
 pub mod principal;

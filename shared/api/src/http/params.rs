@@ -220,6 +220,46 @@ impl<S: Send + Sync> FromRequestParts<S> for Explain {
     }
 }
 
+/// `?sessionId=` on resolve: the Bedrock session the principal token is bound to
+/// (checked as Bedrock checks session ids); absent, the registry makes one.
+#[derive(Debug, Clone, Default)]
+pub struct SessionParam(pub Option<String>);
+
+/// The session query parameter of resolve, for the OpenAPI document.
+#[derive(Debug, Clone, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct SessionParamDoc {
+    /// The Bedrock `sessionId` the request will be sent with (2 to 100 characters of `0-9 a-z A-Z . _ : -`): the principal token's `sid`. Absent: the registry makes one and answers it as `sessionId`.
+    #[param(rename = "sessionId")]
+    session_id: Option<String>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for SessionParam {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        let ListParams(pairs) = ListParams::from_request_parts(parts, state).await?;
+        let mut found = pairs.into_iter().filter(|(n, _)| n == "sessionId").map(|(_, v)| v);
+        let session = found.next();
+        if found.next().is_some() {
+            return Err(Problem::bad_request(
+                "/sessionId",
+                "query parameter `sessionId` is given twice",
+            ));
+        }
+        if let Some(problem) =
+            session.as_deref().and_then(registry_core::session::session_id_problem)
+        {
+            return Err(Problem::validation(vec![registry_core::Violation {
+                path: "/sessionId".into(),
+                message: problem,
+            }]));
+        }
+        Ok(Self(session))
+    }
+}
+
 /// The boolean query parameter `name` (`true` or `false`; absent: `false`).
 async fn flag<S: Send + Sync>(parts: &mut Parts, state: &S, name: &str) -> Result<bool, Problem> {
     let ListParams(pairs) = ListParams::from_request_parts(parts, state).await?;

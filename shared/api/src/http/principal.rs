@@ -3,9 +3,11 @@
 //! received. Read and verified here for every route that takes it (the token broker,
 //! `authorize`).
 
+use registry_access::DecisionPoint;
 use registry_core::Violation;
 
 use crate::http::auth::at_most_one;
+use crate::http::json::parse_json;
 use crate::http::problem::Problem;
 use crate::service::{Resolver, VerifiedPrincipal};
 
@@ -26,19 +28,29 @@ pub fn invalid_principal(message: impl Into<String>) -> Problem {
 
 /// The principal of the request's [`PRINCIPAL_HEADER`], verified with the registry's
 /// keys; `None` without the header. Sent twice, unreadable, forged, expired: a 400 at
-/// [`PRINCIPAL_POINTER`].
+/// [`PRINCIPAL_POINTER`], and a refused token's decision line at `point`.
 pub fn signed_principal(
     resolver: &Resolver,
     headers: &http::HeaderMap,
+    point: DecisionPoint,
 ) -> Result<Option<VerifiedPrincipal>, Problem> {
     at_most_one(headers, "X-Registry-Principal")?;
     let Some(token) = headers.get(PRINCIPAL_HEADER) else { return Ok(None) };
-    let token = token.to_str().map_err(|_| invalid_principal("not a signed context"))?;
-    resolver.verify_principal(token).map(Some).map_err(|e| invalid_principal(e.to_string()))
+    let token = token.to_str().map_err(|_| invalid_principal("not a principal token"))?;
+    let principal = resolver.verify_principal(token).map_err(|e| {
+        resolver.log_refused_principal(point, &e);
+        invalid_principal(e.to_string())
+    })?;
+    let context = parse_json(principal.context_json().as_bytes())
+        .map_err(|_| invalid_principal("the token's context is not a request context"))?;
+    Ok(Some(VerifiedPrincipal {
+        session_id: Some(principal.session_id().to_owned()),
+        agent_id: principal.act.sub,
+        context,
+    }))
 }
 
-/// Checks the request's [`SESSION_HEADER`], when sent, against `principal`'s session
-/// (when the token names one): a
+/// Checks the request's [`SESSION_HEADER`], when sent, against `principal`'s session: a
 /// token replayed into another Bedrock session is a 400 at
 /// `/headers/X-Registry-Session`, as a guard in table mode refuses it.
 pub fn same_session(
@@ -46,10 +58,8 @@ pub fn same_session(
     headers: &http::HeaderMap,
 ) -> Result<(), Problem> {
     at_most_one(headers, "X-Registry-Session")?;
-    let (Some(session), Some(bound)) = (headers.get(SESSION_HEADER), &principal.session_id) else {
-        return Ok(());
-    };
-    if session.as_bytes() == bound.as_bytes() {
+    let Some(session) = headers.get(SESSION_HEADER) else { return Ok(()) };
+    if Some(session.as_bytes()) == principal.session_id.as_deref().map(str::as_bytes) {
         return Ok(());
     }
     Err(Problem::validation(vec![Violation {

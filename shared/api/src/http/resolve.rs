@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::http::auth::Reader;
 use crate::http::json::{JsonText, json_ok, parse_json};
-use crate::http::params::{Explain, ExplainParamsDoc, Id};
+use crate::http::params::{Explain, ExplainParamsDoc, Id, SessionParam, SessionParamDoc};
 use crate::http::problem::{Code, Problem};
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
 use crate::service::{ResolveFailure, Resolver};
@@ -128,13 +128,14 @@ impl<S: Send + Sync> FromRequest<S> for ContextBody {
 /// Resolve an agent for a caller: `inlineAgent` is Bedrock's `InvokeInlineAgent` request
 /// (instruction, model, action groups, knowledge bases, one level of collaborators, the
 /// agent's Bedrock settings) to send with `sessionId` and `inputText` added; beside it
+/// `sessionId` (the one asked, else a new one: the principal token is bound to it),
 /// `agentId`, `version`, warnings and the decision trace. Tools and collaborators the
 /// caller may not use are left out and named in the trace.
 #[utoipa::path(post, path = "/agents/{id}/resolve", tag = "resolution", request_body = RequestContext,
-    params(("id" = String, Path, description = "Agent id"), ExplainParamsDoc),
+    params(("id" = String, Path, description = "Agent id"), ExplainParamsDoc, SessionParamDoc),
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` and `inputText` added (its session attributes carry the signed principal context); `agentId`, `version`, warnings and `leftOut` beside it, and the trace with `?explain=true`", body = ResolveResponse),
+        (status = 200, description = "`inlineAgent`: the InvokeInlineAgent request to send with `sessionId` (beside it) and `inputText` added (its session attributes carry the principal token, a JWT bound to that session); `agentId`, `version`, warnings and `leftOut` beside it, and the trace with `?explain=true`", body = ResolveResponse),
         (status = 403, description = "`ACCESS_DENIED` (access rules) or `NOT_AVAILABLE` (lifecycle, rollout), with the decision", body = RefusalProblem, content_type = "application/problem+json"),
         CallErrors, BodyErrors, NotFound,
     ))]
@@ -143,12 +144,15 @@ pub async fn resolve_agent(
     _caller: Reader,
     Id(id): Id,
     Explain(explain): Explain,
+    SessionParam(session): SessionParam,
     ContextBody(json): ContextBody,
 ) -> Response {
+    let session = session.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let session = Some(session.as_str());
     let resolved = match PreparedContext::read_json(&json) {
-        Some(prepared) => resolver.resolve_prepared(&id, prepared, &json).await,
+        Some(prepared) => resolver.resolve_prepared(&id, prepared, &json, session).await,
         None => match parse_json::<RequestContext>(&json) {
-            Ok(context) => resolver.resolve(&id, &context).await,
+            Ok(context) => resolver.resolve(&id, &context, session).await,
             Err(problem) => return problem.into_response(),
         },
     };
@@ -164,9 +168,14 @@ pub async fn resolve_agent(
 #[serde(rename_all = "camelCase")]
 pub struct ResolveResponse<'a> {
     /// The `InvokeInlineAgent` request to send with `sessionId` and `inputText` added
-    /// (its `inlineSessionState.sessionAttributes` carry the signed principal context).
+    /// (its `inlineSessionState.sessionAttributes` carry the principal token).
     #[schema(value_type = InlineAgent)]
     pub inline_agent: &'a InlineAgent,
+    /// The Bedrock `sessionId` to send it with: the one asked (`?sessionId=`), else a
+    /// new one; the principal token's `sid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>)]
+    pub session_id: Option<&'a str>,
     /// The agent resolved.
     #[schema(value_type = String)]
     pub agent_id: &'a str,
@@ -188,6 +197,7 @@ impl<'a> ResolveResponse<'a> {
     pub fn of(resolution: &'a Resolution, explain: bool) -> Self {
         Self {
             inline_agent: &resolution.inline_agent,
+            session_id: resolution.session_id.as_deref(),
             agent_id: &resolution.agent_id,
             version: resolution.version,
             warnings: &resolution.warnings,

@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 
 use crate::http::json::MAX_BODY_BYTES;
 use crate::http::resource_routes::{agents, tools};
-use crate::http::{AppState, authorize, compare, evaluate, resolve, schema, system, trace};
+use crate::http::{AppState, authorize, compare, evaluate, keys, resolve, schema, system, trace};
 use crate::openapi::ApiDoc;
 
 /// Every route with its OpenAPI operation, before state and layers.
@@ -35,6 +35,11 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(compare::compare_releases))
         .routes(routes!(system::openapi_json))
         .routes(routes!(system::healthz))
+        .routes(routes!(keys::jwks))
+        .routes(routes!(keys::openid_configuration))
+        .routes(routes!(keys::list_keys))
+        .routes(routes!(keys::rotate_keys))
+        .routes(routes!(keys::remove_key))
         .routes(routes!(crate::http::token::tool_token));
     let router = router
         .routes(routes!(crate::http::events::list_events))

@@ -5,12 +5,13 @@ use axum::body::Bytes;
 use axum::extract::{FromRequestParts, State};
 use axum::response::Response;
 use http::request::Parts;
+use registry_access::DecisionPoint;
 use registry_core::{RequestContext, Violation};
 
 use crate::http::auth::RuntimeCaller;
 use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::{Id, ListParams};
-use crate::http::principal::{invalid_principal, signed_principal};
+use crate::http::principal::{PRINCIPAL_HEADER, invalid_principal, signed_principal};
 use crate::http::problem::Problem;
 use crate::http::resolve::failure;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
@@ -113,7 +114,7 @@ pub fn caller_context(
     query: &TokenQuery,
     body: Bytes,
 ) -> Result<CallerContext, Problem> {
-    let Some(principal) = signed_principal(resolver, parts)? else {
+    let Some(principal) = signed_principal(resolver, parts, DecisionPoint::Token)? else {
         let Some(agent_id) = query.agent_id.clone() else {
             return Err(Problem::validation(vec![Violation {
                 path: "/agentId".into(),
@@ -128,7 +129,7 @@ pub fn caller_context(
     };
     if query.agent_id.as_ref().is_some_and(|a| *a != principal.agent_id) {
         return Err(invalid_principal(format!(
-            "signed for agent `{}`, not the agentId asked",
+            "issued for agent `{}`, not the agentId asked",
             principal.agent_id
         )));
     }
@@ -164,6 +165,10 @@ pub async fn tool_token(
     // the role first: a caller without it learns nothing of its body's problems
     if let Err(e) = require_token_role(&principal) {
         return axum::response::IntoResponse::into_response(Problem::from(e));
+    }
+    if headers.contains_key(PRINCIPAL_HEADER) {
+        // another instance may have rotated the keys
+        resolver.refresh_keys().await;
     }
     let caller = match caller_context(&resolver, &headers, &query, body) {
         Ok(caller) => caller,

@@ -16,7 +16,7 @@ use registry_policy::{Budget, CallDecision, CallRequest, Counting, DecideError, 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::service::{CallPolicy, ServiceError, VerifiedPrincipal};
+use crate::service::{CallPolicy, ServiceError};
 
 /// The call to decide.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
@@ -180,6 +180,17 @@ pub(crate) fn check_ids(
         Some(problem) => Err(ServiceError::invalid("/sessionId", problem)),
         None => Ok(()),
     }
+}
+
+/// A verified principal token, as `authorize` takes it: who the call is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifiedPrincipal {
+    /// The agent resolved (`act.sub`).
+    pub agent_id: String,
+    /// The request context the registry decided on (`ctx`).
+    pub context: RequestContext,
+    /// The session the token is bound to (`sid`).
+    pub session_id: Option<String>,
 }
 
 /// `context` prepared for evaluation; its problems are violations under `/context`.

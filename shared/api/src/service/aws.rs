@@ -3,12 +3,12 @@
 use registry_aws::{InvokeReport, Severity, TestInvoke, Verification, VerifyOptions};
 use registry_core::{ToolDefinition, Violation};
 
-use registry_access::signed::SESSION_ATTRIBUTE;
 use registry_core::RequestContext;
+use registry_token::SESSION_ATTRIBUTE;
 
 use crate::service::authorize::{check_ids, prepared};
 use crate::service::publish::from_aws;
-use crate::service::{Publishing, ServiceError};
+use crate::service::{PrincipalGrant, Publishing, ServiceError};
 
 /// The agent id and user id of the principal a test-invoke is made for when the
 /// caller names none.
@@ -79,14 +79,27 @@ impl Publishing {
         let json = serde_json::to_vec(context)
             .map_err(|e| ServiceError::Internal(format!("the context does not encode: {e}")))?;
         let agent_id = call.agent_id.as_deref().unwrap_or(TEST_PRINCIPAL);
-        let issued = self
-            .resolver
-            .issue_principal(agent_id, &json, call.session_id.as_deref())
-            .map_err(|e| ServiceError::invalid("/context", e.to_string()))?;
         let mut call = call.clone();
-        if let Some(token) = issued {
-            call.session_attributes.insert(SESSION_ATTRIBUTE.to_owned(), token);
+        if self.resolver.principal_keys().is_none() {
+            return Ok(call);
         }
+        // the event's session and the token's are one (the guard refuses another):
+        // without `sessionId`, a session of this invocation alone
+        let session = call
+            .session_id
+            .get_or_insert_with(|| format!("registry-test-{}", uuid::Uuid::now_v7().simple()))
+            .clone();
+        let grant = PrincipalGrant {
+            agent_id,
+            user_id: context.user.user_id.as_deref(),
+            session_id: &session,
+            context_json: &json,
+        };
+        let token = self
+            .resolver
+            .issue_principal(&grant)
+            .map_err(|e| ServiceError::invalid("/context", e.to_string()))?;
+        call.session_attributes.insert(SESSION_ATTRIBUTE.to_owned(), token);
         Ok(call)
     }
 

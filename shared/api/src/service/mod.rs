@@ -17,6 +17,7 @@ mod import;
 mod lifecycle;
 mod parse;
 mod precondition;
+mod principal;
 mod proposals;
 #[cfg(feature = "aws")]
 mod publish;
@@ -34,7 +35,7 @@ mod token;
 pub mod vault;
 mod write;
 
-pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
+pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage, VerifiedPrincipal};
 pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use discovery::{
     AnonymousPrincipal, DEFAULT_NAMESPACE, Discovery, DiscoverySettings, SearchQuery, SearchResult,
@@ -46,12 +47,13 @@ pub use evaluate::{EvaluateRequest, Evaluation};
 pub use import::{ImportReport, ImportRequest};
 pub use parse::{TypeError, deserialize, from_json, to_pointer};
 pub use precondition::{Precondition, WRITE_ATTEMPTS};
+pub use principal::PrincipalGrant;
 pub use proposals::{MAX_NOTE_CHARS, ProposalPage, ProposalView};
 #[cfg(feature = "aws")]
 pub use publish::{Drift, PublishReport, PublishRequest};
 #[cfg(feature = "aws")]
 pub use registry::Publishing;
-pub use registry::{CallPolicy, Catalog, Registry, Resolver, Tokens, VerifiedPrincipal};
+pub use registry::{CallPolicy, Catalog, Registry, Resolver, Tokens};
 pub use release_check::Comparison;
 pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};

@@ -224,7 +224,7 @@ impl Publishing {
         head: &AgentDefinition,
         context: &RequestContext,
     ) -> Result<Resolution, ServiceError> {
-        self.resolver.resolve(&head.agent_id, context).await.map_err(|e| match e {
+        self.resolver.resolve(&head.agent_id, context, None).await.map_err(|e| match e {
             ResolveFailure::Service(e) => e,
             ResolveFailure::Refused(refused) => {
                 ServiceError::invalid("/context", refused_message(&refused))

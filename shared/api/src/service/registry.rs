@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use registry_store::Store;
 
+use crate::principal_keys::PrincipalKeys;
 use crate::service::discovery::Snapshots;
 use crate::service::{
     DecisionLog, Discovery, DiscoverySettings, ReviewPolicy, encoded, token, vault,
@@ -30,10 +31,8 @@ pub struct Resolver {
     pub(super) store: Arc<dyn Store>,
     /// Compiled access rules and action groups by (kind, id, version).
     pub(super) rules: Arc<registry_core::resolve::BoundedCache>,
-    /// The keys that sign principal contexts (`None`: not signed).
-    pub(super) principal_keys: Option<Arc<registry_access::signed::KeyRing>>,
-    /// How long a signed principal context is valid, in seconds.
-    pub(super) principal_ttl: i64,
+    /// The keys that sign principal tokens (`None`: none issued).
+    pub(super) principal_keys: Option<Arc<PrincipalKeys>>,
     /// Where decision records go.
     pub(super) decisions: DecisionLog,
 }
@@ -90,8 +89,7 @@ struct Parts {
     review: ReviewPolicy,
     #[cfg(feature = "aws")]
     aws: Option<registry_aws::Aws>,
-    principal_keys: Option<Arc<registry_access::signed::KeyRing>>,
-    principal_ttl: i64,
+    principal_keys: Option<Arc<PrincipalKeys>>,
     decisions: DecisionLog,
     known: Arc<registry_store::budget::Known>,
     vault: Arc<dyn vault::SecretVault>,
@@ -134,7 +132,6 @@ impl Registry {
             #[cfg(feature = "aws")]
             aws: None,
             principal_keys: None,
-            principal_ttl: registry_access::signed::DEFAULT_TTL_SECONDS,
             decisions: DecisionLog::off(),
             known: Arc::default(),
             vault: Arc::new(vault::MemoryVault::default()),
@@ -156,7 +153,6 @@ impl Registry {
             store: Arc::clone(&p.store),
             rules: Arc::clone(&p.rules),
             principal_keys: p.principal_keys.clone(),
-            principal_ttl: p.principal_ttl,
             decisions: p.decisions.clone(),
         };
         let calls = CallPolicy {
@@ -204,18 +200,12 @@ impl Registry {
         Self::assemble(self.parts)
     }
 
-    /// This registry signing the principal context of every resolution with the first
-    /// key of `keys`, valid for `ttl_seconds` (SPEC section 16).
+    /// This registry issuing principal tokens with `keys` (their signing key, issuer,
+    /// audience and lifetime) at resolution, publishing their public keys, and verifying
+    /// the tokens the broker is given (SPEC section 16, decision 83).
     #[must_use]
-    pub fn with_principal_keys(
-        self,
-        keys: registry_access::signed::KeyRing,
-        ttl_seconds: i64,
-    ) -> Self {
-        self.with(|p| {
-            p.principal_keys = Some(Arc::new(keys));
-            p.principal_ttl = ttl_seconds;
-        })
+    pub fn with_principal_keys(self, keys: Arc<PrincipalKeys>) -> Self {
+        self.with(|p| p.principal_keys = Some(keys))
     }
 
     /// This registry writing every access and call decision to `log`.
@@ -268,37 +258,10 @@ impl Catalog {
     }
 }
 
-/// A verified principal token: who the calls it carries are for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct VerifiedPrincipal {
-    /// The agent resolved.
-    pub agent_id: String,
-    /// The request context the registry decided on.
-    pub context: registry_core::RequestContext,
-    /// The session it was issued for, when it names one.
-    pub session_id: Option<String>,
-}
-
 impl Resolver {
-    /// Verifies a principal token (the `registryPrincipal` session attribute of a
-    /// resolution or a test-invoke) with this registry's keys, now: the one place
-    /// tokens are verified in the registry.
-    pub fn verify_principal(
-        &self,
-        token: &str,
-    ) -> Result<VerifiedPrincipal, registry_access::signed::SignedContextError> {
-        let keys = self.principal_keys.as_deref().ok_or(
-            registry_access::signed::SignedContextError::InvalidKey(
-                "this registry signs no contexts",
-            ),
-        )?;
-        let payload = keys.verify_payload(token, chrono::Utc::now().timestamp())?;
-        let principal = payload.principal()?;
-        Ok(VerifiedPrincipal {
-            agent_id: principal.agent_id,
-            context: principal.context,
-            session_id: payload.session_id()?,
-        })
+    /// The keys this registry issues principal tokens with, if any.
+    pub fn principal_keys(&self) -> Option<&Arc<PrincipalKeys>> {
+        self.principal_keys.as_ref()
     }
 }
 

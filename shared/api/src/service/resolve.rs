@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use std::time::Instant;
 
-use registry_access::signed::SESSION_ATTRIBUTE;
 use registry_access::{
     ContextJsonError, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode,
 };
@@ -20,7 +19,7 @@ use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefin
 
 use registry_store::Referenced;
 
-use crate::service::{Lines, Resolver, ServiceError, references};
+use crate::service::{Lines, PrincipalGrant, Resolver, ServiceError, references};
 
 /// Why a resolution did not produce a configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -58,21 +57,26 @@ impl From<ResolveError> for ResolveFailure {
 
 impl Resolver {
     /// Resolves the live agent `agent_id` for the caller described by `ctx`
-    /// (SPEC section 7).
+    /// (SPEC section 7). With a `session` (a Bedrock session id, checked by the caller),
+    /// the resolution carries a principal token bound to it.
     pub async fn resolve(
         &self,
         agent_id: &str,
         ctx: &RequestContext,
+        session: Option<&str>,
     ) -> Result<Resolution, ResolveFailure> {
         let defs = self.fetch_for_resolution(agent_id).await?;
+        if session.is_some() {
+            self.refresh_keys().await;
+        }
         let started = Instant::now();
         let resolved = registry_core::resolve::resolve(&defs, self.rules.as_ref(), agent_id, ctx);
         let principal = ctx.user.user_id.clone();
-        let json = match self.principal_keys.is_some() {
+        let json = match session.is_some() && self.principal_keys.is_some() {
             true => serde_json::to_vec(ctx).unwrap_or_default(),
             false => Vec::new(),
         };
-        self.finish(resolved, &json, principal, started)
+        self.finish(resolved, &json, principal, started, session)
     }
 
     /// [`Resolver::resolve`] for a caller described by the JSON text of a request
@@ -81,6 +85,7 @@ impl Resolver {
         &self,
         agent_id: &str,
         json: &[u8],
+        session: Option<&str>,
     ) -> Result<Resolution, ResolveFailure> {
         let defs = self.fetch_for_resolution(agent_id).await?;
         let prepared = match PreparedContext::from_json(json) {
@@ -92,7 +97,10 @@ impl Resolver {
                 return Err(ServiceError::invalid("", e.to_string()).into());
             }
         };
-        self.resolve_fetched(&defs, agent_id, prepared, json)
+        if session.is_some() {
+            self.refresh_keys().await;
+        }
+        self.resolve_fetched(&defs, agent_id, prepared, json, session)
     }
 
     /// [`Resolver::resolve`] for a context the caller prepared from its JSON text
@@ -102,9 +110,13 @@ impl Resolver {
         agent_id: &str,
         prepared: PreparedContext<'_>,
         json: &[u8],
+        session: Option<&str>,
     ) -> Result<Resolution, ResolveFailure> {
         let defs = self.fetch_for_resolution(agent_id).await?;
-        self.resolve_fetched(&defs, agent_id, prepared, json)
+        if session.is_some() {
+            self.refresh_keys().await;
+        }
+        self.resolve_fetched(&defs, agent_id, prepared, json, session)
     }
 
     /// Resolves `agent_id` over `defs` for `prepared` (from the JSON text `json`).
@@ -114,27 +126,36 @@ impl Resolver {
         agent_id: &str,
         prepared: PreparedContext<'_>,
         json: &[u8],
+        session: Option<&str>,
     ) -> Result<Resolution, ResolveFailure> {
         let started = Instant::now();
         let principal = prepared.user_id().map(str::to_owned);
         let resolved =
             registry_core::resolve::resolve_prepared(defs, self.rules.as_ref(), agent_id, prepared);
-        self.finish(resolved, json, principal, started)
+        self.finish(resolved, json, principal, started, session)
     }
 
-    /// A resolution's last steps: the signed principal context added (`context_json` is
-    /// the context's checked JSON text), every decision logged.
+    /// A resolution's last steps: with a `session`, the principal token added
+    /// (`context_json` is the context's checked JSON text); every decision logged.
     fn finish(
         &self,
         resolved: Result<Resolution, ResolveError>,
         context_json: &[u8],
         principal: Option<String>,
         started: Instant,
+        session: Option<&str>,
     ) -> Result<Resolution, ResolveFailure> {
         let micros = registry_access::record::micros_since(started);
         match resolved {
             Ok(mut resolution) => {
-                self.sign(&mut resolution, context_json);
+                if let Some(session) = session {
+                    self.attach_principal(
+                        &mut resolution,
+                        context_json,
+                        principal.as_deref(),
+                        session,
+                    );
+                }
                 if self.decisions.is_on() {
                     self.log_trace(&resolution.trace, principal.as_deref(), micros);
                 }
@@ -149,45 +170,43 @@ impl Resolver {
         }
     }
 
-    /// Adds the signed principal context to the session attributes, or a warning when
-    /// it is too large to sign.
-    fn sign(&self, resolution: &mut Resolution, context_json: &[u8]) {
-        match self.issue_principal(&resolution.agent_id, context_json, None) {
-            Ok(None) => {}
-            Ok(Some(token)) => {
+    /// Binds `resolution` to `session` and adds its principal token to the session
+    /// attributes, or a warning when none can be issued (too large a context).
+    fn attach_principal(
+        &self,
+        resolution: &mut Resolution,
+        context_json: &[u8],
+        user_id: Option<&str>,
+        session: &str,
+    ) {
+        resolution.session_id = Some(session.to_owned());
+        if self.principal_keys.is_none() {
+            return;
+        }
+        let grant = PrincipalGrant {
+            agent_id: &resolution.agent_id,
+            user_id,
+            session_id: session,
+            context_json,
+        };
+        match self.issue_principal(&grant) {
+            Ok(token) => {
                 resolution
                     .inline_agent
                     .inline_session_state
                     .get_or_insert_with(Default::default)
                     .session_attributes
-                    .insert(SESSION_ATTRIBUTE.to_owned(), token);
+                    .insert(registry_token::SESSION_ATTRIBUTE.to_owned(), token);
             }
             Err(e) => resolution.warnings.push(Warning {
                 code: WarningCode::ContextNotSigned,
                 agent_id: resolution.agent_id.clone(),
                 tool_id: None,
-                message: format!("the principal context is not signed ({e}): guarded tools will refuse this session's calls; send a smaller context"),
+                message: format!("no principal token was issued ({e}): guarded tools will refuse this session's calls; send a smaller context"),
                 deprecation_date: None,
                 migration_path: None,
             }),
         }
-    }
-
-    /// The principal token of `agent_id` for the request context whose checked JSON
-    /// text is `context_json`, in `session_id` when given, valid for this registry's
-    /// TTL: the one place principal tokens are issued (resolution, test-invoke).
-    /// `Ok(None)`: this registry signs none.
-    pub fn issue_principal(
-        &self,
-        agent_id: &str,
-        context_json: &[u8],
-        session_id: Option<&str>,
-    ) -> Result<Option<String>, registry_access::signed::SignedContextError> {
-        let Some(key) = self.principal_keys.as_deref().and_then(|k| k.signing()) else {
-            return Ok(None);
-        };
-        let expires = chrono::Utc::now().timestamp() + self.principal_ttl;
-        key.sign_session_context_json(agent_id, context_json, session_id, expires).map(Some)
     }
 
     /// One decision line per access decision of `trace` (the agent, each tool, each

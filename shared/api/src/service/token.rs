@@ -312,7 +312,7 @@ impl Tokens {
     pub async fn token(&self, request: TokenRequest<'_>) -> Result<IssuedToken, ResolveFailure> {
         require_token_role(request.principal)?;
         let id = ToolDefinition::canonical_id(request.tool_id);
-        let resolution = self.resolver.resolve(request.agent_id, request.context).await?;
+        let resolution = self.resolver.resolve(request.agent_id, request.context, None).await?;
         let kept = resolution.trace.tools.iter().find(|t| t.tool_id == id).map(|t| t.outcome);
         if kept != Some(ToolOutcome::Included) {
             let why = kept.map_or_else(

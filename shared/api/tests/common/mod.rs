@@ -116,6 +116,18 @@ pub async fn start_with(limits: ServerLimits) -> Server {
     start_with_registry(limits, |registry| registry).await
 }
 
+/// The issuer the tests' registries issue principal tokens as.
+pub const ISSUER: &str = "http://registry.test";
+
+/// Principal token keys kept in `dir` (a new key on first use), issuing as [`ISSUER`].
+pub async fn principal_keys(
+    dir: &std::path::Path,
+) -> Arc<registry_api::principal_keys::PrincipalKeys> {
+    use registry_api::principal_keys::{FileKeyStore, PrincipalKeys, TokenSettings};
+    let store = Arc::new(FileKeyStore::in_dir(dir));
+    Arc::new(PrincipalKeys::open(store, TokenSettings::new(ISSUER)).await.unwrap())
+}
+
 /// Starts a server whose registry is `wrap`ped first (e.g. given AWS clients).
 pub async fn start_with_registry(
     limits: ServerLimits,

@@ -57,7 +57,7 @@ pub struct InlineAgent {
     /// How Bedrock orchestrates the agent as a whole.
     #[serde(flatten)]
     pub orchestration: OrchestrationSettings,
-    /// Session state the registry sets: the signed principal context (SPEC section 16).
+    /// Session state the registry sets: the principal token (SPEC section 16).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inline_session_state: Option<InlineSessionState>,
 }
@@ -85,4 +85,8 @@ pub struct Resolution {
     pub warnings: Vec<Warning>,
     /// Every decision taken, with its reason (collaborators' ids and versions too).
     pub trace: AgentTrace,
+    /// The Bedrock session the principal token is bound to (its `sid`), when one was
+    /// issued: the `sessionId` to send the request with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }

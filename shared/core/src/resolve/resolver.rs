@@ -96,6 +96,7 @@ where
         version: agent.server.version.unwrap_or(0),
         warnings: run.warnings,
         trace,
+        session_id: None,
     })
 }
 

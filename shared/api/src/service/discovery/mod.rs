@@ -147,9 +147,16 @@ impl Discovery {
         self.settings.anonymous.as_ref()
     }
 
-    /// The verified principal of a bearer token `token`, if it is one this registry issued.
-    pub fn principal_of(&self, token: &str) -> Option<crate::service::VerifiedPrincipal> {
-        self.resolver.verify_principal(token).ok()
+    /// The agent and request context of a bearer token `token`, if it is a principal
+    /// token this registry issued (verified, its context read).
+    pub async fn principal_of(
+        &self,
+        token: &str,
+    ) -> Option<(String, registry_core::RequestContext)> {
+        self.resolver.refresh_keys().await;
+        let principal = self.resolver.verify_principal(token).ok()?;
+        let context = serde_json::from_str(principal.context_json()).ok()?;
+        Some((principal.act.sub, context))
     }
 
     /// The tools most relevant to `query` that `viewer` may see, best first.

@@ -67,7 +67,7 @@ impl Discovery {
     /// the agent or finds none.
     async fn grant(&self, agent_id: &str, context: &RequestContext) -> Result<Grant, ServiceError> {
         let mut grant = Grant::default();
-        match self.resolver.resolve(agent_id, context).await {
+        match self.resolver.resolve(agent_id, context, None).await {
             Ok(resolution) => granted(&resolution.trace, &mut grant),
             Err(ResolveFailure::Refused(_)) => {}
             Err(ResolveFailure::Service(

@@ -1,0 +1,38 @@
+#![doc = include_str!("../README.md")]
+
+mod error;
+#[cfg(feature = "issue")]
+mod keys;
+mod principal;
+#[cfg(feature = "fetch")]
+mod remote;
+mod verify;
+
+pub use error::TokenError;
+#[cfg(feature = "issue")]
+pub use keys::{KeyRing, RingKey, SigningKey, TokenRequest};
+pub use principal::{Actor, Principal};
+#[cfg(feature = "fetch")]
+pub use remote::{JWKS_MAX_AGE, KeySource, RemoteJwks, UNKNOWN_KID_REFETCH};
+pub use verify::Verifier;
+
+/// Re-exported so that callers name the JWKS types of the crate that reads them.
+pub use jsonwebtoken::jwk::{Jwk, JwkSet};
+
+/// The session attribute (and header value) that carries the token.
+pub const SESSION_ATTRIBUTE: &str = "registryPrincipal";
+/// How long a token is valid by default, in seconds (one hour).
+pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
+/// Longest token, in bytes: the attribute stays well within what Bedrock passes to every
+/// action-group invocation.
+pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
+/// The one algorithm issued and accepted (decision 83).
+pub const ALGORITHM: &str = "RS256";
+/// The claim holding the request context the resolution decided on.
+pub const CONTEXT_CLAIM: &str = "ctx";
+/// The audience a token is issued for when none is configured.
+pub const DEFAULT_AUDIENCE: &str = "agent-registry";
+/// Where an issuer publishes its key set, below its URL.
+pub const JWKS_PATH: &str = "/.well-known/jwks.json";
+/// Where an issuer publishes its OpenID Provider metadata, below its URL.
+pub const OPENID_CONFIGURATION_PATH: &str = "/.well-known/openid-configuration";
