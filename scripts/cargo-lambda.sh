@@ -3,6 +3,8 @@
 # for cross-linking) from PyPI into .venv-tools on first use. Used by scripts/package.sh
 # and by the tests that run functions under `cargo lambda watch`.
 set -euo pipefail
+# CARGO_LAMBDA set (scripts/test.sh, the README's test): that one.
+if [ -n "${CARGO_LAMBDA:-}" ]; then echo "$CARGO_LAMBDA"; exit 0; fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv-tools"
 SPEC='cargo-lambda==1.9.2'

@@ -103,12 +103,12 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
             let body = serde_json::json!({"requiredTags": require_tags});
             let path = format!("{}/verify", item_path(base, &id));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
-            output::one(&reply.body, remote.output);
+            output::verification(&reply.body, remote.output);
             if reply.body["ok"] != Value::Bool(true) {
                 bail!("`{id}`: Bedrock cannot use this tool as it is (see the findings)");
             }
         }
-        Operation::Invoke { id, function, args, session_attributes } => {
+        Operation::Invoke { id, function, args, session_attributes, context, agent, session } => {
             tools_only(collection, "invoke")?;
             let arguments: Value =
                 serde_json::from_str(&args).context("--args must be a JSON object")?;
@@ -117,9 +117,19 @@ pub async fn run(collection: Collection, op: Operation, remote: Remote) -> Resul
                 body["sessionAttributes"] = serde_json::from_str(&attributes)
                     .context("--session-attributes must be a JSON object of strings")?;
             }
+            if let Some(context) = context {
+                body["context"] =
+                    serde_json::from_str(&context).context("--context must be a JSON object")?;
+            }
+            if let Some(agent) = agent {
+                body["agentId"] = Value::from(agent);
+            }
+            if let Some(session) = session {
+                body["sessionId"] = Value::from(session);
+            }
             let path = format!("{}/test-invoke", item_path(base, &id));
             let reply = client.send(Method::POST, &path, Some(&body), None).await?;
-            output::one(&reply.body, remote.output);
+            output::invocation(&reply.body, remote.output);
         }
         Operation::Search { query, limit } => {
             tools_only(collection, "search")?;

@@ -386,7 +386,10 @@ pub enum Operation {
         #[arg(long = "require-tag")]
         require_tags: Vec<String>,
     },
-    /// Tools only: invoke the tool's Lambda with the event Bedrock would send.
+    /// Tools only: invoke the tool's Lambda with the event Bedrock would send, as a
+    /// principal: the registry puts a fresh principal token for --context, --agent and
+    /// --session (by default the test principal `registry-test-invoke`) in the event's
+    /// session attributes, so the tool's guard decides the call as in a real session.
     Invoke {
         /// Tool id.
         id: String,
@@ -399,6 +402,16 @@ pub enum Operation {
         /// Session attributes as a JSON object of strings.
         #[arg(long)]
         session_attributes: Option<String>,
+        /// The caller's request context as JSON, as for resolve.
+        #[arg(long)]
+        context: Option<String>,
+        /// The agent making the call.
+        #[arg(long)]
+        agent: Option<String>,
+        /// The Bedrock session of the call (with --agent): calls count against the
+        /// agent's session budgets.
+        #[arg(long, requires = "agent")]
+        session: Option<String>,
     },
     /// Tools only: the tools most relevant to some words (BM25), with the function that
     /// matched and why; only what the token may see (a principal token: what resolve

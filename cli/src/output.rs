@@ -69,6 +69,41 @@ pub fn one(item: &Value, format: OutputFormat) {
     println!("{table}");
 }
 
+/// A Lambda verification: JSON as is, or `ok: true, no findings`, else `ok: false` and
+/// one line per finding, `CODE (severity): message`, with its `remedy:` line.
+pub fn verification(report: &Value, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        return one(report, format);
+    }
+    let findings = report["findings"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let ok = report["ok"] == Value::Bool(true);
+    match findings.is_empty() {
+        true => println!("ok: {ok}, no findings"),
+        false => println!("ok: {ok}"),
+    }
+    for finding in findings {
+        println!(
+            "{} ({}): {}",
+            text(&finding["code"]),
+            text(&finding["severity"]),
+            text(&finding["message"])
+        );
+        if let Some(remedy) = finding["remedy"].as_str() {
+            println!("remedy: {remedy}");
+        }
+    }
+}
+
+/// A test invocation: JSON as is (the event sent and the raw answer too), or one line,
+/// `responseState <REPROMPT, FAILURE or null>, body <the response body>`.
+pub fn invocation(report: &Value, format: OutputFormat) {
+    if format == OutputFormat::Json {
+        return one(report, format);
+    }
+    let state = report["responseState"].as_str().unwrap_or("null");
+    println!("responseState {state}, body {}", text(&report["body"]));
+}
+
 /// A JSON value as table text: strings bare, null empty, anything else as JSON.
 pub(crate) fn text(v: &Value) -> String {
     match v {

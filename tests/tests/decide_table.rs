@@ -1,7 +1,8 @@
 //! One table of calls, run through every enforcement point of the registry's decision
 //! (`registry_policy::decide`): `POST /tools/{id}/authorize` over HTTP against the real
 //! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
-//! the local DynamoDB-API server), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
+//! the local DynamoDB-API server), the same tool's guard in remote mode (asking that
+//! router, with the event's principal token), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
 //! same table), and the resolver for the access part. Every point that can express a case must answer the
 //! same effect, outcome, stage and deciding rule; where a point cannot, the table says
 //! why, case by case ([`cannot`]).
@@ -162,6 +163,8 @@ enum Who {
     Expired,
     /// A context signed with a key the guard does not hold (guard).
     Forged,
+    /// A genuine token of another session, replayed into this one (guard).
+    OtherSession,
 }
 
 /// Whether the store answers.
@@ -394,6 +397,8 @@ fn cases() -> Vec<Case> {
         case("missing principal", "active", Seen::Refused(Before::Principal)).who(Who::Missing),
         case("expired principal", "active", Seen::Refused(Before::Principal)).who(Who::Expired),
         case("forged principal", "access", Seen::Refused(Before::Principal)).who(Who::Forged),
+        case("a token of another session", "active", Seen::Refused(Before::Principal))
+            .who(Who::OtherSession),
         // the store
         case("store unreachable", "active", Seen::Refused(Before::Unavailable)).store_down(),
         case("store unreachable, a counted tool", "rate", Seen::Refused(Before::Unavailable))
@@ -408,17 +413,21 @@ fn cases() -> Vec<Case> {
 enum Point {
     Authorize,
     Guard,
+    /// The guard in remote mode: `REGISTRY_URL` and `REGISTRY_TOKEN`, no table.
+    Remote,
     Authorizer,
     Resolver,
 }
 
-const POINTS: [Point; 4] = [Point::Authorize, Point::Guard, Point::Authorizer, Point::Resolver];
+const POINTS: [Point; 5] =
+    [Point::Authorize, Point::Guard, Point::Remote, Point::Authorizer, Point::Resolver];
 
 /// Why `point` cannot express `case`, or `None` when it can.
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
-    let signed_only = matches!(case.who, Who::Missing | Who::Expired | Who::Forged);
+    let signed_only =
+        matches!(case.who, Who::Missing | Who::Expired | Who::Forged | Who::OtherSession);
     match point {
-        Point::Guard => None,
+        Point::Guard | Point::Remote => None,
         Point::Authorize if signed_only => {
             Some("takes the request context as sent: there is no signed principal to miss")
         }
@@ -481,6 +490,8 @@ struct World {
     reader: String,
     guards: Vec<(String, Lambda)>,
     guard_down: Vec<(String, Lambda)>,
+    remotes: Vec<(String, Lambda)>,
+    remote_down: Vec<(String, Lambda)>,
 }
 
 /// A registry API server over HTTP (the real router), stopped on drop.
@@ -491,7 +502,12 @@ struct Api {
 
 async fn api_server(store: Arc<dyn Store>, dir: &std::path::Path) -> Api {
     let (auth, _) = TokenFile::load_or_init(dir, None).unwrap();
-    let registry = Registry::new(store);
+    // the guards' keys: the registry verifies the tokens the table's guards verify
+    let key_file = registry_api::principal_keys::FileKeyStore::in_dir(dir);
+    let _ = registry_api::principal_keys::KeyStore::save(&key_file, &ring().to_text()).await;
+    let settings = registry_api::principal_keys::TokenSettings::new(tokens::ISSUER);
+    let keys = registry_api::principal_keys::PrincipalKeys::open(Arc::new(key_file), settings);
+    let registry = Registry::new(store).with_principal_keys(Arc::new(keys.await.unwrap()));
     let app = router(AppState::new(registry, Arc::new(auth)));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -532,16 +548,45 @@ impl World {
         let api_down = api_server(store_down.clone(), dir).await;
         let mut guards = Vec::new();
         let mut guard_down = Vec::new();
+        let mut remotes = Vec::new();
+        let mut remote_down = Vec::new();
         for (_, tool) in tools() {
             let id = tool.tool_id.clone();
             let [issuer, jwks] = guard_env();
             let env = [(names::TOOL_ID, id.as_str()), issuer, jwks];
             guards.push((id.clone(), guard_lambda(&table, &env, None).await));
+            let remote = |base: &str| {
+                let base = base.to_owned();
+                let (id, reader, table) = (id.clone(), reader.clone(), table.clone());
+                async move {
+                    // no table: the launcher's REGISTRY_TABLE emptied
+                    let env = [
+                        (names::TOOL_ID, id.as_str()),
+                        (names::URL, base.as_str()),
+                        (names::TOKEN, reader.as_str()),
+                        (names::TABLE, ""),
+                    ];
+                    Lambda::start("example-tool", &table, &env).await
+                }
+            };
+            remotes.push((id.clone(), remote(&api.base).await));
             if id.starts_with("t_active@") || id.starts_with("t_rate@") {
                 guard_down.push((id.clone(), guard_lambda(&table, &env, Some(&closed)).await));
+                remote_down.push((id.clone(), remote(&api_down.base).await));
             }
         }
-        Self { table, store, store_down, api, api_down, reader, guards, guard_down }
+        Self {
+            table,
+            store,
+            store_down,
+            api,
+            api_down,
+            reader,
+            guards,
+            guard_down,
+            remotes,
+            remote_down,
+        }
     }
 
     fn tool(&self, name: &str) -> ToolDefinition {
@@ -558,11 +603,11 @@ impl World {
                 }
                 self.authorize(case, &tool, user, session).await
             }
-            Point::Guard => {
+            Point::Guard | Point::Remote => {
                 for _ in 0..case.before {
-                    self.guard(case, &tool, user, session).await;
+                    self.guard(point, case, &tool, user, session).await;
                 }
-                self.guard(case, &tool, user, session).await
+                self.guard(point, case, &tool, user, session).await
             }
             Point::Authorizer => {
                 let counters: Arc<dyn Store> = match case.store {
@@ -638,8 +683,20 @@ impl World {
         }
     }
 
-    async fn guard(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
-        let lambdas = if case.store == Db::Down { &self.guard_down } else { &self.guards };
+    async fn guard(
+        &self,
+        point: Point,
+        case: &Case,
+        tool: &ToolDefinition,
+        user: &str,
+        session: &str,
+    ) -> Seen {
+        let lambdas = match (point, case.store) {
+            (Point::Remote, Db::Down) => &self.remote_down,
+            (Point::Remote, Db::Up) => &self.remotes,
+            (_, Db::Down) => &self.guard_down,
+            (_, Db::Up) => &self.guards,
+        };
         let lambda = &lambdas.iter().find(|(id, _)| *id == tool.tool_id).unwrap().1;
         let before = lambda.guard_lines().len();
         lambda.call(&event(case, tool, user, session)).await;
@@ -648,13 +705,15 @@ impl World {
         let line = &lines[before];
         let text = |key: &str| line[key].as_str().map(str::to_owned);
         match line["reason"].as_str().unwrap() {
-            "NO_SIGNED_CONTEXT" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
-                Seen::Refused(Before::Principal)
-            }
+            "NO_SIGNED_CONTEXT"
+            | "INVALID_SIGNED_CONTEXT"
+            | "EXPIRED_SIGNED_CONTEXT"
+            | "SESSION_MISMATCH" => Seen::Refused(Before::Principal),
             "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
-                Seen::Refused(Before::Unavailable)
-            }
+            "RULES_UNAVAILABLE"
+            | "RULES_STALE"
+            | "BUDGETS_UNAVAILABLE"
+            | "REGISTRY_UNAVAILABLE" => Seen::Refused(Before::Unavailable),
             _ => Seen::Decided {
                 effect: text("effect").unwrap(),
                 outcome: text("outcome").unwrap(),
@@ -709,6 +768,9 @@ fn principal(case: &Case, user: &str, session: &str) -> Option<String> {
         Who::Missing => None,
         Who::Expired => Some(sign(ring(), now_s() - 1)),
         Who::Forged => Some(sign(other_ring(), now_s() + 3_600)),
+        Who::OtherSession => {
+            Some(tokens::issue(ring(), case.agent, &context, "another-session", now_s() + 3_600))
+        }
         _ => Some(sign(ring(), now_s() + 3_600)),
     }
 }

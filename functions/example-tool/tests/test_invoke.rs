@@ -89,8 +89,8 @@ impl Emulator {
             .env("AWS_LAMBDA_FUNCTION_NAME", "example-tool")
             .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
             .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
-            // test-invoke sends no signed principal context: this test is about the
-            // handler and the event shapes (tests/tests/guard.rs runs it guarded)
+            // this test is about the handler and the event shapes (tests/tests/guard.rs
+            // and the README's test, tests/tests/readme.rs, run it guarded)
             .env("REGISTRY_GUARD", "off")
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());

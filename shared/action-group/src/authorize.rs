@@ -131,7 +131,7 @@ impl<T: ApiTransport> Authorizer for ApiAuthorizer<T> {
         if let Some(agent_id) = &self.agent_id {
             body["agentId"] = json!(agent_id);
         }
-        let path = format!("/tools/{}/authorize", path_segment(tool_id));
+        let path = authorize_path(tool_id);
         let (status, answer) = self.transport.post_json(&path, &body).await?;
         let text = |key: &str| answer.get(key).and_then(Value::as_str).map(str::to_owned);
         if status != 200 {
@@ -209,6 +209,12 @@ const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANU
     .remove(b'_')
     .remove(b'~')
     .remove(b'@');
+
+/// The path of `POST /tools/{toolId}/authorize` for `tool_id` (the id percent-encoded
+/// as one segment).
+pub fn authorize_path(tool_id: &str) -> String {
+    format!("/tools/{}/authorize", path_segment(tool_id))
+}
 
 /// `id` as one path segment, the rest percent-encoded.
 fn path_segment(id: &str) -> String {

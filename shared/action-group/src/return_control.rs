@@ -22,7 +22,7 @@ use crate::response::{ResponseKind, ResponseState};
 
 pub use crate::authorize::{
     ApiAuthorizer, ApiTransport, Authorization, AuthorizeError, Authorizer, BoxError, Refused,
-    authorize, authorize_request, not_permitted,
+    authorize, authorize_path, authorize_request, not_permitted,
 };
 
 /// Most results one `inlineSessionState` carries (AWS `ReturnControlInvocationResults`).

@@ -7,7 +7,7 @@ use std::time::Instant;
 use aws_sdk_lambda::error::DisplayErrorContext;
 use aws_sdk_lambda::primitives::Blob;
 use bedrock_action_group::{ActionGroupResponse, ResponseState};
-use registry_core::{ToolDefinition, Violation};
+use registry_core::{RequestContext, ToolDefinition, Violation};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -25,9 +25,24 @@ pub struct TestInvoke {
     /// Arguments by parameter name, as JSON values.
     #[serde(default)]
     pub arguments: Map<String, Value>,
-    /// Session attributes to send.
+    /// Session attributes to send (the registry adds `registryPrincipal`, the principal
+    /// token of `context`, `agentId` and `sessionId`, unless this names one).
     #[serde(default)]
     pub session_attributes: BTreeMap<String, String>,
+    /// The caller the call is made for, as for resolve (default: the test principal,
+    /// `{"user": {"userId": "registry-test-invoke"}}`).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub context: Option<RequestContext>,
+    /// The agent making the call (default `registry-test-invoke`); its `limits` count
+    /// with `sessionId`.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// The Bedrock session of the call (the event's `sessionId` and the token's
+    /// session), so calls count against the agent's session budgets; needs `agentId`.
+    /// Default: a session of this registry process, in which nothing counts.
+    #[serde(default)]
+    pub session_id: Option<String>,
 }
 
 /// What the function answered.
@@ -55,7 +70,10 @@ impl Aws {
         call: &TestInvoke,
     ) -> Result<InvokeReport, AwsError> {
         let arn = lambda_arn(tool)?;
-        let session = format!("registry-test-{}", std::process::id());
+        let session = call
+            .session_id
+            .clone()
+            .unwrap_or_else(|| format!("registry-test-{}", std::process::id()));
         let event = function_event(
             tool,
             &call.function,

@@ -1,7 +1,8 @@
 //! The names of the registry's environment variables (docs/deploy.md lists each with its
 //! meaning and who reads it).
 
-/// The registry's DynamoDB table (admin API, custom resource, guard, `serve --table`).
+/// The registry's DynamoDB table (admin API, custom resource, guard in table mode,
+/// `serve --table`).
 pub const TABLE: &str = "REGISTRY_TABLE";
 /// A DynamoDB-API endpoint instead of AWS's (local servers in tests).
 pub const DYNAMODB_ENDPOINT_URL: &str = "REGISTRY_DYNAMODB_ENDPOINT_URL";
@@ -51,9 +52,9 @@ pub const GUARD: &str = "REGISTRY_GUARD";
 pub const GUARD_MAX_STALENESS_SECONDS: &str = "REGISTRY_GUARD_MAX_STALENESS_SECONDS";
 /// `serve`'s admin token on first start (else a random one is printed).
 pub const ADMIN_TOKEN: &str = "REGISTRY_ADMIN_TOKEN";
-/// The CLI's API base URL.
+/// The registry's API base URL: the CLI's, and a guard's in remote mode.
 pub const URL: &str = "REGISTRY_URL";
-/// The CLI's bearer token.
+/// The bearer token of the CLI, and of a guard in remote mode.
 pub const TOKEN: &str = "REGISTRY_TOKEN";
 /// `serve`'s listen address.
 pub const LISTEN: &str = "REGISTRY_LISTEN";

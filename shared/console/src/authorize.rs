@@ -106,10 +106,11 @@ pub async fn submit(Path(id): Path<String>, form: Posted) -> Response {
         let optional =
             |name: &str| Some(form.field(name).trim().to_owned()).filter(|s| !s.is_empty());
         let request = AuthorizeRequest {
-            context,
+            context: Some(context),
             call: CallInput { function: function.clone(), http_method: None, arguments },
             agent_id: optional("agentId"),
             session_id: optional("sessionId"),
+            from_token: false,
         };
         result = match console.api.registry.calls.authorize(&id, &request, true).await {
             Ok(answer) => decision(&tool, &answer),

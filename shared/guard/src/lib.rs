@@ -8,6 +8,7 @@ mod fresh;
 mod handle;
 mod loaded;
 mod principals;
+mod remote;
 mod rules;
 mod run;
 mod source;
@@ -32,6 +33,7 @@ pub use config::{
 };
 pub use handle::handle_guarded;
 pub use registry_config::ConfigError;
+pub use remote::{REMOTE_TIMEOUT, Remote, RemoteConfig, RemoteError, TOKEN_ENV, URL_ENV};
 pub use run::{run_guarded, run_with_guard};
 pub use source::{DynamoSource, RuleSource};
 pub use verdict::{Refusal, Verdict};
@@ -43,10 +45,17 @@ use rules::RuleCache;
 /// Where decision lines go (stdout in a Lambda, where CloudWatch reads them).
 type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
 
+/// How the guard decides: on the tool's rules read from a [`RuleSource`] (the table),
+/// or by asking the registry ([`Remote`]).
+enum Setup<S> {
+    Table(GuardConfig, S),
+    Remote(Remote),
+}
+
 /// Checks each call of one tool before its handler runs.
 pub struct Guard<S> {
-    /// The configuration and rule source, or why there are none (every call refused).
-    setup: Result<(GuardConfig, S), ConfigError>,
+    /// How it decides, or why it cannot (every call refused).
+    setup: Result<Setup<S>, ConfigError>,
     clock: Box<dyn Clock>,
     fresh: fresh::Freshness,
     rules: RuleCache,
@@ -57,8 +66,22 @@ pub struct Guard<S> {
 
 impl<S> std::fmt::Debug for Guard<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let tool = self.setup.as_ref().map(|(c, _)| c.tool_id.as_str());
-        f.debug_struct("Guard").field("tool", &tool).finish_non_exhaustive()
+        f.debug_struct("Guard").field("tool", &self.tool_id()).finish_non_exhaustive()
+    }
+}
+
+impl<S> Guard<S> {
+    /// The tool this guard checks calls of, when configured.
+    pub fn tool_id(&self) -> Option<&str> {
+        match self.setup.as_ref().ok()? {
+            Setup::Table(config, _) => Some(config.tool_id.as_str()),
+            Setup::Remote(remote) => Some(remote.tool_id()),
+        }
+    }
+
+    /// Whether this guard asks the registry (remote mode) rather than reading its table.
+    pub fn is_remote(&self) -> bool {
+        matches!(self.setup, Ok(Setup::Remote(_)))
     }
 }
 
@@ -74,13 +97,21 @@ impl<S: RuleSource> Guard<S> {
     pub fn new(config: GuardConfig, source: S) -> Self {
         let max_staleness_ms = i64::try_from(config.max_staleness.as_millis()).unwrap_or(i64::MAX);
         Self {
-            setup: Ok((config, source)),
+            setup: Ok(Setup::Table(config, source)),
             clock: Box::new(SystemClock),
             fresh: fresh::Freshness::new(max_staleness_ms),
             rules: RuleCache::default(),
             verified: Verified::default(),
             log: Box::new(stdout_line),
             budgets: budget::Budgets::default(),
+        }
+    }
+
+    /// A guard in remote mode: each call decided by the registry `remote` asks.
+    pub fn remote(remote: Remote) -> Self {
+        Self {
+            setup: Ok(Setup::Remote(remote)),
+            ..Self::misconfigured(ConfigError { problems: Vec::new() })
         }
     }
 
@@ -118,7 +149,8 @@ impl<S: RuleSource> Guard<S> {
         let now_ms = self.clock.now_ms();
         let mut checked = match &self.setup {
             Err(problem) => refused(event, Refusal::NotConfigured, problem.to_string(), now_ms),
-            Ok((config, source)) => self.decide(event, config, source, now_ms).await,
+            Ok(Setup::Table(config, source)) => self.decide(event, config, source, now_ms).await,
+            Ok(Setup::Remote(remote)) => remote.decide(event, now_ms).await,
         };
         let record = &mut checked.record;
         record.tool_id = record.tool_id.take().or_else(|| self.tool_id().map(str::to_owned));
@@ -135,11 +167,6 @@ impl<S: RuleSource> Guard<S> {
     /// Why this guard refuses every call, when it does (missing or invalid settings).
     pub fn problem(&self) -> Option<&ConfigError> {
         self.setup.as_ref().err()
-    }
-
-    /// The tool this guard checks calls of, when configured.
-    pub fn tool_id(&self) -> Option<&str> {
-        self.setup.as_ref().ok().map(|(c, _)| c.tool_id.as_str())
     }
 
     async fn decide(
@@ -241,11 +268,28 @@ impl<S: RuleSource> Guard<S> {
 }
 
 impl Guard<DynamoSource> {
-    /// The guard a Lambda runs: configuration from the environment ([`GuardConfig::from_vars`]),
-    /// rules from the table named by [`TABLE_ENV`]. A missing or invalid setting gives a
-    /// guard that refuses every call, naming the problem in each decision line.
+    /// The guard a Lambda runs, its mode chosen by the environment: with [`URL_ENV`],
+    /// remote ([`RemoteConfig::from_vars`]: the registry decides each call); else table
+    /// ([`GuardConfig::from_vars`], rules from the table named by [`TABLE_ENV`]). A
+    /// missing or invalid setting gives a guard that refuses every call, naming the
+    /// problem in each decision line.
     pub async fn from_env() -> Self {
         let var = |name: &str| std::env::var(name).ok();
+        match RemoteConfig::from_vars(var) {
+            Ok(None) => {}
+            Ok(Some(config)) => {
+                return match Remote::new(config) {
+                    Ok(remote) => Self::remote(remote),
+                    Err(e) => Self::misconfigured(ConfigError {
+                        problems: vec![registry_config::Problem::Invalid {
+                            name: URL_ENV,
+                            reason: e.to_string(),
+                        }],
+                    }),
+                };
+            }
+            Err(problem) => return Self::misconfigured(problem),
+        }
         let config = GuardConfig::from_vars(var);
         let source = DynamoSource::from_env().await;
         match (config, source) {

@@ -26,7 +26,11 @@ where
     let guard = Guard::from_env().await;
     match guard.problem() {
         Some(problem) => eprintln!("call guard: every call is refused: {problem}"),
-        None => eprintln!("call guard: on for tool `{}`", guard.tool_id().unwrap_or_default()),
+        None => eprintln!(
+            "call guard: on for tool `{}`, {}",
+            guard.tool_id().unwrap_or_default(),
+            if guard.is_remote() { "asking the registry" } else { "rules from the table" }
+        ),
     }
     run_with_guard(&guard, handler).await
 }

@@ -72,8 +72,12 @@ impl DynamoSource {
     /// [`ENDPOINT_ENV`] when set.
     pub async fn from_env() -> Result<Self, ConfigError> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let table = var(TABLE_ENV)
-            .ok_or_else(|| ConfigError::missing(TABLE_ENV, "the registry's table"))?;
+        let table = var(TABLE_ENV).ok_or_else(|| {
+            ConfigError::missing(
+                TABLE_ENV,
+                "the registry's table (or REGISTRY_URL and REGISTRY_TOKEN: the registry decides)",
+            )
+        })?;
         Ok(Self::connect(table.trim(), var(ENDPOINT_ENV)).await)
     }
 }

@@ -22,7 +22,8 @@ pub enum Verdict {
 /// Why a call was refused before (or instead of) a rule deciding it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
-    /// The guard has no configuration (tool id, keys).
+    /// The guard has no configuration (tool id, keys; in remote mode also a token the
+    /// registry refuses).
     NotConfigured,
     /// The event carries no signed principal context.
     NoSignedContext,
@@ -48,6 +49,11 @@ pub enum Refusal {
     /// The call would count in a session whose `sessionId` is not one Bedrock makes
     /// (2 to 100 characters of `[0-9a-zA-Z._:-]`).
     InvalidSession,
+    /// Remote mode: the registry was not reached within the timeout, or failed.
+    RegistryUnavailable,
+    /// Remote mode: the registry refused the request for another reason than the
+    /// principal token or the call's arguments (e.g. an agent that does not use the tool).
+    RegistryRefused,
 }
 
 impl Refusal {
@@ -65,6 +71,8 @@ impl Refusal {
             Self::InvalidArguments => "INVALID_ARGUMENTS",
             Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
             Self::InvalidSession => "INVALID_SESSION",
+            Self::RegistryUnavailable => "REGISTRY_UNAVAILABLE",
+            Self::RegistryRefused => "REGISTRY_REFUSED",
         }
     }
 
@@ -87,6 +95,8 @@ impl Refusal {
             Self::InvalidArguments => "the arguments are invalid",
             Self::BudgetsUnavailable => "the session's budget cannot be checked right now",
             Self::InvalidSession => "the session's id is not valid",
+            Self::RegistryUnavailable => "the tool's call policy cannot be checked right now",
+            Self::RegistryRefused => "the registry refused to decide the call",
         }
     }
 

@@ -14,6 +14,7 @@ pub mod json;
 pub mod keys;
 pub mod limits;
 pub mod params;
+pub mod principal;
 pub mod problem;
 pub mod proposals;
 pub mod resolve;

@@ -5,11 +5,13 @@ use axum::body::Bytes;
 use axum::extract::{FromRequestParts, State};
 use axum::response::Response;
 use http::request::Parts;
+use registry_access::DecisionPoint;
 use registry_core::{RequestContext, Violation};
 
-use crate::http::auth::{RuntimeCaller, at_most_one};
+use crate::http::auth::RuntimeCaller;
 use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::{Id, ListParams};
+use crate::http::principal::{PRINCIPAL_HEADER, invalid_principal, signed_principal};
 use crate::http::problem::Problem;
 use crate::http::resolve::failure;
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
@@ -102,12 +104,8 @@ pub struct CallerContext {
     pub context: RequestContext,
 }
 
-/// The header carrying a signed principal context: the `registryPrincipal` session
-/// attribute of a resolution, as the runtime received it.
-pub const PRINCIPAL_HEADER: &str = "x-registry-principal";
-
 /// The one place the caller's context of a token request is taken from: the signed
-/// principal context of a resolution in [`PRINCIPAL_HEADER`] (verified with the
+/// principal context of a resolution in `X-Registry-Principal` (verified with the
 /// registry's keys; its agent and context), else the `agentId` query parameter and the
 /// resolve context in the body.
 pub fn caller_context(
@@ -116,8 +114,7 @@ pub fn caller_context(
     query: &TokenQuery,
     body: Bytes,
 ) -> Result<CallerContext, Problem> {
-    at_most_one(parts, "X-Registry-Principal")?;
-    let Some(token) = parts.get(PRINCIPAL_HEADER) else {
+    let Some(principal) = signed_principal(resolver, parts, DecisionPoint::Token)? else {
         let Some(agent_id) = query.agent_id.clone() else {
             return Err(Problem::validation(vec![Violation {
                 path: "/agentId".into(),
@@ -130,26 +127,13 @@ pub fn caller_context(
         let context = parse_json(&body).map_err(|p| Problem::validation(p.errors))?;
         return Ok(CallerContext { agent_id, context });
     };
-    let invalid = |message: String| {
-        Problem::validation(vec![Violation {
-            path: "/headers/X-Registry-Principal".into(),
-            message,
-        }])
-    };
-    let token = token.to_str().map_err(|_| invalid("not a principal token".into()))?;
-    let principal = resolver.verify_principal(token).map_err(|e| {
-        resolver.log_refused_principal(registry_access::DecisionPoint::Token, &e);
-        invalid(e.to_string())
-    })?;
-    if query.agent_id.as_ref().is_some_and(|a| a != principal.agent_id()) {
-        return Err(invalid(format!(
+    if query.agent_id.as_ref().is_some_and(|a| *a != principal.agent_id) {
+        return Err(invalid_principal(format!(
             "issued for agent `{}`, not the agentId asked",
-            principal.agent_id()
+            principal.agent_id
         )));
     }
-    let context = parse_json(principal.context_json().as_bytes())
-        .map_err(|_| invalid("the token's context is not a request context".into()))?;
-    Ok(CallerContext { agent_id: principal.act.sub, context })
+    Ok(CallerContext { agent_id: principal.agent_id, context: principal.context })
 }
 
 /// Get a short-lived access token for a tool's MCP server (role `runtime` only): the OAuth

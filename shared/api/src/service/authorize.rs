@@ -37,20 +37,26 @@ pub struct CallInput {
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct AuthorizeRequest {
-    /// The principal's request context, as for resolve.
+    /// The principal's request context, as for resolve (none: an empty context).
+    /// Left out when the principal token is sent in `X-Registry-Principal`.
     #[serde(default)]
-    pub context: RequestContext,
+    pub context: Option<RequestContext>,
     /// The call.
     pub call: CallInput,
     /// The agent making the call (`request.agentId` for the rules; its `limits` apply
-    /// with `sessionId`).
+    /// with `sessionId`). Left out with `X-Registry-Principal`.
     #[serde(default)]
     pub agent_id: Option<String>,
     /// The Bedrock session the call belongs to: an allowed call is admitted and counts
     /// against the agent's session budgets (SPEC section 19). Needs `agentId`, of an
     /// agent that uses the tool; 2 to 100 characters of `[0-9a-zA-Z._:-]`, as Bedrock's.
+    /// Left out with `X-Registry-Principal` (the token's session counts).
     #[serde(default)]
     pub session_id: Option<String>,
+    /// Whether the agent and session are a verified principal token's (set by
+    /// [`AuthorizeRequest::as_principal`], never read from a body).
+    #[serde(skip)]
+    pub from_token: bool,
 }
 
 /// The answer of `authorize`.
@@ -89,6 +95,11 @@ pub struct Authorization {
     /// Why, in one line, at stage `limit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// Why the call is refused, as a model may read it (nothing internal; a rule's
+    /// denial names the rule's description and id), on a denial only: what a tool's
+    /// guard answers the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// The session after the call, when it was admitted with a `sessionId`; absent
     /// otherwise (without a `sessionId`, session rules see an empty session and nothing
     /// is counted).
@@ -104,6 +115,7 @@ impl Authorization {
     /// The answer for `decided`, decision `decision_id` of `tool`.
     fn of(decided: CallDecision, decision_id: String, tool: &ToolDefinition) -> Self {
         Self {
+            why: decided.why(tool),
             decision_id,
             tool_id: tool.tool_id.clone(),
             version: tool.server.version.unwrap_or(0),
@@ -152,8 +164,11 @@ fn check_call(tool: &ToolDefinition, call: &CallInput) -> Result<(), ServiceErro
 
 /// Checks the ids a call names before anything reads, counts or logs them: `agentId` a
 /// registry id, `sessionId` a Bedrock one (bounded, so counters and log lines are too).
-fn check_ids(request: &AuthorizeRequest) -> Result<(), ServiceError> {
-    if let Some(agent_id) = &request.agent_id
+pub(crate) fn check_ids(
+    agent_id: Option<&str>,
+    session_id: Option<&str>,
+) -> Result<(), ServiceError> {
+    if let Some(agent_id) = agent_id
         && !registry_core::validate::is_id(agent_id)
     {
         return Err(ServiceError::invalid(
@@ -161,9 +176,64 @@ fn check_ids(request: &AuthorizeRequest) -> Result<(), ServiceError> {
             "must be an agent id: 1 to 128 characters from A-Z a-z 0-9 . _ : @ -, starting with a letter or digit",
         ));
     }
-    match request.session_id.as_deref().and_then(session_id_problem) {
+    match session_id.and_then(session_id_problem) {
         Some(problem) => Err(ServiceError::invalid("/sessionId", problem)),
         None => Ok(()),
+    }
+}
+
+/// A verified principal token, as `authorize` takes it: who the call is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerifiedPrincipal {
+    /// The agent resolved (`act.sub`).
+    pub agent_id: String,
+    /// The request context the registry decided on (`ctx`).
+    pub context: RequestContext,
+    /// The session the token is bound to (`sid`).
+    pub session_id: Option<String>,
+}
+
+/// `context` prepared for evaluation; its problems are violations under `/context`.
+pub(crate) fn prepared(context: &RequestContext) -> Result<PreparedContext<'_>, ServiceError> {
+    PreparedContext::new(context).map_err(|errors| {
+        ServiceError::Invalid(
+            errors
+                .into_iter()
+                .map(|e| Violation { path: format!("/context{}", e.path), message: e.message })
+                .collect(),
+        )
+    })
+}
+
+impl AuthorizeRequest {
+    /// This request as the principal of a verified token asks it: its agent, context and
+    /// session. The body may then carry only `call`: each of `context`, `agentId` and
+    /// `sessionId` it also sends is a violation (they come from the token alone).
+    pub fn as_principal(self, principal: VerifiedPrincipal) -> Result<Self, ServiceError> {
+        let sent = [
+            ("/context", self.context.is_some()),
+            ("/agentId", self.agent_id.is_some()),
+            ("/sessionId", self.session_id.is_some()),
+        ];
+        let violations: Vec<Violation> = sent
+            .into_iter()
+            .filter(|(_, sent)| *sent)
+            .map(|(path, _)| Violation {
+                path: path.into(),
+                message: "taken from the principal token in X-Registry-Principal: leave it out"
+                    .into(),
+            })
+            .collect();
+        if !violations.is_empty() {
+            return Err(ServiceError::Invalid(violations));
+        }
+        Ok(Self {
+            context: Some(principal.context),
+            call: self.call,
+            agent_id: Some(principal.agent_id),
+            session_id: principal.session_id,
+            from_token: true,
+        })
     }
 }
 
@@ -178,15 +248,9 @@ impl CallPolicy {
     ) -> Result<Authorization, ServiceError> {
         let tool: ToolDefinition = self.catalog.get(tool_id).await?;
         check_call(&tool, &request.call)?;
-        check_ids(request)?;
-        let mut context = PreparedContext::new(&request.context).map_err(|errors| {
-            ServiceError::Invalid(
-                errors
-                    .into_iter()
-                    .map(|e| Violation { path: format!("/context{}", e.path), message: e.message })
-                    .collect(),
-            )
-        })?;
+        check_ids(request.agent_id.as_deref(), request.session_id.as_deref())?;
+        let empty = RequestContext::default();
+        let mut context = prepared(request.context.as_ref().unwrap_or(&empty))?;
         let started = Instant::now();
         let compiled = self.rules.tool(&tool).map_err(|e| {
             ServiceError::Internal(format!("stored tool `{}` is unusable: {e}", tool.tool_id))
@@ -197,7 +261,7 @@ impl CallPolicy {
         let budget = Budget {
             counters: store.as_ref(),
             known: &self.known,
-            session: session.as_ref().map(|(key, agent)| (key.as_str(), Some(agent))),
+            session: session.as_ref().map(|(key, agent)| (key.as_str(), agent.as_ref())),
         };
         let call = ToolCall {
             function: &request.call.function,
@@ -227,21 +291,31 @@ impl CallPolicy {
     }
 
     /// The session the call counts in (with `agentId` and `sessionId`): its counter key
-    /// and its agent; `None` without a `sessionId`.
+    /// and its agent; `None` without a `sessionId`. Ids a body names must be those of a
+    /// live agent that uses the tool; a token's are counted as a guard counts them: the
+    /// agent's limits when it is live, none when it is not.
     async fn session_of(
         &self,
         tool: &ToolDefinition,
         request: &AuthorizeRequest,
-    ) -> Result<Option<(String, AgentDefinition)>, ServiceError> {
+    ) -> Result<Option<(String, Option<AgentDefinition>)>, ServiceError> {
         match (&request.agent_id, &request.session_id) {
             (Some(agent_id), Some(session_id)) => {
-                let agent: AgentDefinition =
-                    self.catalog.get(agent_id).await.map_err(|e| match e {
-                        ServiceError::NotFound { .. } => {
-                            ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
-                        }
-                        other => other,
-                    })?;
+                let key = registry_store::session_key(agent_id, session_id);
+                let agent = self.catalog.get::<AgentDefinition>(agent_id).await;
+                if request.from_token {
+                    return match agent {
+                        Ok(agent) => Ok(Some((key, Some(agent)))),
+                        Err(ServiceError::NotFound { .. }) => Ok(Some((key, None))),
+                        Err(other) => Err(other),
+                    };
+                }
+                let agent = agent.map_err(|e| match e {
+                    ServiceError::NotFound { .. } => {
+                        ServiceError::invalid("/agentId", format!("no live agent `{agent_id}`"))
+                    }
+                    other => other,
+                })?;
                 if !agent.uses_tool(&tool.tool_id) {
                     return Err(ServiceError::invalid(
                         "/agentId",
@@ -251,7 +325,7 @@ impl CallPolicy {
                         ),
                     ));
                 }
-                Ok(Some((registry_store::session_key(agent_id, session_id), agent)))
+                Ok(Some((key, Some(agent))))
             }
             (None, Some(_)) => Err(ServiceError::invalid(
                 "/agentId",
@@ -274,7 +348,7 @@ impl CallPolicy {
             return;
         }
         let mut record = decided.record(DecisionPoint::Authorize, stamp.clone());
-        record.principal_id.clone_from(&request.context.user.user_id);
+        record.principal_id = request.context.as_ref().and_then(|c| c.user.user_id.clone());
         record.agent_id.clone_from(&request.agent_id);
         record.tool_id = Some(tool.tool_id.clone());
         record.tool_version = Some(tool.server.version.unwrap_or(0));
@@ -283,7 +357,7 @@ impl CallPolicy {
         record.eval_micros = micros;
         if self.decisions.with_values() {
             record.arguments = Some(Value::Object(request.call.arguments.clone()));
-            record.context = serde_json::to_value(&request.context).ok();
+            record.context = request.context.as_ref().and_then(|c| serde_json::to_value(c).ok());
         }
         self.decisions.record(record);
     }

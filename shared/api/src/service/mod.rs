@@ -35,7 +35,7 @@ mod token;
 pub mod vault;
 mod write;
 
-pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage};
+pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage, VerifiedPrincipal};
 pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use discovery::{
     AnonymousPrincipal, DEFAULT_NAMESPACE, Discovery, DiscoverySettings, SearchQuery, SearchResult,
