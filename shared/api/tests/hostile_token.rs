@@ -266,6 +266,37 @@ async fn forged_and_misdirected_tokens_discover_nothing() {
     // the good one still discovers
     let r = s.send(s.req(Method::GET, "/v0.1/servers", &good)).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    // as a guard sends them to authorize: each forgery refused at its header
+    s.create_tool(&common::tool_json("weather@1.0.0")).await;
+    let call = json!({"call": {"function": "get_weather", "arguments": {}}});
+    let authorize = |token: &str| {
+        s.req(Method::POST, "/tools/weather@1.0.0/authorize", &s.runtime)
+            .header("x-registry-principal", token)
+            .json(&call)
+    };
+    for (i, token) in forged.iter().enumerate() {
+        let r = s.send(authorize(token)).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "forgery {i}: {}", r.text);
+        assert_eq!(r.error_paths(), ["/headers/X-Registry-Principal"], "forgery {i}: {}", r.text);
+    }
+    // the good token: twice, from another session, or with a principal in the body too
+    let r = s.send(authorize(&good).header("x-registry-principal", good.as_str())).await;
+    r.assert_problem(400, "BAD_REQUEST");
+    let r = s.send(authorize(&good).header("x-registry-session", "another-session")).await;
+    assert_eq!(r.error_paths(), ["/headers/X-Registry-Session"], "{}", r.text);
+    let with_principal = json!({"call": call["call"], "agentId": "a1", "sessionId": "s-2",
+        "context": {"user": {"userId": "admin"}}});
+    let r = s
+        .send(
+            s.req(Method::POST, "/tools/weather@1.0.0/authorize", &s.runtime)
+                .header("x-registry-principal", good.as_str())
+                .json(&with_principal),
+        )
+        .await;
+    assert_eq!(r.error_paths(), ["/context", "/agentId", "/sessionId"], "{}", r.text);
+    // a principal token is no bearer for authorize
+    let r = s.send(s.req(Method::POST, "/tools/weather@1.0.0/authorize", &good).json(&call)).await;
+    r.assert_problem(401, "UNAUTHENTICATED");
     // a key removed refuses its tokens at once
     let rotated = s.send(s.req(Method::POST, "/keys/rotate", &s.admin)).await;
     assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.text);
