@@ -95,10 +95,14 @@ impl Publishing {
             session_id: &session,
             context_json: &json,
         };
-        let token = self
-            .resolver
-            .issue_principal(&grant)
-            .map_err(|e| ServiceError::invalid("/context", e.to_string()))?;
+        let token = self.resolver.issue_principal(&grant).map_err(|e| match e {
+            // the caller's context; anything else is the registry's own keys
+            registry_token::TokenError::InvalidClaims(_)
+            | registry_token::TokenError::TooLargeToIssue(_) => {
+                ServiceError::invalid("/context", e.to_string())
+            }
+            e => ServiceError::Internal(format!("no principal token could be issued: {e}")),
+        })?;
         call.session_attributes.insert(SESSION_ATTRIBUTE.to_owned(), token);
         Ok(call)
     }
