@@ -14,7 +14,7 @@ use bedrock_action_group::{
 use registry_access::{DecisionPoint, DecisionRecord, Effect, Outcome};
 use registry_config::{ConfigError, Problem, Vars, names};
 use registry_policy::Stamp;
-use registry_token::SESSION_ATTRIBUTE;
+use registry_token::{PRINCIPAL_HEADER, SESSION_ATTRIBUTE, SESSION_HEADER};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -28,12 +28,6 @@ pub const URL_ENV: &str = names::URL;
 pub const TOKEN_ENV: &str = names::TOKEN;
 /// Longest one call's round trip to the registry may take, connection included.
 pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// The header the principal token travels in (as to the token broker).
-const PRINCIPAL_HEADER: &str = "X-Registry-Principal";
-/// The header naming the event's Bedrock session: the registry refuses a token bound
-/// to another one, as table mode does.
-const SESSION_HEADER: &str = "X-Registry-Session";
 
 /// What a guard in remote mode needs.
 #[derive(Debug, Clone)]
@@ -259,7 +253,7 @@ fn refused_by_registry(event: &ActionGroupEvent, body: &Value, now_ms: i64) -> C
         .collect();
     let detail = problem_detail(body);
     if let Some((_, message)) =
-        errors.iter().find(|(path, _)| *path == "/headers/X-Registry-Session")
+        errors.iter().find(|(path, _)| path.strip_prefix("/headers/") == Some(SESSION_HEADER))
     {
         return refused(event, Refusal::SessionMismatch, (*message).to_owned(), now_ms);
     }

@@ -5,11 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::{Principal, TokenError, Verifier};
+use crate::{JWKS_MAX_AGE, Principal, TokenError, Verifier};
 
-/// How long a fetched key set is used before it is fetched again (the registry's
-/// `Cache-Control: max-age` on the route), so a removed key stops verifying.
-pub const JWKS_MAX_AGE: Duration = Duration::from_secs(300);
 /// Least time between two fetches for an unknown `kid` (a rotation seen early).
 pub const UNKNOWN_KID_REFETCH: Duration = Duration::from_secs(60);
 /// Bound on one fetch.

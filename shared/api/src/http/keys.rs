@@ -5,7 +5,7 @@
 use axum::extract::State;
 use axum::response::Response;
 use http::{HeaderValue, StatusCode, header};
-use registry_token::{ALGORITHM, JWKS_PATH, KeyRing, TokenError};
+use registry_token::{ALGORITHM, JWKS_MAX_AGE, JWKS_PATH, KeyRing, TokenError};
 use serde::Serialize;
 
 use crate::http::auth::Admin;
@@ -15,10 +15,6 @@ use crate::http::problem::{Code, Problem};
 use crate::http::responses::CallErrors;
 use crate::principal_keys::{KeysError, PrincipalKeys};
 use crate::service::Resolver;
-
-/// How long verifiers may cache the key set and the metadata (`Cache-Control: max-age`,
-/// the same as `registry_token::JWKS_MAX_AGE`).
-const MAX_AGE: &str = "public, max-age=300";
 
 /// The issuer's OpenID Provider metadata, as much of it as a verifier needs.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -38,8 +34,13 @@ fn keys_of(resolver: &Resolver) -> Result<&PrincipalKeys, Problem> {
         .ok_or_else(|| Problem::not_found("this registry issues no principal tokens"))
 }
 
+/// `response` with the `Cache-Control` verifiers may keep the key set and the metadata
+/// by ([`JWKS_MAX_AGE`]).
 fn cacheable(mut response: Response) -> Response {
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static(MAX_AGE));
+    let max_age = format!("public, max-age={}", JWKS_MAX_AGE.as_secs());
+    if let Ok(value) = HeaderValue::try_from(max_age) {
+        response.headers_mut().insert(header::CACHE_CONTROL, value);
+    }
     response
 }
 

@@ -11,30 +11,23 @@ use crate::http::json::parse_json;
 use crate::http::problem::Problem;
 use crate::service::{Resolver, VerifiedPrincipal};
 
-/// The header carrying a principal token.
-pub const PRINCIPAL_HEADER: &str = "x-registry-principal";
+pub use registry_token::{PRINCIPAL_HEADER, SESSION_HEADER};
 
-/// The problem's pointer for a principal token that is not accepted.
-pub const PRINCIPAL_POINTER: &str = "/headers/X-Registry-Principal";
-
-/// The header naming the Bedrock session a call arrived in (a guard's event
-/// `sessionId`): with a principal token, it must be the token's session.
-pub const SESSION_HEADER: &str = "x-registry-session";
-
-/// A 400 at [`PRINCIPAL_POINTER`] saying `message`.
+/// A 400 at `/headers/X-Registry-Principal` saying `message`.
 pub fn invalid_principal(message: impl Into<String>) -> Problem {
-    Problem::validation(vec![Violation { path: PRINCIPAL_POINTER.into(), message: message.into() }])
+    let path = format!("/headers/{PRINCIPAL_HEADER}");
+    Problem::validation(vec![Violation { path, message: message.into() }])
 }
 
 /// The principal of the request's [`PRINCIPAL_HEADER`], verified with the registry's
 /// keys; `None` without the header. Sent twice, unreadable, forged, expired: a 400 at
-/// [`PRINCIPAL_POINTER`], and a refused token's decision line at `point`.
+/// `/headers/X-Registry-Principal`, and a refused token's decision line at `point`.
 pub fn signed_principal(
     resolver: &Resolver,
     headers: &http::HeaderMap,
     point: DecisionPoint,
 ) -> Result<Option<VerifiedPrincipal>, Problem> {
-    at_most_one(headers, "X-Registry-Principal")?;
+    at_most_one(headers, PRINCIPAL_HEADER)?;
     let Some(token) = headers.get(PRINCIPAL_HEADER) else { return Ok(None) };
     let token = token.to_str().map_err(|_| invalid_principal("not a principal token"))?;
     let principal = resolver.verify_principal(token).map_err(|e| {
@@ -57,13 +50,13 @@ pub fn same_session(
     principal: &VerifiedPrincipal,
     headers: &http::HeaderMap,
 ) -> Result<(), Problem> {
-    at_most_one(headers, "X-Registry-Session")?;
+    at_most_one(headers, SESSION_HEADER)?;
     let Some(session) = headers.get(SESSION_HEADER) else { return Ok(()) };
     if Some(session.as_bytes()) == principal.session_id.as_deref().map(str::as_bytes) {
         return Ok(());
     }
     Err(Problem::validation(vec![Violation {
-        path: "/headers/X-Registry-Session".into(),
+        path: format!("/headers/{SESSION_HEADER}"),
         message: "the principal token is bound to another session (its sid)".into(),
     }]))
 }
