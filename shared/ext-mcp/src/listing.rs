@@ -30,7 +30,11 @@ pub fn backend_of<'a>(backends: &'a [String], name: &'a str) -> Option<(&'a str,
 /// backend is asked with the backend `""` (no registry tool has it: denied, and logged
 /// as such); a tool without a name is `None` and dropped. Everything else of the result
 /// is kept as it was.
-pub async fn filter_tools<F, Fut>(backends: &[String], result: &[u8], keep: F) -> Result<Vec<u8>, Malformed>
+pub async fn filter_tools<F, Fut>(
+    backends: &[String],
+    result: &[u8],
+    keep: F,
+) -> Result<Vec<u8>, Malformed>
 where
     F: FnOnce(Vec<Option<(String, String)>>) -> Fut,
     Fut: std::future::Future<Output = Vec<bool>>,
@@ -54,7 +58,8 @@ where
     let granted = keep(listed).await;
     let mut granted = granted.into_iter();
     tools.retain(|_| granted.next().unwrap_or(false));
-    serde_json::to_vec(&value).map_err(|e| Malformed::Json { what: "result", detail: e.to_string() })
+    serde_json::to_vec(&value)
+        .map_err(|e| Malformed::Json { what: "result", detail: e.to_string() })
 }
 
 #[cfg(test)]

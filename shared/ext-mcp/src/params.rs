@@ -60,7 +60,8 @@ mod tests {
     #[test]
     fn refuses_what_is_not_a_call() {
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        let huge = format!(r#"{{"name":"x","arguments":{{"a":"{}"}}}}"#, "x".repeat(MAX_PARAMS_BYTES));
+        let huge =
+            format!(r#"{{"name":"x","arguments":{{"a":"{}"}}}}"#, "x".repeat(MAX_PARAMS_BYTES));
         for bad in [
             &b"\xff\xfe"[..],
             b"",
@@ -72,7 +73,11 @@ mod tests {
             deep.as_bytes(),
             huge.as_bytes(),
         ] {
-            assert!(parse_tool_call(bad).is_err(), "{:?}", String::from_utf8_lossy(&bad[..bad.len().min(40)]));
+            assert!(
+                parse_tool_call(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(&bad[..bad.len().min(40)])
+            );
         }
     }
 }

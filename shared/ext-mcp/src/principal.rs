@@ -113,9 +113,8 @@ mod tests {
 
     #[test]
     fn bearer_before_claims_and_token_before_authorization() {
-        let claims = ProtoValue {
-            kind: Some(Kind::StructValue(context(&[("sub", string("ana"))]))),
-        };
+        let claims =
+            ProtoValue { kind: Some(Kind::StructValue(context(&[("sub", string("ana"))]))) };
         let both = context(&[
             ("authorization", string("Bearer b")),
             ("token", string("a")),
@@ -133,7 +132,10 @@ mod tests {
         let wrong = context(&[("token", ProtoValue { kind: Some(Kind::NumberValue(1.0)) })]);
         assert_eq!(Principal::from_context(Some(&wrong)), Principal::Anonymous);
         assert_eq!(Principal::from_context(None), Principal::Anonymous);
-        assert_eq!(Principal::from_context(Some(&Struct { fields: BTreeMap::new() })), Principal::Anonymous);
+        assert_eq!(
+            Principal::from_context(Some(&Struct { fields: BTreeMap::new() })),
+            Principal::Anonymous
+        );
     }
 
     #[test]

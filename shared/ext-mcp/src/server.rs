@@ -22,8 +22,8 @@ pub async fn serve<S: RuleSource + 'static>(
     gateway: Arc<Gateway<S>>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let service = ExtMcpServer::new(ExtMcpService::new(gateway))
-        .max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let service =
+        ExtMcpServer::new(ExtMcpService::new(gateway)).max_decoding_message_size(MAX_MESSAGE_BYTES);
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     tonic::transport::Server::builder()
         .add_service(service)

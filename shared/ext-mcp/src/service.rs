@@ -60,11 +60,8 @@ impl<S: RuleSource + 'static> ExtMcpService<S> {
         let principal = Principal::from_context(response.metadata_context.as_ref());
         let gateway = &self.gateway;
         filter_tools(&response.service_names, &response.mcp_response, |listed| async move {
-            let named: Vec<Listed<'_>> = listed
-                .iter()
-                .flatten()
-                .map(|(target, tool)| Listed { target, tool })
-                .collect();
+            let named: Vec<Listed<'_>> =
+                listed.iter().flatten().map(|(target, tool)| Listed { target, tool }).collect();
             let mut granted = gateway.list(principal.caller(), &named).await.into_iter();
             listed.iter().map(|l| l.is_some() && granted.next().unwrap_or(false)).collect()
         })
