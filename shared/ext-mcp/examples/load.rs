@@ -1,11 +1,12 @@
 //! A load client for the ExtMCP server: `--concurrency` calls in flight over
 //! `--connections` HTTP/2 connections for `--seconds`, each a `CheckRequest` for one
 //! `tools/call`; prints checks/s, p50 and p99 and the answers seen, and fails when any
-//! answer differs from `--expect` (scripts/load.sh).
+//! answer differs from `--expect` (scripts/load.sh). Caller `i` presents the `i`-th
+//! principal token of `--tokens` (one per line, reused round robin): one session each.
 //!
 //! ```text
 //! cargo run --release -p registry-ext-mcp --example load -- --addr 127.0.0.1:9091 \
-//!   --token "$PRINCIPAL" --target load-tool-035 --tool run --arguments '{"query":"q"}'
+//!   --tokens tokens.txt --target load-tool-035 --tool run --arguments '{"query":"q"}'
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -23,9 +24,9 @@ struct Args {
     /// The server's address.
     #[arg(long)]
     addr: String,
-    /// The principal token (`metadata_context.token`).
-    #[arg(long, env = "LOAD_PRINCIPAL")]
-    token: String,
+    /// A file of principal tokens (`metadata_context.token`), one per line.
+    #[arg(long)]
+    tokens: std::path::PathBuf,
     /// The backend (`service_names[0]`).
     #[arg(long)]
     target: String,
@@ -49,12 +50,12 @@ struct Args {
     expect: String,
 }
 
-fn request(args: &Args) -> McpRequest {
+fn request(args: &Args, token: &str) -> McpRequest {
     let params = serde_json::json!({
         "name": args.tool,
         "arguments": serde_json::from_str::<serde_json::Value>(&args.arguments).expect("--arguments is JSON"),
     });
-    let token = ProtoValue { kind: Some(Kind::StringValue(args.token.clone())) };
+    let token = ProtoValue { kind: Some(Kind::StringValue(token.to_owned())) };
     McpRequest {
         service_names: vec![args.target.clone()],
         method: "tools/call".into(),
@@ -100,7 +101,10 @@ async fn caller(
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
-    let request = request(&args);
+    let tokens = std::fs::read_to_string(&args.tokens).expect("--tokens is readable");
+    let requests: Vec<McpRequest> =
+        tokens.lines().filter(|t| !t.trim().is_empty()).map(|t| request(&args, t.trim())).collect();
+    assert!(!requests.is_empty(), "--tokens holds no token");
     let mut channels = Vec::new();
     for _ in 0..args.connections.max(1) {
         let endpoint = Endpoint::from_shared(format!("http://{}", args.addr)).expect("--addr");
@@ -111,7 +115,7 @@ async fn main() {
     let tasks: Vec<_> = (0..args.concurrency.max(1))
         .map(|i| {
             let client = ExtMcpClient::new(channels[i % channels.len()].clone());
-            tokio::spawn(caller(client, request.clone(), from, until))
+            tokio::spawn(caller(client, requests[i % requests.len()].clone(), from, until))
         })
         .collect();
     let (mut latencies, mut answers) = (Vec::new(), std::collections::BTreeMap::new());
