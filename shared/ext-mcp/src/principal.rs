@@ -34,10 +34,10 @@ impl Principal {
     pub fn from_context(context: Option<&Struct>) -> Self {
         let Some(context) = context else { return Self::Anonymous };
         for key in BEARER_KEYS {
-            if let Some(Kind::StringValue(token)) = kind(context, key) {
-                if !token.trim().is_empty() {
-                    return Self::Bearer(token.clone());
-                }
+            if let Some(Kind::StringValue(token)) = kind(context, key)
+                && !token.trim().is_empty()
+            {
+                return Self::Bearer(token.clone());
             }
         }
         match kind(context, CLAIMS_KEY) {
