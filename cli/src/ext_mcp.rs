@@ -5,12 +5,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use registry_access::DecisionPoint;
 use registry_api::principal_keys::{PrincipalKeys, TokenSettings};
 use registry_api::service::DecisionLog;
-use registry_config::Vars;
-use registry_gateway::StoreSource;
-use registry_gateway::{Gateway, GatewayConfig};
+use registry_config::{Vars, names};
+use registry_gateway::{DecisionPoint, Gateway, GatewayConfig, StoreSource};
 use registry_store::Store;
 use tokio::net::TcpListener;
 
@@ -28,19 +26,29 @@ pub async fn bind(address: SocketAddr) -> Result<TcpListener> {
 }
 
 /// The decision point ExtMCP calls go to: the registry's rules and session counters in
-/// `store`, principal tokens verified with `keys`, decision lines in `decisions`.
+/// `store`, principal tokens verified with the public keys of `keys` (a JWKS document of
+/// the ring as loaded now, with its issuer and audience), decision lines in `decisions`.
+/// The gateway's other settings (claims mapping, agent, staleness bound) come from the
+/// environment, as in the interceptor Lambda; a bad one stops the command.
 pub fn gateway(
     store: Arc<dyn Store>,
-    keys: &Arc<PrincipalKeys>,
+    keys: &PrincipalKeys,
     decisions: DecisionLog,
-) -> Arc<Gateway<StoreSource>> {
-    let _ = keys;
-    let point = DecisionPoint::Authorize;
-    let gateway = match GatewayConfig::from_vars(|name| std::env::var(name).ok()) {
-        Ok(config) => Gateway::new(config, StoreSource::new(store), point),
-        Err(error) => Gateway::misconfigured(error, point),
-    };
-    Arc::new(gateway.with_log(move |record| decisions.record(record)))
+) -> Result<Arc<Gateway<StoreSource>>> {
+    let jwks = serde_json::to_string(&keys.ring().jwks())
+        .context("the principal token's public keys could not be written")?;
+    let settings = keys.settings();
+    let config = GatewayConfig::from_vars(|name| match name {
+        names::TOKEN_ISSUER => Some(settings.issuer.clone()),
+        names::TOKEN_AUDIENCE => Some(settings.audience.clone()),
+        names::JWKS => Some(jwks.clone()),
+        names::JWKS_URL => None,
+        other => std::env::var(other).ok(),
+    })
+    .context("invalid gateway settings")?;
+    let gateway = Gateway::new(config, StoreSource::new(store), DecisionPoint::ExtMcp)
+        .with_log(move |record| decisions.record(record));
+    Ok(Arc::new(gateway))
 }
 
 /// Runs the ExtMCP server on its own until SIGTERM or Ctrl-C.
@@ -58,8 +66,8 @@ pub async fn run(args: ExtMcpArgs) -> Result<()> {
     let mut settings =
         TokenSettings::new(env.token_issuer.unwrap_or_else(|| DEFAULT_ISSUER.to_owned()));
     settings.audience = env.token_audience.unwrap_or(settings.audience);
-    let keys = Arc::new(serve::open_keys(data_dir, settings).await?);
-    let gateway = gateway(store, &keys, serve::decision_log(&args.decisions));
+    let keys = serve::open_keys(data_dir, settings).await?;
+    let gateway = gateway(store, &keys, serve::decision_log(&args.decisions))?;
     println!("agent-registry ext-mcp listening on {} (gRPC)", listener.local_addr()?);
     registry_ext_mcp::serve(listener, gateway, shutdown::signal())
         .await

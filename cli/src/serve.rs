@@ -53,10 +53,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     settings.ttl_seconds = args.context_ttl;
     let keys = Arc::new(open_keys(data_dir, settings).await?);
     let decisions = decision_log(&args.decisions);
-    let ext_mcp_server = ext_mcp_listener.map(|listener| {
-        let gateway = ext_mcp::gateway(Arc::clone(&store), &keys, decisions.clone());
-        (listener, gateway)
-    });
+    let ext_mcp_server = match ext_mcp_listener {
+        Some(listener) => {
+            Some((listener, ext_mcp::gateway(Arc::clone(&store), &keys, decisions.clone())?))
+        }
+        None => None,
+    };
     let vault = registry_api::vault::FileVault::open(data_dir)
         .with_context(|| format!("cannot open the secret vault in {}", data_dir.display()))?;
     let discovery = registry_api::DiscoverySettings::parse(

@@ -268,10 +268,11 @@ async fn ext_mcp_runs_on_its_own_over_serves_data_and_stops_on_sigterm() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no registry database"));
-    // SIGTERM: stops cleanly
+    // SIGTERM: stops cleanly, its client told to go away (the runtime stays free to hear it)
     let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert!(killed.success());
-    let status = child.wait().unwrap();
+    let status = tokio::task::spawn_blocking(move || child.wait()).await.unwrap().unwrap();
+    drop(grpc);
     assert!(status.success(), "{status:?}");
 }
 

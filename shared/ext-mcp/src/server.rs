@@ -2,9 +2,9 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use registry_gateway::Gateway;
-use registry_guard::RuleSource;
+use registry_gateway::{Gateway, RuleSource};
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 
@@ -15,8 +15,12 @@ use crate::proto::ext_mcp_server::ExtMcpServer;
 /// transport (`OUT_OF_RANGE`), which the gateway handles by its `failureMode`.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long calls in flight may finish after `shutdown`: agentgateway gives up on a call
+/// after 10 s, and an idle HTTP/2 connection its client does not close keeps nothing.
+pub const DRAIN: Duration = Duration::from_secs(10);
+
 /// Serves `gateway` as agentgateway's ExtMCP service on `listener` (HTTP/2 without TLS)
-/// until `shutdown` completes, then lets the calls in flight finish.
+/// until `shutdown` completes, then lets the calls in flight finish (at most [`DRAIN`]).
 pub async fn serve<S: RuleSource + 'static>(
     listener: TcpListener,
     gateway: Arc<Gateway<S>>,
@@ -25,8 +29,21 @@ pub async fn serve<S: RuleSource + 'static>(
     let service =
         ExtMcpServer::new(ExtMcpService::new(gateway)).max_decoding_message_size(MAX_MESSAGE_BYTES);
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-    tonic::transport::Server::builder()
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut stopping = stopped.clone();
+    let serving = tonic::transport::Server::builder()
         .add_service(service)
-        .serve_with_incoming_shutdown(incoming, shutdown)
-        .await
+        .serve_with_incoming_shutdown(incoming, async move {
+            let _ = stopping.wait_for(|stop| *stop).await;
+        });
+    let drained = async move {
+        shutdown.await;
+        let _ = stop.send(true);
+        tokio::time::sleep(DRAIN).await;
+        drop(stopped);
+    };
+    tokio::select! {
+        served = serving => served,
+        () = drained => Ok(()),
+    }
 }

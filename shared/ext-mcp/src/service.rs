@@ -4,8 +4,7 @@
 
 use std::sync::Arc;
 
-use registry_gateway::{Call, DenialKind, Gateway, Listed, Verdict};
-use registry_guard::RuleSource;
+use registry_gateway::{Call, DenialKind, Gateway, Listed, RuleSource, Verdict};
 use tonic::{Request, Response, Status};
 
 use crate::proto::authorization_error::Code;
