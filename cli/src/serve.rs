@@ -55,7 +55,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let decisions = decision_log(&args.decisions);
     let ext_mcp_server = match ext_mcp_listener {
         Some(listener) => {
-            Some((listener, ext_mcp::gateway(Arc::clone(&store), &keys, decisions.clone())?))
+            let gateways =
+                ext_mcp::gateways(Arc::clone(&store), Arc::clone(&keys), decisions.clone())?;
+            Some((listener, gateways))
         }
         None => None,
     };
@@ -111,9 +113,9 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let api = serve_with(listener, registry_console::app(state), limits, stop.stopped());
     match ext_mcp_server {
         None => api.await?,
-        Some((listener, gateway)) => {
+        Some((listener, gateways)) => {
             say!("  ext-mcp: agentgateway's ExtMCP gRPC on {}", listener.local_addr()?);
-            let grpc = registry_ext_mcp::serve(listener, gateway, stop.stopped());
+            let grpc = registry_ext_mcp::serve(listener, gateways, stop.stopped());
             let (api, grpc) = tokio::join!(api, grpc);
             api?;
             grpc.context("the ExtMCP server failed")?;

@@ -224,6 +224,20 @@ async fn serve_ext_mcp_decides_the_refund_example_as_authorize_does() {
         filtered,
         json!({"tools": [{"name": "payments_issue_refund", "inputSchema": {"type": "object"}}], "nextCursor": "c-1"})
     );
+    // after a key rotation, tokens signed with the new key are accepted (the server
+    // looks at the ring every few seconds)
+    let (ok, out, err) = s.cli(&["keys", "rotate"]);
+    assert!(ok, "{out}{err}");
+    let rotated = token(&s, "ext-mcp-3").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let answer = check(&mut grpc, call(Some(&rotated), "payments", refund(json!(0.0)))).await;
+        if answer == Answer::Error(Code::PermissionDenied, Some("refund-positive".into())) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the new key is never accepted: {answer:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
 }
 
 #[tokio::test]

@@ -569,7 +569,8 @@ async fn ext_mcp_server(store: Arc<dyn Store>) -> Grpc {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(registry_ext_mcp::serve(listener, Arc::new(gateway), async {
+    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
+    tokio::spawn(registry_ext_mcp::serve(listener, gateways, async {
         let _ = rx.await;
     }));
     let client = ExtMcpClient::connect(format!("http://{address}")).await.unwrap();

@@ -1,15 +1,14 @@
 //! The gRPC server: the ExtMCP service on a TCP listener until `shutdown` completes.
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
-use registry_gateway::{Gateway, RuleSource};
+use registry_gateway::RuleSource;
 use tokio::net::TcpListener;
 use tonic::transport::server::TcpIncoming;
 
-use crate::ExtMcpService;
 use crate::proto::ext_mcp_server::ExtMcpServer;
+use crate::service::{ExtMcpService, Gateways};
 
 /// The largest message decoded (tonic's default, 4 MiB); a larger one is refused by the
 /// transport (`OUT_OF_RANGE`), which the gateway handles by its `failureMode`.
@@ -19,15 +18,17 @@ pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 /// after 10 s, and an idle HTTP/2 connection its client does not close keeps nothing.
 pub const DRAIN: Duration = Duration::from_secs(10);
 
-/// Serves `gateway` as agentgateway's ExtMCP service on `listener` (HTTP/2 without TLS)
-/// until `shutdown` completes, then lets the calls in flight finish (at most [`DRAIN`]).
+/// Serves agentgateway's ExtMCP service on `listener` (HTTP/2 without TLS), each message
+/// decided by the gateway `gateways` holds then, until `shutdown` completes; then lets
+/// the calls in flight finish (at most [`DRAIN`]). A fixed gateway:
+/// `tokio::sync::watch::channel(gateway).1`.
 pub async fn serve<S: RuleSource + 'static>(
     listener: TcpListener,
-    gateway: Arc<Gateway<S>>,
+    gateways: Gateways<S>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let service =
-        ExtMcpServer::new(ExtMcpService::new(gateway)).max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let service = ExtMcpServer::new(ExtMcpService::new(gateways))
+        .max_decoding_message_size(MAX_MESSAGE_BYTES);
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut stopping = stopped.clone();

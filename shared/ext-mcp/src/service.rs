@@ -22,15 +22,23 @@ const TOOLS_LIST: &str = "tools/list";
 /// The longest method name read (MCP's are a few dozen bytes); longer is `INVALID`.
 const MAX_METHOD_BYTES: usize = 256;
 
+/// The gateway each message is decided by: the latest one sent (a new one when the
+/// registry's keys change).
+pub type Gateways<S> = tokio::sync::watch::Receiver<Arc<Gateway<S>>>;
+
 /// agentgateway's ExtMCP service over a [`Gateway`] (the registry's decision point).
 pub struct ExtMcpService<S> {
-    gateway: Arc<Gateway<S>>,
+    gateways: Gateways<S>,
 }
 
 impl<S> ExtMcpService<S> {
-    /// The service deciding with `gateway`.
-    pub fn new(gateway: Arc<Gateway<S>>) -> Self {
-        Self { gateway }
+    /// The service deciding with the gateway `gateways` holds at each message.
+    pub fn new(gateways: Gateways<S>) -> Self {
+        Self { gateways }
+    }
+
+    fn gateway(&self) -> Arc<Gateway<S>> {
+        Arc::clone(&self.gateways.borrow())
     }
 }
 
@@ -43,7 +51,7 @@ impl<S: RuleSource + 'static> ExtMcpService<S> {
         let call = parse_tool_call(params)?;
         let principal = Principal::from_context(request.metadata_context.as_ref());
         let verdict = self
-            .gateway
+            .gateway()
             .call(Call {
                 caller: principal.caller(),
                 target: backend,
@@ -57,7 +65,7 @@ impl<S: RuleSource + 'static> ExtMcpService<S> {
 
     async fn list(&self, response: &McpResponse) -> Result<Vec<u8>, Malformed> {
         let principal = Principal::from_context(response.metadata_context.as_ref());
-        let gateway = &self.gateway;
+        let gateway = &self.gateway();
         filter_tools(&response.service_names, &response.mcp_response, |listed| async move {
             let named: Vec<Listed<'_>> =
                 listed.iter().flatten().map(|(target, tool)| Listed { target, tool }).collect();
@@ -87,7 +95,7 @@ impl<S: RuleSource + 'static> ExtMcp for ExtMcpService<S> {
                 Err(malformed) => invalid_request(&malformed),
             },
             method => {
-                self.gateway.passed(method);
+                self.gateway().passed(method);
                 mcp_request_result::Result::Pass(Pass {})
             }
         };
@@ -112,7 +120,7 @@ impl<S: RuleSource + 'static> ExtMcp for ExtMcpService<S> {
                 Err(malformed) => mcp_response_result::Result::Error(invalid(&malformed)),
             },
             method => {
-                self.gateway.passed(method);
+                self.gateway().passed(method);
                 mcp_response_result::Result::Pass(Pass {})
             }
         };
