@@ -23,39 +23,46 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// The refund tool behind agentgateway backend `payments`: staff only, the budget of
+/// A Lambda tool `name` behind agentgateway backend `backend`, with one function of one
+/// required parameter, granted by `access`.
+fn tool(
+    name: &str,
+    backend: &str,
+    function: &str,
+    parameter: (&str, &str),
+    access: Value,
+) -> Value {
+    let (parameter, kind) = parameter;
+    json!({
+        "executionType": "lambda", "name": name, "displayName": name, "description": "A tool.",
+        "lambdaArn": format!("arn:aws:lambda:us-east-1:123456789012:function:{name}"),
+        "supportedAgentFrameworks": ["bedrock"],
+        "tags": {"gateway-target": backend},
+        "functionSchema": [{"name": function, "description": "Does it.",
+            "parameters": {parameter: {"type": kind, "description": "It", "required": true}}}],
+        "accessRules": [access]
+    })
+}
+
+/// The refund tool behind backend `payments`: staff only, the budget of
 /// docs/call-policy.md with a log-only review rule; and `reports`, auditors only.
 async fn setup(s: &Serve) {
-    let refunds = json!({
-        "executionType": "lambda", "name": "refunds", "displayName": "Refunds",
-        "description": "Refunds a customer.",
-        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:refund",
-        "supportedAgentFrameworks": ["bedrock"],
-        "tags": {"gateway-target": "payments"},
-        "functionSchema": [{"name": "issue_refund", "description": "Refund an amount.",
-            "parameters": {"amount": {"type": "number", "description": "Amount", "required": true}}}],
-        "accessRules": [{"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}],
-        "callRules": [
-            {"id": "refund-positive", "effect": "deny", "description": "A refund is a positive amount",
-             "condition": "!(call.arguments.amount > 0.0)"},
-            {"id": "refund-review", "effect": "deny", "mode": "log-only",
-             "description": "Refunds above 100 will need a human",
-             "condition": "call.arguments.amount > 100.0"},
-            {"id": "refund-budget", "effect": "deny", "description": "At most 500 refunded per session",
-             "condition": "session.total['issue_refund.amount'] + call.arguments.amount > 500.0"},
-            {"id": "allow", "effect": "allow"}
-        ]
-    });
-    let reports = json!({
-        "executionType": "lambda", "name": "reports", "displayName": "Reports",
-        "description": "Exports reports.",
-        "lambdaArn": "arn:aws:lambda:us-east-1:123456789012:function:reports",
-        "supportedAgentFrameworks": ["bedrock"],
-        "tags": {"gateway-target": "reports"},
-        "functionSchema": [{"name": "export", "description": "Export a report.",
-            "parameters": {"month": {"type": "string", "description": "Month", "required": true}}}],
-        "accessRules": [{"id": "auditors-only", "effect": "allow", "condition": "'auditor' in user.roles"}]
-    });
+    let staff =
+        json!({"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"});
+    let mut refunds = tool("refunds", "payments", "issue_refund", ("amount", "number"), staff);
+    refunds["callRules"] = json!([
+        {"id": "refund-positive", "effect": "deny", "description": "A refund is a positive amount",
+         "condition": "!(call.arguments.amount > 0.0)"},
+        {"id": "refund-review", "effect": "deny", "mode": "log-only",
+         "description": "Refunds above 100 will need a human",
+         "condition": "call.arguments.amount > 100.0"},
+        {"id": "refund-budget", "effect": "deny", "description": "At most 500 refunded per session",
+         "condition": "session.total['issue_refund.amount'] + call.arguments.amount > 500.0"},
+        {"id": "allow", "effect": "allow"}
+    ]);
+    let auditors =
+        json!({"id": "auditors-only", "effect": "allow", "condition": "'auditor' in user.roles"});
+    let reports = tool("reports", "reports", "export", ("month", "string"), auditors);
     for (id, tool) in [("refunds@1.0.0", refunds), ("reports@1.0.0", reports)] {
         let (status, body) =
             s.call(Method::PUT, &format!("/tools/{id}"), Some(&s.token), Some(tool)).await;

@@ -19,23 +19,16 @@ use registry_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
 
-fn example_tool(patch: Value) -> ToolDefinition {
-    let mut tool: Value =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    for (k, v) in patch.as_object().unwrap() {
-        tool[k] = v.clone();
-    }
-    serde_json::from_value(tool).unwrap()
-}
-
 /// The example tool as backend `units` (staff only), an agent allowed two calls per
 /// session, and the server on a free port; the client and what stops it.
 async fn start(dir: &std::path::Path) -> (ExtMcpClient<Channel>, tokio::sync::oneshot::Sender<()>) {
     let store = SqliteStore::open(dir.join("registry.db")).unwrap();
-    let tool = example_tool(json!({
-        "tags": {"gateway-target": "units"},
-        "accessRules": [{"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}]
-    }));
+    let mut tool: Value =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    tool["tags"] = json!({"gateway-target": "units"});
+    tool["accessRules"] =
+        json!([{"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}]);
+    let tool: ToolDefinition = serde_json::from_value(tool).unwrap();
     store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
     let agent: AgentDefinition = serde_json::from_value(json!({
         "agentId": "budget-bot", "description": "Two calls per session.",
