@@ -8,8 +8,10 @@ use registry_access::{
     Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode, ToolCall,
 };
 use registry_config::ConfigError;
+use registry_core::validate::{is_id, is_tag_value};
 use registry_guard::{Clock, Loaded, Point, Refusal, Refused, RuleSource, Session, SystemClock};
 use registry_policy::{Stamp, decide_access};
+use registry_types::quote;
 use serde_json::{Map, Value};
 
 use crate::config::GatewayConfig;
@@ -263,9 +265,22 @@ impl<S: RuleSource> Gateway<S> {
         tool: &str,
         now_ms: i64,
     ) -> Result<Found, Refused> {
-        let tool_id = match point.tool_tagged(TARGET_TAG, target, now_ms).await? {
+        // a name no tool can carry is not looked up: the table refuses some (DynamoDB's
+        // keys), and a refusal would hold every other call back (decision 93)
+        let tagged = if is_tag_value(target) {
+            point.tool_tagged(TARGET_TAG, target, now_ms).await?
+        } else {
+            None
+        };
+        let tool_id = match tagged {
             Some(tool_id) => tool_id,
-            None => target.to_owned(),
+            None if is_id(target) => target.to_owned(),
+            None => {
+                return Err(Refused {
+                    refusal: Refusal::UnknownTool,
+                    message: format!("no registry tool is served as target {}", quote(target)),
+                });
+            }
         };
         let loaded = point.tool(&tool_id, now_ms).await?;
         if !loaded.has_function(tool) {

@@ -223,3 +223,96 @@ async fn claims_a_gateway_validated_are_mapped_when_configured() {
     assert_eq!(unmapped.gateway.list(Caller::Claims(&claims), &listed).await, [false]);
     assert_eq!(last(&unmapped)["reason"], "INVALID_SIGNED_CONTEXT");
 }
+
+/// The embedded store answering as DynamoDB does for keys no item can have: a key
+/// that is empty or over 2,048 bytes is a `ValidationException` (a tag's value, a
+/// filter, only over that size); what it refused is kept.
+struct Strict {
+    inner: StoreSource,
+    refused: Arc<Mutex<Vec<String>>>,
+}
+
+const DYNAMODB_MAX_KEY_BYTES: usize = 2_048;
+
+impl Strict {
+    fn check(&self, key: &str, may_be_empty: bool) -> Result<(), registry_store::StoreError> {
+        if (key.is_empty() && !may_be_empty) || key.len() > DYNAMODB_MAX_KEY_BYTES {
+            self.refused.lock().unwrap().push(key.to_owned());
+            let message = format!("DynamoDB: ValidationException: a key of {} bytes", key.len());
+            return Err(registry_store::StoreError::Backend(message));
+        }
+        Ok(())
+    }
+}
+
+impl registry_gateway::RuleSource for Strict {
+    async fn tool(
+        &self,
+        tool_id: &str,
+    ) -> Result<Option<ToolDefinition>, registry_store::StoreError> {
+        self.check(tool_id, false)?;
+        self.inner.tool(tool_id).await
+    }
+
+    async fn agent(
+        &self,
+        agent_id: &str,
+    ) -> Result<Option<AgentDefinition>, registry_store::StoreError> {
+        self.check(agent_id, false)?;
+        self.inner.agent(agent_id).await
+    }
+
+    fn counters(&self) -> Option<&dyn Store> {
+        self.inner.counters()
+    }
+
+    async fn tools_tagged(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Result<Vec<(String, registry_core::LifecycleStatus)>, registry_store::StoreError> {
+        self.check(value, true)?;
+        self.inner.tools_tagged(key, value).await
+    }
+}
+
+#[tokio::test]
+async fn a_target_no_tool_can_have_is_unknown_and_never_read_nor_blocks_others() {
+    let s = setup(None).await;
+    let refused = Arc::new(Mutex::new(Vec::new()));
+    let store: Arc<dyn Store> =
+        Arc::new(SqliteStore::open(s._dir.path().join("registry.db")).unwrap());
+    let jwks = serde_json::to_string(&s.ring.jwks()).unwrap();
+    let verifier = Verifier::from_jwks_json(&jwks, ISSUER, AUDIENCE).unwrap();
+    let config = GatewayConfig::new(KeySource::Document(Arc::new(verifier)));
+    let source = Strict { inner: StoreSource::new(store), refused: Arc::clone(&refused) };
+    let gateway =
+        Gateway::new(config, source, DecisionPoint::GatewayInterceptor).with_clock(|| NOW_S * 1000);
+    let bearer = token(&s.ring, &["staff"], "s-6");
+    let ok = args(json!({"value": 3.0, "from": "km", "to": "m"}));
+    let long = "t".repeat(3_000);
+    for hostile in [long.as_str(), "", "a\0b", "ünits", "units\u{fffd}", "a b/c"] {
+        let verdict = gateway
+            .call(Call {
+                caller: Caller::Bearer(&bearer),
+                target: hostile,
+                tool: "convert",
+                arguments: &ok,
+                session_id: None,
+            })
+            .await;
+        assert_eq!(kind(&verdict), Some(DenialKind::Denied), "{hostile:?}");
+        let listed = [Listed { target: hostile, tool: "convert" }];
+        assert_eq!(gateway.list(Caller::Bearer(&bearer), &listed).await, [false]);
+    }
+    assert_eq!(refused.lock().unwrap().len(), 0, "looked up names no tool can have");
+    // the next caller is decided, not refused because the table "failed"
+    let call = Call {
+        caller: Caller::Bearer(&bearer),
+        target: "units",
+        tool: "convert",
+        arguments: &ok,
+        session_id: None,
+    };
+    assert_eq!(gateway.call(call).await, Verdict::Allow);
+}

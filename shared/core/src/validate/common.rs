@@ -38,6 +38,12 @@ pub fn is_id(id: &str) -> bool {
     ID.is_match(id)
 }
 
+/// True when `value` may be a tag's value (at most [`MAX_TAG_VALUE`] characters of
+/// AWS `TagValue`'s).
+pub fn is_tag_value(value: &str) -> bool {
+    value.chars().count() <= MAX_TAG_VALUE && TAG.is_match(value)
+}
+
 /// Records a violation unless `id` is a valid id.
 pub fn check_id(v: &mut Violations, path: &str, id: &str) {
     if id.is_empty() {

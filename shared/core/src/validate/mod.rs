@@ -8,5 +8,5 @@ mod rollout;
 mod tool;
 
 pub use agent::{MAX_TOOLS, agent};
-pub use common::is_id;
+pub use common::{is_id, is_tag_value};
 pub use tool::tool;
