@@ -84,14 +84,14 @@ impl ClaimsMapping {
     }
 
     /// The request context `claims` map to (claims absent leave their field out), and
-    /// the agent when `agentId` is mapped to a string claim.
-    pub fn apply(&self, claims: &Map<String, Value>) -> (Value, Option<String>) {
+    /// the value of the claim mapped to `agentId`, when it is present.
+    pub fn apply<'c>(&self, claims: &'c Map<String, Value>) -> (Value, Option<&'c Value>) {
         let mut context = Map::new();
         let mut agent = None;
         for (target, claim) in &self.entries {
             let Some(value) = claim.of(claims) else { continue };
             match target {
-                Target::Agent => agent = value.as_str().map(str::to_owned),
+                Target::Agent => agent = Some(value),
                 Target::Context(section, field) => {
                     let section =
                         context.entry(*section).or_insert_with(|| Value::Object(Map::new()));
@@ -124,11 +124,12 @@ mod tests {
                 "customData.tenant": "custom:tenant", "agentId": "client_id"}"#,
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let (context, agent) = mapping.apply(&claims(json!({
+        let claims = claims(json!({
             "sub": "u-1", "realm_access": {"roles": ["staff"]}, "client_id": "support-bot"
-        })));
+        }));
+        let (context, agent) = mapping.apply(&claims);
         assert_eq!(context, json!({"user": {"userId": "u-1", "roles": ["staff"]}}));
-        assert_eq!(agent.as_deref(), Some("support-bot"));
+        assert_eq!(agent, Some(&json!("support-bot")));
     }
 
     #[test]

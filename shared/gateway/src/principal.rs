@@ -104,7 +104,8 @@ fn invalid(e: registry_token::TokenError) -> Refused {
     Refused { refusal, message: e.to_string() }
 }
 
-/// The principal `claims` map to, with the configured agent unless the mapping names one.
+/// The principal `claims` map to, with the configured agent unless the mapping names one
+/// (a claim mapped to `agentId` that is not an agent id is refused).
 fn mapped(config: &GatewayConfig, claims: &Map<String, Value>) -> Result<Known, Refused> {
     let Some(mapping) = &config.claims else {
         return Err(Refused {
@@ -113,9 +114,16 @@ fn mapped(config: &GatewayConfig, claims: &Map<String, Value>) -> Result<Known, 
         });
     };
     let (context, agent) = mapping.apply(claims);
-    Ok(Known {
-        context: Context::Claims(context.to_string()),
-        agent_id: agent.or_else(|| config.agent.clone()),
-        session_id: None,
-    })
+    let agent_id = match agent {
+        None => config.agent.clone(),
+        Some(Value::String(id)) if registry_core::validate::is_id(id) => Some(id.clone()),
+        // never looked up: the table refuses some, and none is an agent
+        Some(_) => {
+            return Err(Refused {
+                refusal: Refusal::InvalidSignedContext,
+                message: "the claim mapped to `agentId` is not an agent id".into(),
+            });
+        }
+    };
+    Ok(Known { context: Context::Claims(context.to_string()), agent_id, session_id: None })
 }

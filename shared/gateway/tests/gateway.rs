@@ -316,3 +316,48 @@ async fn a_target_no_tool_can_have_is_unknown_and_never_read_nor_blocks_others()
     };
     assert_eq!(gateway.call(call).await, Verdict::Allow);
 }
+
+#[tokio::test]
+async fn a_mapped_agent_that_is_no_id_is_refused_without_a_read() {
+    let s = setup(None).await;
+    let refused = Arc::new(Mutex::new(Vec::new()));
+    let store: Arc<dyn Store> =
+        Arc::new(SqliteStore::open(s._dir.path().join("registry.db")).unwrap());
+    let config = GatewayConfig {
+        keys: None,
+        claims: Some(
+            registry_gateway::ClaimsMapping::parse(r#"{"user.userId": "sub", "agentId": "azp"}"#)
+                .unwrap(),
+        ),
+        agent: Some("budget-bot".into()),
+        max_staleness: std::time::Duration::from_secs(30),
+    };
+    let source = Strict { inner: StoreSource::new(store), refused: Arc::clone(&refused) };
+    let gateway =
+        Gateway::new(config, source, DecisionPoint::GatewayInterceptor).with_clock(|| NOW_S * 1000);
+    let ok = args(json!({"value": 3.0, "from": "km", "to": "m"}));
+    let long = "a".repeat(3_000);
+    for agent in [json!(long), json!(""), json!("bad agent"), json!(7), json!(["budget-bot"])] {
+        let claims = args(json!({"sub": "u-1", "azp": agent}));
+        let verdict = gateway
+            .call(Call {
+                caller: Caller::Claims(&claims),
+                target: "units",
+                tool: "convert",
+                arguments: &ok,
+                session_id: Some("mcp-1"),
+            })
+            .await;
+        assert_eq!(kind(&verdict), Some(DenialKind::Denied), "{agent}");
+    }
+    assert_eq!(refused.lock().unwrap().len(), 0, "read an agent no item can be");
+    let claims = args(json!({"sub": "u-1", "azp": "budget-bot"}));
+    let call = Call {
+        caller: Caller::Claims(&claims),
+        target: "units",
+        tool: "convert",
+        arguments: &ok,
+        session_id: Some("mcp-1"),
+    };
+    assert_eq!(gateway.call(call).await, Verdict::Allow);
+}
