@@ -6,9 +6,20 @@
 //! outage one call in a while waits on the SDK's attempts, not every call. Staleness is
 //! judged on the clock as it reads after the table answered (or failed to).
 
+use std::future::poll_fn;
+use std::pin::pin;
 use std::sync::{Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Duration;
 
 use crate::clock::Clock;
+
+/// The longest one read (or one count) of the table may take before it counts as a
+/// failed round trip: a table that accepts and never answers (an SDK without an
+/// attempt timeout) must not hold a call. Longer than [`DynamoSource`]'s own attempts.
+///
+/// [`DynamoSource`]: crate::DynamoSource
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The first pause after a failed round trip.
 pub(crate) const FIRST_BACKOFF_MS: i64 = 1_000;
@@ -98,7 +109,7 @@ impl Freshness {
         }
         let error = match self.may_try(now_ms) {
             Err(backing_off) => backing_off.to_string(),
-            Ok(()) => match read.await {
+            Ok(()) => match bounded(read).await {
                 Ok(value) => {
                     self.answered();
                     return Ok((value, now_ms, true));
@@ -130,6 +141,26 @@ impl Freshness {
             None => Err(Stale::Never(error)),
         }
     }
+}
+
+/// `read`, or [`Unread::Unreachable`] when it takes longer than [`READ_TIMEOUT`].
+async fn bounded<T>(read: impl Future<Output = Result<T, Unread>>) -> Result<T, Unread> {
+    within(read, || {
+        let message =
+            format!("the registry's table did not answer within {} ms", READ_TIMEOUT.as_millis());
+        Err(Unread::Unreachable(message))
+    })
+    .await
+}
+
+/// `future`'s output, or `late()`'s when it has not finished within [`READ_TIMEOUT`]; a
+/// future done at its first poll (an in-memory source, no store touched) sets no timer.
+pub(crate) async fn within<T>(future: impl Future<Output = T>, late: impl FnOnce() -> T) -> T {
+    let mut future = pin!(future);
+    if let Poll::Ready(done) = poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await {
+        return done;
+    }
+    tokio::time::timeout(READ_TIMEOUT, future).await.unwrap_or_else(|_| late())
 }
 
 /// Why the table is left alone for now: the failed round trips and the last error.

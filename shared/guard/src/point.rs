@@ -15,7 +15,7 @@ use registry_token::{KeySource, Principal};
 
 use crate::budget::{Budgets, Count};
 use crate::clock::{Clock, SystemClock};
-use crate::fresh::{Freshness, Stale, Unread};
+use crate::fresh::{Freshness, READ_TIMEOUT, Stale, Unread, within};
 use crate::loaded::Loaded;
 use crate::principals::Verified;
 use crate::rules::RuleCache;
@@ -179,7 +179,12 @@ impl<S: RuleSource> Point<S> {
             explain: false,
             now_ms,
         };
-        let decided = decide(request, count.counting(self.budgets.known())).await;
+        let deciding = decide(request, count.counting(self.budgets.known()));
+        let decided = within(deciding, || {
+            let message = format!("no answer within {} ms", READ_TIMEOUT.as_millis());
+            Err(DecideError::Counters(StoreError::Unavailable(message)))
+        })
+        .await;
         let counted = matches!(count, Count::In { .. });
         match decided {
             Ok(decided) => {
