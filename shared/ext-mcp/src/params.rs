@@ -17,12 +17,14 @@ pub struct ToolCall {
 }
 
 /// Reads the JSON-RPC `params` bytes of a `tools/call`. Bytes that are not UTF-8 JSON,
-/// nest deeper than the parser's limit, or exceed [`MAX_PARAMS_BYTES`] are refused.
+/// nest deeper than the parser's limit, name an object's member twice, or exceed
+/// [`MAX_PARAMS_BYTES`] are refused.
 pub fn parse_tool_call(params: &[u8]) -> Result<ToolCall, Malformed> {
     if params.len() > MAX_PARAMS_BYTES {
         return Err(Malformed::TooLarge(params.len()));
     }
-    let value: Value = serde_json::from_slice(params)
+    // a member named twice is refused: the tool's parser may take the other one
+    let value = registry_gateway::from_slice_unique(params)
         .map_err(|e| Malformed::Json { what: "params", detail: e.to_string() })?;
     let Value::Object(mut object) = value else {
         return Err(Malformed::Json { what: "params", detail: "not an object".into() });
@@ -70,6 +72,8 @@ mod tests {
             br#"{"name":""}"#,
             br#"{"name":7}"#,
             br#"{"name":"x","arguments":[1]}"#,
+            br#"{"name":"x","name":"y"}"#,
+            br#"{"name":"x","arguments":{"a":{"b":2e9,"b":1}}}"#,
             deep.as_bytes(),
             huge.as_bytes(),
         ] {

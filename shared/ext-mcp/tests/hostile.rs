@@ -173,3 +173,218 @@ async fn concurrent_calls_of_one_session_admit_exactly_the_budget() {
     }
     assert_eq!(passed, 2);
 }
+
+fn request(service_names: &[&str], method: &str, params: Option<Vec<u8>>) -> McpRequest {
+    McpRequest {
+        service_names: service_names.iter().map(|s| (*s).to_owned()).collect(),
+        method: method.into(),
+        metadata_context: staff(),
+        mcp_request: params,
+        headers: vec![McpHeader { key: "mcp-session-id".into(), value: b"hostile".to_vec() }],
+    }
+}
+
+#[tokio::test]
+async fn malformed_requests_are_answered_and_count_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _stop) = serve(example(dir.path()).await).await;
+    let thousand: Vec<String> = (0..1_000).map(|i| format!("b{i}")).collect();
+    let thousand: Vec<&str> = thousand.iter().map(String::as_str).collect();
+    let deep = format!(
+        r#"{{"name":"convert","arguments":{{"value":{}1{}}}}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    let long_name = format!(r#"{{"name":"{}"}}"#, "c".repeat(100_000));
+    let ok = |args: &str| format!(r#"{{"name":"convert","arguments":{args}}}"#).into_bytes();
+    let cases: Vec<(McpRequest, Code)> = vec![
+        (
+            request(&[], "tools/call", Some(ok(r#"{"value":1,"from":"km","to":"m"}"#))),
+            Code::Invalid,
+        ),
+        (request(&thousand, "tools/call", Some(ok("{}"))), Code::Invalid),
+        (request(&["units"], "tools/call", None), Code::Invalid),
+        (request(&["units"], "tools/call", Some(b"null".to_vec())), Code::Invalid),
+        (request(&["units"], "tools/call", Some(b"\"convert\"".to_vec())), Code::Invalid),
+        (
+            request(
+                &["units"],
+                "tools/call",
+                Some(br#"{"name":"convert","arguments":[1]}"#.to_vec()),
+            ),
+            Code::Invalid,
+        ),
+        (
+            request(&["units"], "tools/call", Some(br#"{"name":"","arguments":{}}"#.to_vec())),
+            Code::Invalid,
+        ),
+        (
+            request(&["units"], "tools/call", Some(br#"{"name":"con\u0000vert"}"#.to_vec())),
+            Code::PermissionDenied,
+        ),
+        (request(&["units"], "tools/call", Some(br#"{"name":"\ud800"}"#.to_vec())), Code::Invalid),
+        (request(&["units"], "tools/call", Some(long_name.into_bytes())), Code::PermissionDenied),
+        (request(&["units"], "tools/call", Some(deep.into_bytes())), Code::Invalid),
+        (
+            request(&["units"], "tools/call", Some(ok(r#"{"value":1e308,"from":"km","to":"m"}"#))),
+            Code::PermissionDenied,
+        ),
+        (
+            request(&["units"], "tools/call", Some(ok(r#"{"value":1e309,"from":"km","to":"m"}"#))),
+            Code::Invalid,
+        ),
+        (
+            request(
+                &["units"],
+                "tools/call",
+                Some(ok(r#"{"value":18446744073709551616,"from":"km","to":"m"}"#)),
+            ),
+            Code::PermissionDenied,
+        ),
+        (
+            request(&["units"], "tools/call", Some(ok(r#"{"value":"NaN","from":"km","to":"m"}"#))),
+            Code::Invalid,
+        ),
+        (
+            request(
+                &["units"],
+                "tools/call",
+                Some(ok(r#"{"value":2e9,"value":1,"from":"km","to":"m"}"#)),
+            ),
+            Code::Invalid,
+        ),
+        (request(&["no thing"], "tools/call", Some(ok("{}"))), Code::PermissionDenied),
+        (request(&[""], "tools/call", Some(ok("{}"))), Code::PermissionDenied),
+        (request(&["units"], &"m".repeat(100_000), Some(ok("{}"))), Code::Invalid),
+    ];
+    for (i, (request, expected)) in cases.into_iter().enumerate() {
+        let answered = client.check_request(request).await;
+        let result = answered.map(|r| r.into_inner().result);
+        let got = match &result {
+            Ok(Some(mcp_request_result::Result::Error(e))) => Some(e.code()),
+            _ => None,
+        };
+        assert_eq!(got, Some(expected), "case {i}: {result:?}");
+    }
+    // nothing above counted: the session still has its two calls
+    assert_eq!(code(&mut client, convert("hostile")).await, None);
+    assert_eq!(code(&mut client, convert("hostile")).await, None);
+    assert_eq!(code(&mut client, convert("hostile")).await, Some(Code::ResourceExhausted));
+}
+
+#[tokio::test]
+async fn odd_principals_and_headers_are_denied_never_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _stop) = serve(example(dir.path()).await).await;
+    let number = |n: f64| ProtoValue { kind: Some(Kind::NumberValue(n)) };
+    let list =
+        |values: Vec<ProtoValue>| ProtoValue { kind: Some(Kind::ListValue(ListValue { values })) };
+    let object = |fields: Vec<(&str, ProtoValue)>| ProtoValue {
+        kind: Some(Kind::StructValue(Struct {
+            fields: fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
+        })),
+    };
+    let context =
+        |claims: ProtoValue| Some(Struct { fields: [("claims".to_owned(), claims)].into() });
+    let mut nested = text("x");
+    for _ in 0..40 {
+        nested = list(vec![nested]);
+    }
+    let many_roles = list((0..10_000).map(|i| text(&format!("r{i}"))).collect());
+    let hostile = [
+        context(object(vec![("sub", number(7.0)), ("groups", text("staff"))])),
+        context(object(vec![("sub", text("ana")), ("groups", many_roles)])),
+        context(object(vec![("sub", nested.clone()), ("groups", nested)])),
+        context(object(vec![
+            ("sub", number(f64::NAN)),
+            ("groups", list(vec![number(f64::INFINITY)])),
+        ])),
+        context(text("claims as a string")),
+        Some(Struct { fields: [("token".to_owned(), text(&"x".repeat(9_000)))].into() }),
+        Some(Struct {
+            fields: [("token".to_owned(), text("eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbmEifQ."))].into(),
+        }),
+        Some(Struct { fields: [("authorization".to_owned(), number(1.0))].into() }),
+        None,
+    ];
+    for (i, metadata) in hostile.into_iter().enumerate() {
+        let mut request = convert("odd");
+        request.metadata_context = metadata;
+        let answer = code(&mut client, request).await;
+        assert!(matches!(answer, Some(Code::PermissionDenied)), "case {i}: {answer:?}");
+    }
+    // headers: repeated, not UTF-8, empty; the call counts in the first usable one
+    let mut request = convert("unused");
+    request.headers = vec![
+        McpHeader { key: "MCP-SESSION-ID".into(), value: vec![0xff, 0xfe] },
+        McpHeader { key: "mcp-session-id".into(), value: Vec::new() },
+        McpHeader { key: "Mcp-Session-Id".into(), value: b"odd-headers".to_vec() },
+        McpHeader { key: "mcp-session-id".into(), value: b"second".to_vec() },
+    ];
+    assert_eq!(code(&mut client, request.clone()).await, None);
+    assert_eq!(code(&mut client, request.clone()).await, None);
+    assert_eq!(code(&mut client, request).await, Some(Code::ResourceExhausted));
+    // a session id no session has (too long, control characters) is denied
+    for session in ["s".repeat(10_000), "a\u{0}b".to_owned()] {
+        let answer = code(&mut client, convert(&session)).await;
+        assert_eq!(answer, Some(Code::PermissionDenied), "{session:.20}");
+    }
+}
+
+#[tokio::test]
+async fn huge_and_odd_lists_are_filtered_or_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut client, _stop) = serve(example(dir.path()).await).await;
+    let list = |names: &[&str], result: Vec<u8>| McpResponse {
+        service_names: names.iter().map(|s| (*s).to_owned()).collect(),
+        method: "tools/list".into(),
+        metadata_context: staff(),
+        mcp_response: result,
+    };
+    let mut tools: Vec<Value> = (0..10_000).map(|i| json!({"name": format!("t{i}")})).collect();
+    tools.push(json!({"name": "convert", "description": "kept"}));
+    tools.push(json!({"name": 7}));
+    tools.push(json!("not an object"));
+    let started = Instant::now();
+    let result = client
+        .check_response(list(
+            &["units"],
+            json!({"tools": tools, "nextCursor": "c"}).to_string().into_bytes(),
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .result;
+    let Some(mcp_response_result::Result::Mutated(bytes)) = result else { panic!("{result:?}") };
+    assert_eq!(
+        serde_json::from_slice::<Value>(&bytes).unwrap(),
+        json!({"tools": [{"name": "convert", "description": "kept"}], "nextCursor": "c"})
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let deep = format!("{{\"tools\":{}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    for bad in [
+        b"null".to_vec(),
+        b"[]".to_vec(),
+        br#"{"tools":{}}"#.to_vec(),
+        deep.into_bytes(),
+        vec![0xff],
+    ] {
+        let result =
+            client.check_response(list(&["units"], bad)).await.unwrap().into_inner().result;
+        let Some(mcp_response_result::Result::Error(e)) = result else { panic!("{result:?}") };
+        assert_eq!(e.code(), Code::Invalid);
+    }
+    // no backends: nothing can be granted
+    let result = client
+        .check_response(list(&[], br#"{"tools":[{"name":"convert"}]}"#.to_vec()))
+        .await
+        .unwrap()
+        .into_inner()
+        .result;
+    let Some(mcp_response_result::Result::Mutated(bytes)) = result else { panic!("{result:?}") };
+    assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), json!({"tools": []}));
+    // over the message limit: the transport refuses, the server goes on
+    let big = vec![b' '; registry_ext_mcp::MAX_MESSAGE_BYTES + 1];
+    assert!(client.check_response(list(&["units"], big)).await.is_err());
+    assert_eq!(code(&mut client, convert("after-big")).await, None);
+}
