@@ -11,7 +11,7 @@ use registry_config::ConfigError;
 use registry_core::validate::{is_id, is_tag_value};
 use registry_guard::{Clock, Loaded, Point, Refusal, Refused, RuleSource, Session, SystemClock};
 use registry_policy::{Stamp, decide_access};
-use registry_types::quote;
+use registry_types::{excerpt, quote};
 use serde_json::{Map, Value};
 
 use crate::config::GatewayConfig;
@@ -130,8 +130,8 @@ impl<S: RuleSource> Gateway<S> {
                 Verdict::refused(&refused)
             }
         };
-        record.function = Some(call.tool.to_owned());
-        record.tool_id = record.tool_id.or_else(|| Some(call.target.to_owned()));
+        record.function = Some(named(call.tool));
+        record.tool_id = record.tool_id.or_else(|| Some(named(call.target)));
         record.eval_micros = registry_access::record::micros_since(started);
         (self.log)(record);
         verdict
@@ -155,16 +155,20 @@ impl<S: RuleSource> Gateway<S> {
         let arguments = Value::Object(call.arguments.clone());
         let errors = loaded.check_json(call.tool, &arguments);
         if !errors.is_empty() {
-            let listed: Vec<String> = errors
+            let mut listed: Vec<String> = errors
                 .iter()
+                .take(MAX_ARGUMENT_ERRORS)
                 .map(|e| {
                     if e.path.is_empty() {
-                        e.message.clone()
+                        excerpt(&e.message).into_owned()
                     } else {
-                        format!("{}: {}", e.path, e.message)
+                        format!("{}: {}", excerpt(&e.path), excerpt(&e.message))
                     }
                 })
                 .collect();
+            if errors.len() > MAX_ARGUMENT_ERRORS {
+                listed.push(format!("and {} more", errors.len() - MAX_ARGUMENT_ERRORS));
+            }
             return Err(Refused {
                 refusal: Refusal::InvalidArguments,
                 message: format!("invalid arguments: {}", listed.join("; ")),
@@ -234,8 +238,8 @@ impl<S: RuleSource> Gateway<S> {
                 (false, record)
             });
             record.agent_id.clone_from(&agent_id);
-            record.tool_id = record.tool_id.or_else(|| Some(listed.target.to_owned()));
-            record.function = Some(listed.tool.to_owned());
+            record.tool_id = record.tool_id.or_else(|| Some(named(listed.target)));
+            record.function = Some(named(listed.tool));
             record.eval_micros = registry_access::record::micros_since(started);
             (self.log)(record);
             granted.push(allowed);
@@ -251,7 +255,7 @@ impl<S: RuleSource> Gateway<S> {
         let allowed = Decision::new(Effect::Allow, ReasonCode::NoRules);
         let mut record = DecisionRecord::of(&allowed, self.point, stamp.id, stamp.time);
         record.reason = "NOT_A_TOOL_CALL".to_owned();
-        let method: String = method.chars().take(MAX_METHOD_CHARS).collect();
+        let method = named(method);
         record.message =
             Some(format!("method `{method}` passes: only tools/call and tools/list are decided"));
         (self.log)(record);
@@ -286,15 +290,23 @@ impl<S: RuleSource> Gateway<S> {
         if !loaded.has_function(tool) {
             return Err(Refused {
                 refusal: Refusal::UnknownTool,
-                message: format!("tool `{tool_id}` has no function `{tool}`"),
+                message: format!("tool `{tool_id}` has no function {}", quote(tool)),
             });
         }
         Ok(Found { loaded })
     }
 }
 
-/// Longest method name a decision line repeats.
-const MAX_METHOD_CHARS: usize = 128;
+/// Longest name (method, target, tool) a decision line repeats.
+const MAX_NAME_CHARS: usize = 128;
+
+/// Most argument errors a decision line lists.
+const MAX_ARGUMENT_ERRORS: usize = 10;
+
+/// A name the caller chose, as a decision line repeats it (at most [`MAX_NAME_CHARS`]).
+fn named(name: &str) -> String {
+    name.chars().take(MAX_NAME_CHARS).collect()
+}
 
 /// The principal's context, ready to evaluate.
 fn prepared(known: &Known) -> Result<PreparedContext<'_>, Refused> {

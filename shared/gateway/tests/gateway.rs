@@ -361,3 +361,32 @@ async fn a_mapped_agent_that_is_no_id_is_refused_without_a_read() {
     };
     assert_eq!(gateway.call(call).await, Verdict::Allow);
 }
+
+#[tokio::test]
+async fn decision_lines_stay_small_whatever_the_call_names() {
+    let s = setup(None).await;
+    let bearer = token(&s.ring, &["staff"], "s-8");
+    let long_tool = "f".repeat(100_000);
+    let long_target = "t".repeat(100_000);
+    let mut many = Map::new();
+    for i in 0..10_000 {
+        many.insert(format!("{i}{}", "k".repeat(1_000)), json!(i));
+    }
+    let ok = args(json!({"value": 3.0, "from": "km", "to": "m"}));
+    let calls = [
+        ("units", long_tool.as_str(), &ok),
+        (&long_target, "convert", &ok),
+        ("units", "convert", &many),
+    ];
+    for (target, tool, arguments) in calls {
+        let call =
+            Call { caller: Caller::Bearer(&bearer), target, tool, arguments, session_id: None };
+        assert!(matches!(s.gateway.call(call).await, Verdict::Deny(_)));
+        let line = serde_json::to_string(&last(&s)).unwrap();
+        assert!(line.len() < 4_096, "a decision line of {} bytes", line.len());
+    }
+    let listed = [Listed { target: &long_target, tool: &long_tool }];
+    assert_eq!(s.gateway.list(Caller::Bearer(&bearer), &listed).await, [false]);
+    let line = serde_json::to_string(&last(&s)).unwrap();
+    assert!(line.len() < 4_096, "a decision line of {} bytes", line.len());
+}
