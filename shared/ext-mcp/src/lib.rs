@@ -9,7 +9,7 @@ mod service;
 pub use listing::{backend_of, filter_tools};
 pub use params::{MAX_PARAMS_BYTES, ToolCall, parse_tool_call};
 pub use principal::{BEARER_KEYS, CLAIMS_KEY, Principal, SESSION_HEADER, session_of};
-pub use server::{DRAIN, MAX_MESSAGE_BYTES, serve};
+pub use server::{CALL_TIMEOUT, DRAIN, MAX_MESSAGE_BYTES, serve};
 pub use service::{ExtMcpService, Gateways};
 
 /// The messages and the service of `proto/ext_mcp.proto`, generated at build time.

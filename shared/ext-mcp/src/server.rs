@@ -14,6 +14,12 @@ use crate::service::{ExtMcpService, Gateways};
 /// transport (`OUT_OF_RANGE`), which the gateway handles by its `failureMode`.
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+/// Longest one call may take, its message read included: a stream whose message never
+/// arrives in full is answered `CANCELLED` then (agentgateway has given up on it too),
+/// instead of holding its task for as long as the connection lives. Decisions are bounded
+/// well below (the registry's table: 3 s a read).
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long calls in flight may finish after `shutdown`: agentgateway gives up on a call
 /// after 10 s, and an idle HTTP/2 connection its client does not close keeps nothing.
 pub const DRAIN: Duration = Duration::from_secs(10);
@@ -33,6 +39,7 @@ pub async fn serve<S: RuleSource + 'static>(
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut stopping = stopped.clone();
     let serving = tonic::transport::Server::builder()
+        .timeout(CALL_TIMEOUT)
         .add_service(service)
         .serve_with_incoming_shutdown(incoming, async move {
             let _ = stopping.wait_for(|stop| *stop).await;

@@ -388,3 +388,90 @@ async fn huge_and_odd_lists_are_filtered_or_invalid() {
     assert!(client.check_response(list(&["units"], big)).await.is_err());
     assert_eq!(code(&mut client, convert("after-big")).await, None);
 }
+
+/// One HTTP/2 frame.
+fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(payload.len()).unwrap().to_be_bytes();
+    let mut bytes = vec![len[1], len[2], len[3], kind, flags];
+    bytes.extend_from_slice(&stream.to_be_bytes());
+    bytes.extend_from_slice(payload);
+    bytes
+}
+
+/// An HPACK header block of literals (not indexed, not Huffman coded).
+fn headers(fields: &[(&str, &str)]) -> Vec<u8> {
+    let mut block = Vec::new();
+    for (name, value) in fields {
+        block.push(0);
+        block.push(u8::try_from(name.len()).unwrap());
+        block.extend_from_slice(name.as_bytes());
+        block.push(u8::try_from(value.len()).unwrap());
+        block.extend_from_slice(value.as_bytes());
+    }
+    block
+}
+
+#[tokio::test]
+async fn a_request_that_never_finishes_is_answered_in_bounded_time() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let store = example(dir.path()).await;
+    let gateway = Gateway::new(config(), StoreSource::new(store), DecisionPoint::ExtMcp);
+    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(registry_ext_mcp::serve(listener, gateways, std::future::pending()));
+    // a stream whose message is announced as 100 bytes, of which 10 ever come
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    out.extend(frame(4, 0, 0, &[]));
+    let block = headers(&[
+        (":method", "POST"),
+        (":scheme", "http"),
+        (":path", "/agentgateway.dev.ext_mcp.ExtMcp/CheckRequest"),
+        (":authority", "localhost"),
+        ("content-type", "application/grpc"),
+        ("te", "trailers"),
+    ]);
+    out.extend(frame(1, 4, 1, &block));
+    let mut message = vec![0, 0, 0, 0, 100];
+    message.extend_from_slice(&[0x12, 8]);
+    message.extend_from_slice(b"tools/ca");
+    out.extend(frame(0, 0, 1, &message));
+    socket.write_all(&out).await.unwrap();
+    // wait for stream 1's answer (a HEADERS frame), or the connection's end
+    let started = Instant::now();
+    let answered = tokio::time::timeout(Duration::from_secs(30), async {
+        let mut buffer = Vec::new();
+        loop {
+            let mut chunk = [0_u8; 4096];
+            let n = socket.read(&mut chunk).await.unwrap_or(0);
+            if n == 0 {
+                return "closed";
+            }
+            buffer.extend_from_slice(&chunk[..n]);
+            let mut at = 0;
+            while buffer.len() >= at + 9 {
+                let len = usize::from(buffer[at]) << 16
+                    | usize::from(buffer[at + 1]) << 8
+                    | usize::from(buffer[at + 2]);
+                let stream = u32::from_be_bytes([
+                    buffer[at + 5],
+                    buffer[at + 6],
+                    buffer[at + 7],
+                    buffer[at + 8],
+                ]) & 0x7fff_ffff;
+                if buffer[at + 3] == 1 && stream == 1 {
+                    return "answered";
+                }
+                if buffer[at + 3] == 3 && stream == 1 {
+                    return "reset";
+                }
+                at += 9 + len;
+            }
+        }
+    })
+    .await;
+    assert!(answered.is_ok(), "no answer in {:?}", started.elapsed());
+    assert!(started.elapsed() < registry_ext_mcp::CALL_TIMEOUT + Duration::from_secs(5));
+}
