@@ -390,3 +390,70 @@ async fn decision_lines_stay_small_whatever_the_call_names() {
     let line = serde_json::to_string(&last(&s)).unwrap();
     assert!(line.len() < 4_096, "a decision line of {} bytes", line.len());
 }
+
+fn issued(ring: &KeyRing, issuer: &str, now: i64, ttl_seconds: i64, context: &str) -> String {
+    ring.issue(&TokenRequest {
+        issuer,
+        audience: AUDIENCE,
+        user_id: Some("u-7"),
+        agent_id: "budget-bot",
+        session_id: "s-9",
+        context_json: context,
+        now,
+        ttl_seconds,
+    })
+    .unwrap()
+}
+
+/// A JWT of `header` and `payload`, signed with `signature` (base64url) or not at all.
+fn unsigned(header: &Value, payload: &Value, signature: &str) -> String {
+    use base64::Engine;
+    let part = |v: &Value| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(v).unwrap())
+    };
+    format!("{}.{}.{signature}", part(header), part(payload))
+}
+
+#[tokio::test]
+async fn tokens_that_are_not_the_registrys_are_denied_with_or_without_a_mapping() {
+    let staff = json!({"user": {"userId": "u-7", "roles": ["staff"]}}).to_string();
+    let other = KeyRing::generate(NOW_S).unwrap();
+    for mapping in [None, Some(r#"{"user.userId": "sub", "user.roles": "groups"}"#)] {
+        let s = setup(mapping).await;
+        let claims = json!({"iss": ISSUER, "aud": AUDIENCE, "sub": "u-7", "groups": ["staff"],
+            "act": {"sub": "budget-bot"}, "sid": "s-9", "ctx": {"user": {"roles": ["staff"]}},
+            "exp": NOW_S + 600, "iat": NOW_S});
+        let valid = issued(&s.ring, ISSUER, NOW_S, 600, &staff);
+        let (head, rest) = valid.split_once('.').unwrap();
+        let (_, signature) = rest.split_once('.').unwrap();
+        let bad = [
+            issued(&s.ring, ISSUER, NOW_S - 7_200, 600, &staff),
+            issued(&other, ISSUER, NOW_S, 600, &staff),
+            unsigned(&json!({"alg": "none", "typ": "JWT"}), &claims, ""),
+            unsigned(&json!({"alg": "HS256", "typ": "JWT"}), &claims, "c2lnbmF0dXJl"),
+            format!(
+                "{head}.{}.{signature}",
+                unsigned(&json!({}), &claims, "").split('.').nth(1).unwrap()
+            ),
+            format!("{valid}{}", "A".repeat(9_000)),
+            "Bearer".to_owned(),
+            "Bearer ".to_owned(),
+            "Basic dXNlcjpwYXNz".to_owned(),
+            "\u{0}\u{fffd}".to_owned(),
+            "a.b".to_owned(),
+            "...".to_owned(),
+        ];
+        for (i, token) in bad.iter().enumerate() {
+            let verdict = call(
+                &s,
+                Caller::Bearer(token),
+                "convert",
+                json!({"value": 3.0, "from": "km", "to": "m"}),
+            )
+            .await;
+            assert_eq!(kind(&verdict), Some(DenialKind::Denied), "case {i} ({mapping:?})");
+            let listed = [Listed { target: "units", tool: "convert" }];
+            assert_eq!(s.gateway.list(Caller::Bearer(token), &listed).await, [false], "case {i}");
+        }
+    }
+}
