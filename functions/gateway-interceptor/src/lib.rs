@@ -1,0 +1,4 @@
+//! scratch
+pub mod members;
+pub mod rpc;
+pub mod wire;
