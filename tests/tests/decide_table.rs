@@ -3,7 +3,9 @@
 //! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
 //! the local DynamoDB-API server), the same tool's guard in remote mode (asking that
 //! router, with the event's principal token), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
-//! same table), and the resolver for the access part. Every point that can express a case must answer the
+//! same table), the AgentCore Gateway interceptor under a Lambda Runtime API (REQUEST
+//! `tools/call` events, the token in the `Authorization` header), and the resolver for the
+//! access part. Every point that can express a case must answer the
 //! same effect, outcome, stage and deciding rule; where a point cannot, the table says
 //! why, case by case ([`cannot`]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -19,6 +21,7 @@ use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_config::names;
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::agentcore;
 use registry_e2e::principal::{self as tokens, guard_env, other_ring, ring};
 use registry_e2e::{Lambda, Table};
 use registry_guard::{AuthorizeError, RuleSetAuthorizer};
@@ -417,10 +420,19 @@ enum Point {
     Remote,
     Authorizer,
     Resolver,
+    /// The AgentCore Gateway interceptor, one Lambda for every tool (the tool's id is
+    /// its gateway target).
+    Interceptor,
 }
 
-const POINTS: [Point; 5] =
-    [Point::Authorize, Point::Guard, Point::Remote, Point::Authorizer, Point::Resolver];
+const POINTS: [Point; 6] = [
+    Point::Authorize,
+    Point::Guard,
+    Point::Remote,
+    Point::Authorizer,
+    Point::Resolver,
+    Point::Interceptor,
+];
 
 /// Why `point` cannot express `case`, or `None` when it can.
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
@@ -449,6 +461,10 @@ fn cannot(point: Point, case: &Case) -> Option<&'static str> {
             Some("pure over definitions already read: it reads no store")
         }
         Point::Resolver => None,
+        Point::Interceptor if case.who == Who::OtherSession => Some(
+            "the token's sid is the session: the gateway's Mcp-Session-Id names no Bedrock session to mismatch",
+        ),
+        Point::Interceptor => None,
     }
 }
 
@@ -492,6 +508,8 @@ struct World {
     guard_down: Vec<(String, Lambda)>,
     remotes: Vec<(String, Lambda)>,
     remote_down: Vec<(String, Lambda)>,
+    interceptor: Lambda,
+    interceptor_down: Lambda,
 }
 
 /// A registry API server over HTTP (the real router), stopped on drop.
@@ -575,6 +593,12 @@ impl World {
                 remote_down.push((id.clone(), remote(&api_down.base).await));
             }
         }
+        let [issuer, jwks] = guard_env();
+        let env = [issuer, jwks, (names::TABLE, table.name.as_str())];
+        let interceptor = Lambda::start("gateway-interceptor", &table, &env).await;
+        let mut env_down = env.to_vec();
+        env_down.push((names::DYNAMODB_ENDPOINT_URL, closed.as_str()));
+        let interceptor_down = Lambda::start("gateway-interceptor", &table, &env_down).await;
         Self {
             table,
             store,
@@ -586,6 +610,8 @@ impl World {
             guard_down,
             remotes,
             remote_down,
+            interceptor,
+            interceptor_down,
         }
     }
 
@@ -638,6 +664,51 @@ impl World {
                 }
             }
             Point::Resolver => self.resolve(case, &tool, user),
+            Point::Interceptor => {
+                for _ in 0..case.before {
+                    self.intercept(case, &tool, user, session).await;
+                }
+                self.intercept(case, &tool, user, session).await
+            }
+        }
+    }
+
+    /// `case`'s call as an AgentCore Gateway hands it to its REQUEST interceptor: the
+    /// target is the tool's id, the arguments JSON as the client sent them.
+    async fn intercept(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
+        let lambda = match case.store {
+            Db::Up => &self.interceptor,
+            Db::Down => &self.interceptor_down,
+        };
+        let name = format!("{}___{}", tool.tool_id, case.function);
+        let body = agentcore::tools_call(json!(1), &name, case.args.clone());
+        let bearer = principal(case, user, session);
+        let headers = agentcore::headers(bearer.as_deref(), Some(session));
+        let before = lambda.decision_lines("gateway-interceptor").len();
+        let output = lambda.call(&agentcore::request_event(&body, Some(&headers))).await;
+        if let Some(problem) = agentcore::output_problem(&output) {
+            panic!("{}: not an interceptor output ({problem}): {output}", case.name);
+        }
+        let lines = lambda.decision_lines("gateway-interceptor");
+        assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
+        let line = &lines[before];
+        let allowed = output["mcp"].get("transformedGatewayRequest").is_some();
+        assert_eq!(allowed, line["effect"] == "allow", "{}: {output} vs {line}", case.name);
+        let text = |key: &str| line[key].as_str().map(str::to_owned);
+        match line["reason"].as_str().unwrap() {
+            "NO_PRINCIPAL" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
+                Seen::Refused(Before::Principal)
+            }
+            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
+            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
+                Seen::Refused(Before::Unavailable)
+            }
+            _ => Seen::Decided {
+                effect: text("effect").unwrap(),
+                outcome: text("outcome").unwrap(),
+                stage: text("stage").unwrap_or_else(|| "(none)".into()),
+                rule: text("ruleId"),
+            },
         }
     }
 

@@ -1,21 +1,19 @@
 //! One event of either interception point in, its output document out (decision 89).
 //!
-//! - REQUEST, `tools/call`: the call decided by the gateway core ([`Gateway::call`]);
+//! - REQUEST, `tools/call`: the call decided by the gateway core ([`registry_gateway::Gateway::call`]);
 //!   allowed: the request goes on unchanged; denied: the gateway answers with a tool
 //!   error naming why (`isError`, status 200), and the target is never called. A
 //!   `tools/call` without a tool name, with arguments that are not an object or with a
 //!   member given twice gets the JSON-RPC error -32602.
-//! - REQUEST, another method: passes ([`Gateway::passed`]), except `tools/list`, which
+//! - REQUEST, another method: passes ([`registry_gateway::Gateway::passed`]), except `tools/list`, which
 //!   passes without a line: its answer is decided at the RESPONSE point.
-//! - RESPONSE, `tools/list`: the tools the caller is not granted ([`Gateway::list`]) are
+//! - RESPONSE, `tools/list`: the tools the caller is not granted ([`registry_gateway::Gateway::list`]) are
 //!   taken out of the result; everything else stays as the target sent it.
 //! - RESPONSE, anything else: passes unchanged, without a line (decided at REQUEST).
 //! - An event that is not an interceptor input "1.0": the JSON-RPC error -32600, a
 //!   decision line `MALFORMED_EVENT`. Nothing here fails the invocation.
 
-use std::borrow::Cow;
-
-use registry_gateway::{Call, Caller, Gateway, Listed as ListedTool, Verdict, split_target};
+use registry_gateway::{Call, Caller, Listed as ListedTool, Verdict, split_target};
 use registry_guard::RuleSource;
 use serde_json::value::RawValue;
 
@@ -149,7 +147,7 @@ impl<S: RuleSource> Interceptor<S> {
                 let why = format!("the header `{name}` is sent twice, with different values");
                 self.refuse(INVALID_REQUEST, why);
                 // no principal: no tool is granted
-                return self.filtered(raw, &response, &list, &[]);
+                return filtered(&response, &list, &[]);
             }
             Some(Ok(value)) => value,
             None => None,
@@ -171,20 +169,7 @@ impl<S: RuleSource> Interceptor<S> {
         for ((i, _), granted) in named.iter().zip(granted) {
             keep[*i] = granted;
         }
-        self.filtered(raw, &response, &list, &keep)
-    }
-
-    /// The response with only the tools `keep` says to keep.
-    fn filtered(
-        &self,
-        _raw: &RawValue,
-        response: &Members<'_>,
-        list: &ToolList<'_>,
-        keep: &[bool],
-    ) -> Box<RawValue> {
-        let changed = response.with("body", &list.keeping(keep));
-        InterceptorOutput::new(McpOutput::TransformedGatewayResponse(Response::Changed(changed)))
-            .to_raw()
+        filtered(&response, &list, &keep)
     }
 
     /// A `tools/list` answer that cannot be read to filter: answered with a JSON-RPC
@@ -238,11 +223,15 @@ fn request_message(raw: &RawValue) -> Result<(GatewayRequest<'_>, Message<'_>), 
     Ok((request, message))
 }
 
+/// The target's response with only the tools `keep` says to keep.
+fn filtered(response: &Members<'_>, list: &ToolList<'_>, keep: &[bool]) -> Box<RawValue> {
+    let changed = response.with("body", &list.keeping(keep));
+    InterceptorOutput::new(McpOutput::TransformedGatewayResponse(Response::Changed(changed)))
+        .to_raw()
+}
+
 /// An output answering the client with `body` (status 200).
 fn made(body: Box<RawValue>) -> Box<RawValue> {
     InterceptorOutput::new(McpOutput::TransformedGatewayResponse(Response::Made(answered(body))))
         .to_raw()
 }
-
-#[allow(dead_code)]
-fn _cow(_: Cow<'_, str>) {}
