@@ -31,6 +31,10 @@ pub enum DecisionPoint {
     Guard,
     /// A token handed out by the token broker.
     Token,
+    /// An AgentCore Gateway's interceptor Lambda (`functions/gateway-interceptor`).
+    GatewayInterceptor,
+    /// agentgateway's external MCP policy server (`agent-registry ext-mcp`).
+    ExtMcp,
 }
 
 /// One decision as the decision log records it.

@@ -36,6 +36,11 @@ pub const SECRETS_PREFIX: &str = "REGISTRY_SECRETS_PREFIX";
 pub const DISCOVERY_NAMESPACE: &str = "REGISTRY_DISCOVERY_NAMESPACE";
 /// Anonymous discovery's principal, `{"agentId", "context"}` JSON (unset: off).
 pub const DISCOVERY_ANONYMOUS: &str = "REGISTRY_DISCOVERY_ANONYMOUS";
+/// A gateway point's claims mapping: JSON, context path to claim (unset: only the
+/// registry's principal token is accepted).
+pub const GATEWAY_CLAIMS: &str = "REGISTRY_GATEWAY_CLAIMS";
+/// The agent whose session limits apply to a gateway's callers known by claims.
+pub const GATEWAY_AGENT: &str = "REGISTRY_GATEWAY_AGENT";
 /// `true`: editors' changes to governed fields become proposals.
 pub const REQUIRE_REVIEW: &str = "REGISTRY_REQUIRE_REVIEW";
 /// Approvals a proposal needs (1 to 10).

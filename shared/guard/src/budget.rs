@@ -15,8 +15,8 @@ use registry_store::budget::Known;
 use crate::clock::Clock;
 use crate::fresh::{Freshness, Stale, Unread};
 use crate::loaded::Loaded;
+use crate::point::Session;
 use crate::source::RuleSource;
-use bedrock_action_group::ActionGroupEvent;
 
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
@@ -64,7 +64,7 @@ impl Budgets {
                 }
                 Ok(agent)
             }
-            Err(Stale::Never(e)) => Err(e),
+            Err(Stale::Never(e) | Stale::Absent(e)) => Err(e),
             Err(Stale::Expired { age_ms, error }) => Err(format!(
                 "the cached agent is {age_ms} ms old, the bound is {} ms; {error}",
                 fresh.bound_ms()
@@ -72,33 +72,48 @@ impl Budgets {
         }
     }
 
-    /// How the call of `event` by `agent_id` counts: not at all when nothing needs
-    /// counting (`registry_policy::counts_calls`), in the session's counters, or
-    /// refused with why it cannot be counted (the agent's limits unreadable, a session
-    /// id Bedrock never sends, no counters, the table backing off).
+    /// How a call in `session` counts: not at all when nothing needs counting
+    /// (`registry_policy::counts_calls`), in the session's counters, or refused with why
+    /// it cannot be counted (the agent's limits unreadable, no session or a session id
+    /// Bedrock never makes, no counters, the table backing off). Without an agent or a
+    /// session only the tool's rate counts, and a call that needs a session is refused.
     pub async fn count<'s, S: RuleSource>(
         &self,
-        event: &ActionGroupEvent,
+        session: Session<'_>,
         source: &'s S,
         loaded: &Loaded,
-        agent_id: &str,
         (fresh, clock): (&Freshness, &dyn Clock),
         now_ms: i64,
     ) -> Count<'s> {
         let refused = |reason, message: String| Count::Refused(reason, message);
-        let agent = match self.agent(source, fresh, clock, agent_id, now_ms).await {
-            Ok(agent) => agent,
-            Err(e) => {
-                let message = format!("the agent's limits could not be read: {e}");
-                return refused(Reason::BudgetsUnavailable, message);
-            }
+        let agent = match session.agent_id {
+            None => None,
+            Some(agent_id) => match self.agent(source, fresh, clock, agent_id, now_ms).await {
+                Ok(agent) => agent,
+                Err(e) => {
+                    let message = format!("the agent's limits could not be read: {e}");
+                    return refused(Reason::BudgetsUnavailable, message);
+                }
+            },
         };
         if !counts_calls(&loaded.tool, &loaded.rules, agent.as_deref()) {
             return Count::Uncounted;
         }
-        if let Some(problem) = session_id_problem(event.session_id()) {
-            return refused(Reason::InvalidSession, format!("the event's sessionId {problem}"));
-        }
+        let needs_session =
+            agent.as_ref().is_some_and(|a| a.limits.is_some()) || loaded.rules.call.reads_session();
+        let key = match (session.agent_id, session.session_id) {
+            (Some(agent_id), Some(session_id)) => {
+                if let Some(problem) = session_id_problem(session_id) {
+                    return refused(Reason::InvalidSession, format!("the sessionId {problem}"));
+                }
+                Some(registry_store::session_key(agent_id, session_id))
+            }
+            _ if needs_session => {
+                let message = "the call counts in a session and has no agent and session";
+                return refused(Reason::InvalidSession, message.to_owned());
+            }
+            _ => None,
+        };
         let Some(counters) = source.counters() else {
             let message = "no store keeps this tool's session counts".to_owned();
             return refused(Reason::BudgetsUnavailable, message);
@@ -108,8 +123,7 @@ impl Budgets {
             let message = format!("the session's counts could not be read: {backing_off}");
             return refused(Reason::BudgetsUnavailable, message);
         }
-        let session = registry_store::session_key(agent_id, event.session_id());
-        Count::In { counters, session, agent }
+        Count::In { counters, session: key, agent }
     }
 
     /// The counters this container wrote last.
@@ -122,8 +136,9 @@ impl Budgets {
 pub(crate) enum Count<'s> {
     /// Nothing needs counting.
     Uncounted,
-    /// In the session `session` of `agent`, in `counters`.
-    In { counters: &'s dyn Store, session: String, agent: Option<Arc<AgentDefinition>> },
+    /// In the session `session` (its counter key) of `agent`, in `counters`; without a
+    /// session, only the tool's rate.
+    In { counters: &'s dyn Store, session: Option<String>, agent: Option<Arc<AgentDefinition>> },
     /// It cannot be counted: the reason and what went wrong.
     Refused(Reason, String),
 }
@@ -136,7 +151,7 @@ impl Count<'_> {
             Self::In { counters, session, agent } => Counting::In(Budget {
                 counters: *counters,
                 known,
-                session: Some((session.as_str(), agent.as_deref())),
+                session: session.as_deref().map(|key| (key, agent.as_deref())),
             }),
             Self::Refused(reason, message) => {
                 Counting::Refused { reason: *reason, message: message.clone() }

@@ -64,34 +64,8 @@ impl GuardConfig {
         let mut vars = Vars::new(var);
         let tool_id =
             vars.required(TOOL_ID_ENV, "the registry tool whose rules guard this function");
-        let issuer = vars.required(ISSUER_ENV, "the registry's issuer (its URL)");
-        let audience = vars.optional(AUDIENCE_ENV).unwrap_or_else(|| DEFAULT_AUDIENCE.to_owned());
-        let url = vars.optional(JWKS_URL_ENV);
-        let document = vars.parsed(JWKS_ENV, |text| {
-            Verifier::from_jwks_json(text, issuer.clone(), audience.clone())
-        });
-        let keys = match (url, document) {
-            (_, Some(verifier)) => Some(KeySource::Document(Arc::new(verifier))),
-            (Some(url), None) => {
-                Some(KeySource::Url(RemoteJwks::new(url, issuer.clone(), audience)))
-            }
-            (None, None) => {
-                // named with the other problems
-                vars.required(
-                    JWKS_URL_ENV,
-                    "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
-                );
-                None
-            }
-        };
-        let max_staleness = vars
-            .parsed(MAX_STALENESS_ENV, |text| match text.parse::<f64>() {
-                Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => {
-                    Ok(Duration::from_secs_f64(s))
-                }
-                _ => Err("must be a number of seconds from 0 to 86400"),
-            })
-            .unwrap_or(DEFAULT_MAX_STALENESS);
+        let keys = key_source(&mut vars);
+        let max_staleness = max_staleness(&mut vars);
         vars.finish()?;
         let keys = keys.ok_or_else(|| {
             ConfigError::missing(
@@ -101,6 +75,38 @@ impl GuardConfig {
         })?;
         Ok(Self { tool_id, keys: Arc::new(keys), max_staleness })
     }
+}
+
+/// The registry's public keys ([`JWKS_ENV`], else [`JWKS_URL_ENV`]), with the issuer
+/// ([`ISSUER_ENV`]) and audience ([`AUDIENCE_ENV`]) tokens must carry; `None` with the
+/// problems noted in `vars`.
+pub fn key_source(vars: &mut Vars<'_>) -> Option<KeySource> {
+    let issuer = vars.required(ISSUER_ENV, "the registry's issuer (its URL)");
+    let audience = vars.optional(AUDIENCE_ENV).unwrap_or_else(|| DEFAULT_AUDIENCE.to_owned());
+    let url = vars.optional(JWKS_URL_ENV);
+    let document = vars
+        .parsed(JWKS_ENV, |text| Verifier::from_jwks_json(text, issuer.clone(), audience.clone()));
+    match (url, document) {
+        (_, Some(verifier)) => Some(KeySource::Document(Arc::new(verifier))),
+        (Some(url), None) => Some(KeySource::Url(RemoteJwks::new(url, issuer, audience))),
+        (None, None) => {
+            // named with the other problems
+            vars.required(
+                JWKS_URL_ENV,
+                "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
+            );
+            None
+        }
+    }
+}
+
+/// [`MAX_STALENESS_ENV`], default [`DEFAULT_MAX_STALENESS`]; a bad value is noted in `vars`.
+pub fn max_staleness(vars: &mut Vars<'_>) -> Duration {
+    vars.parsed(MAX_STALENESS_ENV, |text| match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
+        _ => Err("must be a number of seconds from 0 to 86400"),
+    })
+    .unwrap_or(DEFAULT_MAX_STALENESS)
 }
 
 /// Whether [`SWITCH_ENV`] turns the guard off.

@@ -107,6 +107,13 @@ impl Freshness {
                     self.answered();
                     e
                 }
+                Err(Unread::Absent(e)) => {
+                    self.answered();
+                    if cached.is_none() {
+                        return Err(Stale::Absent(e));
+                    }
+                    e
+                }
                 Err(Unread::Unreachable(e)) => {
                     self.failed(&e, clock.now_ms());
                     e
@@ -141,8 +148,10 @@ pub(crate) struct BackingOff {
 pub(crate) enum Unread {
     /// The table did not answer (or failed): back off.
     Unreachable(String),
-    /// The table answered with nothing usable (no such tool, rules that do not compile).
+    /// The table answered with nothing usable (rules that do not compile).
     Unusable(String),
+    /// The table answered that there is no such item.
+    Absent(String),
 }
 
 /// Why nothing read can be served.
@@ -150,6 +159,8 @@ pub(crate) enum Unread {
 pub(crate) enum Stale {
     /// Nothing was ever read: why.
     Never(String),
+    /// Nothing was ever read: the table has no such item.
+    Absent(String),
     /// What was read is `age_ms` old, past the bound; why it was not re-read.
     Expired {
         /// How old it is.

@@ -7,6 +7,7 @@ mod config;
 mod fresh;
 mod handle;
 mod loaded;
+mod point;
 mod principals;
 mod remote;
 mod rules;
@@ -14,13 +15,11 @@ mod run;
 mod source;
 mod verdict;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
-use registry_policy::{
-    CallDecision, CallRequest, DecideError, Reason, Stage as PolicyStage, Stamp, decide,
-};
-use registry_store::StoreError;
+use registry_policy::{CallDecision, Reason, Stamp};
 use registry_token::SESSION_ATTRIBUTE;
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
@@ -29,18 +28,17 @@ pub use authorize::{AuthorizeError, RuleSetAuthorizer};
 pub use clock::{Clock, SystemClock};
 pub use config::{
     AUDIENCE_ENV, DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, ISSUER_ENV, JWKS_ENV,
-    JWKS_URL_ENV, MAX_STALENESS_ENV, SWITCH_ENV, TABLE_ENV, TOOL_ID_ENV, switched_off,
+    JWKS_URL_ENV, MAX_STALENESS_ENV, SWITCH_ENV, TABLE_ENV, TOOL_ID_ENV, key_source, max_staleness,
+    switched_off,
 };
 pub use handle::handle_guarded;
+pub use loaded::Loaded;
+pub use point::{Point, Refused, Session};
 pub use registry_config::ConfigError;
 pub use remote::{REMOTE_TIMEOUT, Remote, RemoteConfig, RemoteError, TOKEN_ENV, URL_ENV};
 pub use run::{run_guarded, run_with_guard};
-pub use source::{DynamoSource, RuleSource};
+pub use source::{DynamoSource, RuleSource, StoreSource};
 pub use verdict::{Refusal, Verdict};
-
-pub(crate) use loaded::Loaded;
-use principals::Verified;
-use rules::RuleCache;
 
 /// Where decision lines go (stdout in a Lambda, where CloudWatch reads them).
 type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
@@ -48,7 +46,7 @@ type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
 /// How the guard decides: on the tool's rules read from a [`RuleSource`] (the table),
 /// or by asking the registry ([`Remote`]).
 enum Setup<S> {
-    Table(GuardConfig, S),
+    Table(GuardConfig, Box<Point<S>>),
     Remote(Remote),
 }
 
@@ -56,12 +54,8 @@ enum Setup<S> {
 pub struct Guard<S> {
     /// How it decides, or why it cannot (every call refused).
     setup: Result<Setup<S>, ConfigError>,
-    clock: Box<dyn Clock>,
-    fresh: fresh::Freshness,
-    rules: RuleCache,
-    verified: Verified,
+    clock: Arc<dyn Clock>,
     log: DecisionLog,
-    budgets: budget::Budgets,
 }
 
 impl<S> std::fmt::Debug for Guard<S> {
@@ -95,15 +89,10 @@ impl<S: RuleSource> Guard<S> {
     /// A guard for `config.tool_id`, reading its rules from `source`, with the system
     /// clock and decision lines on stdout.
     pub fn new(config: GuardConfig, source: S) -> Self {
-        let max_staleness_ms = i64::try_from(config.max_staleness.as_millis()).unwrap_or(i64::MAX);
+        let point = Point::new(source, config.max_staleness);
         Self {
-            setup: Ok(Setup::Table(config, source)),
-            clock: Box::new(SystemClock),
-            fresh: fresh::Freshness::new(max_staleness_ms),
-            rules: RuleCache::default(),
-            verified: Verified::default(),
-            log: Box::new(stdout_line),
-            budgets: budget::Budgets::default(),
+            setup: Ok(Setup::Table(config, Box::new(point))),
+            ..Self::misconfigured(ConfigError { problems: Vec::new() })
         }
     }
 
@@ -117,21 +106,17 @@ impl<S: RuleSource> Guard<S> {
 
     /// A guard that refuses every call, because of `error` (logged with each refusal).
     pub fn misconfigured(error: ConfigError) -> Self {
-        Self {
-            setup: Err(error),
-            clock: Box::new(SystemClock),
-            fresh: fresh::Freshness::new(0),
-            rules: RuleCache::default(),
-            verified: Verified::default(),
-            log: Box::new(stdout_line),
-            budgets: budget::Budgets::default(),
-        }
+        Self { setup: Err(error), clock: Arc::new(SystemClock), log: Box::new(stdout_line) }
     }
 
     /// This guard reading the time from `clock`.
     #[must_use]
     pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
-        self.clock = Box::new(clock);
+        self.clock = Arc::new(clock);
+        if let Ok(Setup::Table(config, point)) = self.setup {
+            self.setup =
+                Ok(Setup::Table(config, Box::new(point.with_clock(Arc::clone(&self.clock)))));
+        }
         self
     }
 
@@ -149,7 +134,7 @@ impl<S: RuleSource> Guard<S> {
         let now_ms = self.clock.now_ms();
         let mut checked = match &self.setup {
             Err(problem) => refused(event, Refusal::NotConfigured, problem.to_string(), now_ms),
-            Ok(Setup::Table(config, source)) => self.decide(event, config, source, now_ms).await,
+            Ok(Setup::Table(config, point)) => Self::decide(event, config, point, now_ms).await,
             Ok(Setup::Remote(remote)) => remote.decide(event, now_ms).await,
         };
         let record = &mut checked.record;
@@ -170,23 +155,19 @@ impl<S: RuleSource> Guard<S> {
     }
 
     async fn decide(
-        &self,
         event: &ActionGroupEvent,
         config: &GuardConfig,
-        source: &S,
+        point: &Point<S>,
         now_ms: i64,
     ) -> Checked {
+        let refuse = |Refused { refusal, message }| refused(event, refusal, message, now_ms);
         let Some(token) = event.session_attributes().get(SESSION_ATTRIBUTE) else {
             let message = format!("no `{SESSION_ATTRIBUTE}` session attribute");
             return refused(event, Refusal::NoSignedContext, message, now_ms);
         };
-        let verified = self.verified.verify(&config.keys, token, now_ms.div_euclid(1000)).await;
-        let principal = match verified {
+        let principal = match point.verify(&config.keys, token, now_ms).await {
             Ok(principal) => principal,
-            Err(e) if e.is_expired() => {
-                return refused(event, Refusal::ExpiredSignedContext, e.to_string(), now_ms);
-            }
-            Err(e) => return refused(event, Refusal::InvalidSignedContext, e.to_string(), now_ms),
+            Err(refusal) => return refuse(refusal),
         };
         if principal.session_id() != event.session_id() {
             let message = "the token's sid is not the event's sessionId".to_owned();
@@ -204,13 +185,14 @@ impl<S: RuleSource> Guard<S> {
             checked.record.principal_id.clone_from(&principal_id);
             checked
         };
-        let clock = self.clock.as_ref();
-        let loaded = match self.rules.get(source, &self.fresh, clock, &config.tool_id, now_ms).await
-        {
+        let loaded = match point.tool(&config.tool_id, now_ms).await {
             Ok(loaded) => loaded,
-            Err((refusal, message)) => {
-                return with_principal(refused(event, refusal, message, now_ms));
+            // the guard's own tool missing is its rules being unavailable
+            Err(Refused { refusal: Refusal::UnknownTool, message }) => {
+                let refused = Refused { refusal: Refusal::RulesUnavailable, message };
+                return with_principal(refuse(refused));
             }
+            Err(refusal) => return with_principal(refuse(refusal)),
         };
         let version = loaded.tool.server.version;
         let with_tool = |mut checked: Checked| {
@@ -236,33 +218,10 @@ impl<S: RuleSource> Guard<S> {
             ActionGroupEvent::Function(_) => None,
         };
         let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
-        let timer = (&self.fresh, clock);
-        let count = self.budgets.count(event, source, &loaded, &agent_id, timer, now_ms).await;
-        let request = CallRequest {
-            tool: &loaded.tool,
-            rules: &loaded.rules,
-            context: &mut prepared,
-            call,
-            explain: false,
-            now_ms,
-        };
-        let decided = decide(request, count.counting(self.budgets.known())).await;
-        let counted = matches!(count, budget::Count::In { .. });
-        with_tool(match decided {
-            Ok(decided) => {
-                if counted && matches!(decided.stage, PolicyStage::Call | PolicyStage::Limit) {
-                    self.fresh.answered();
-                }
-                conclude(event, &loaded, &decided, now_ms)
-            }
-            Err(DecideError::Counters(e)) => {
-                match &e {
-                    StoreError::Unavailable(_) => self.fresh.failed(&e.to_string(), clock.now_ms()),
-                    _ => self.fresh.answered(),
-                }
-                let message = format!("the session's counts could not be written: {e}");
-                refused(event, Refusal::BudgetsUnavailable, message, now_ms)
-            }
+        let session = Session { agent_id: Some(&agent_id), session_id: Some(event.session_id()) };
+        with_tool(match point.decide(&loaded, &mut prepared, session, call, now_ms).await {
+            Ok(decided) => conclude(event, &loaded, &decided, now_ms),
+            Err(refusal) => refuse(refusal),
         })
     }
 }

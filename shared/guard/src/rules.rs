@@ -1,9 +1,9 @@
-//! The tool's rules, compiled once and kept per container, on the guard's one timer
+//! Each tool's rules, compiled once and kept per container, on the point's one timer
 //! ([`Freshness`]): re-read once half the staleness bound old; when a re-read fails, the
 //! cached rules serve until they are the bound old, then every call is refused until a
 //! read succeeds (fail closed).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::fresh::{Freshness, Stale, Unread};
@@ -11,10 +11,20 @@ use crate::loaded::Loaded;
 use crate::source::RuleSource;
 use crate::verdict::Refusal;
 
-/// The rules of one tool, cached.
-#[derive(Debug, Default)]
+/// Most tools whose rules a container keeps; when full, the one least worth keeping
+/// makes room.
+const MAX_TOOLS: usize = 1_000;
+
+/// The rules of each tool, cached.
+#[derive(Debug)]
 pub(crate) struct RuleCache {
-    slot: Mutex<Option<Arc<Loaded>>>,
+    tools: quick_cache::sync::Cache<String, Arc<Loaded>>,
+}
+
+impl Default for RuleCache {
+    fn default() -> Self {
+        Self { tools: quick_cache::sync::Cache::new(MAX_TOOLS) }
+    }
 }
 
 impl RuleCache {
@@ -28,7 +38,7 @@ impl RuleCache {
         tool_id: &str,
         now_ms: i64,
     ) -> Result<Arc<Loaded>, (Refusal, String)> {
-        let cached = self.slot.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let cached = self.tools.get(tool_id);
         let cached = cached.map(|loaded| {
             let read_at = loaded.read_at_ms;
             (loaded, read_at)
@@ -38,7 +48,7 @@ impl RuleCache {
                 Ok(Some(tool)) => Loaded::compile(tool, now_ms)
                     .map(Arc::new)
                     .map_err(|e| Unread::Unusable(format!("the tool's {e}"))),
-                Ok(None) => Err(Unread::Unusable(format!("the registry has no tool `{tool_id}`"))),
+                Ok(None) => Err(Unread::Absent(format!("the registry has no tool `{tool_id}`"))),
                 Err(e) => {
                     Err(Unread::Unreachable(format!("the registry's table could not be read: {e}")))
                 }
@@ -47,8 +57,7 @@ impl RuleCache {
         match fresh.serve(clock, cached, now_ms, read).await {
             Ok((loaded, _, read_now)) => {
                 if read_now {
-                    *self.slot.lock().unwrap_or_else(PoisonError::into_inner) =
-                        Some(loaded.clone());
+                    self.tools.insert(tool_id.to_owned(), loaded.clone());
                 }
                 Ok(loaded)
             }
@@ -60,6 +69,7 @@ impl RuleCache {
                 ),
             )),
             Err(Stale::Never(error)) => Err((Refusal::RulesUnavailable, error)),
+            Err(Stale::Absent(error)) => Err((Refusal::UnknownTool, error)),
         }
     }
 }

@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use aws_config::retry::RetryConfig;
 use aws_config::timeout::TimeoutConfig;
-use registry_core::{AgentDefinition, Definition, Kind, ToolDefinition};
-use registry_store::{Store, StoreError};
+use std::sync::Arc;
+
+use registry_core::{AgentDefinition, Definition, Kind, LifecycleStatus, ToolDefinition};
+use registry_store::{ListQuery, Store, StoreError, TagFilter};
 use registry_store_dynamodb::DynamoStore;
 
 use registry_config::ConfigError;
@@ -42,6 +44,105 @@ pub trait RuleSource: Send + Sync {
     /// calls need counting is then refused).
     fn counters(&self) -> Option<&dyn Store> {
         None
+    }
+
+    /// The tools whose tag `key` is `value`, with their lifecycle status (for a
+    /// gateway's target); none by default.
+    fn tools_tagged(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> impl Future<Output = Result<Vec<(String, LifecycleStatus)>, StoreError>> + Send {
+        let _ = (key, value);
+        async { Ok(Vec::new()) }
+    }
+}
+
+/// Any registry store (SQLite in `serve`, the table in a Lambda) as a rule source.
+#[derive(Clone)]
+pub struct StoreSource {
+    store: Arc<dyn Store>,
+}
+
+impl std::fmt::Debug for StoreSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreSource").finish_non_exhaustive()
+    }
+}
+
+impl StoreSource {
+    /// Reads and counts in `store`.
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Self { store }
+    }
+}
+
+impl RuleSource for StoreSource {
+    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, StoreError> {
+        live_tool(self.store.as_ref(), tool_id).await
+    }
+
+    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
+        live_agent(self.store.as_ref(), agent_id).await
+    }
+
+    fn counters(&self) -> Option<&dyn Store> {
+        Some(self.store.as_ref())
+    }
+
+    async fn tools_tagged(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
+        tagged(self.store.as_ref(), key, value).await
+    }
+}
+
+/// The live tool `tool_id` of `store`.
+async fn live_tool(store: &dyn Store, tool_id: &str) -> Result<Option<ToolDefinition>, StoreError> {
+    match store.get(Kind::Tool, tool_id).await? {
+        Some(Definition::Tool(tool)) => Ok(Some(tool)),
+        _ => Ok(None),
+    }
+}
+
+/// The live agent `agent_id` of `store`.
+async fn live_agent(
+    store: &dyn Store,
+    agent_id: &str,
+) -> Result<Option<AgentDefinition>, StoreError> {
+    match store.get(Kind::Agent, agent_id).await? {
+        Some(Definition::Agent(agent)) => Ok(Some(agent)),
+        _ => Ok(None),
+    }
+}
+
+/// Most tools one tag lookup reads (pages of 100).
+const MAX_TAGGED: usize = 1_000;
+
+/// The tools of `store` tagged `key=value`, with their lifecycle status.
+async fn tagged(
+    store: &dyn Store,
+    key: &str,
+    value: &str,
+) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
+    let mut query = ListQuery { limit: 100, ..ListQuery::default() };
+    query.filter.tag = Some(TagFilter { key: key.to_owned(), value: Some(value.to_owned()) });
+    let mut found = Vec::new();
+    loop {
+        let page = store.list(Kind::Tool, &query).await?;
+        found.extend(page.items.into_iter().filter_map(|d| match d {
+            Definition::Tool(tool) => {
+                let status = tool.lifecycle.as_ref().map_or(LifecycleStatus::Active, |l| l.status);
+                Some((tool.tool_id, status))
+            }
+            Definition::Agent(_) => None,
+        }));
+        match page.next_cursor {
+            Some(cursor) if found.len() < MAX_TAGGED => query.cursor = Some(cursor),
+            _ => return Ok(found),
+        }
     }
 }
 
@@ -84,22 +185,22 @@ impl DynamoSource {
 
 impl RuleSource for DynamoSource {
     async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, StoreError> {
-        match self.store.get(Kind::Tool, tool_id).await {
-            Ok(Some(Definition::Tool(tool))) => Ok(Some(tool)),
-            Ok(_) => Ok(None),
-            Err(e) => Err(e),
-        }
+        live_tool(&self.store, tool_id).await
     }
 
     async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
-        match self.store.get(Kind::Agent, agent_id).await {
-            Ok(Some(Definition::Agent(agent))) => Ok(Some(agent)),
-            Ok(_) => Ok(None),
-            Err(e) => Err(e),
-        }
+        live_agent(&self.store, agent_id).await
     }
 
     fn counters(&self) -> Option<&dyn Store> {
         Some(&self.store)
+    }
+
+    async fn tools_tagged(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
+        tagged(&self.store, key, value).await
     }
 }

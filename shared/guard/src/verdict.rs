@@ -42,6 +42,11 @@ pub enum Refusal {
     RulesStale,
     /// The registry has the tool `disabled` or `retired`.
     ToolSwitchedOff,
+    /// The registry has no live tool of that id (a gateway's unknown tool; the guard of
+    /// a tool Lambda logs its own missing tool as `RULES_UNAVAILABLE`).
+    UnknownTool,
+    /// A gateway's call carries no principal (no bearer token, no claims).
+    NoPrincipal,
     /// The arguments do not decode against the tool's schema (the answer names them).
     InvalidArguments,
     /// The session's counts could not be read or written (budgets fail closed).
@@ -68,6 +73,8 @@ impl Refusal {
             Self::RulesUnavailable => "RULES_UNAVAILABLE",
             Self::RulesStale => "RULES_STALE",
             Self::ToolSwitchedOff => "TOOL_SWITCHED_OFF",
+            Self::UnknownTool => "UNKNOWN_TOOL",
+            Self::NoPrincipal => "NO_PRINCIPAL",
             Self::InvalidArguments => "INVALID_ARGUMENTS",
             Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
             Self::InvalidSession => "INVALID_SESSION",
@@ -77,7 +84,7 @@ impl Refusal {
     }
 
     /// Why, as the model reads it: nothing internal.
-    fn why(self) -> &'static str {
+    pub fn why(self) -> &'static str {
         match self {
             Self::NotConfigured => "the tool's call policy is not configured",
             Self::NoSignedContext => "the session carries no registry principal context",
@@ -92,6 +99,8 @@ impl Refusal {
                 "the tool's call policy cannot be read right now"
             }
             Self::ToolSwitchedOff => "the tool is switched off in the registry",
+            Self::UnknownTool => "the registry has no such tool",
+            Self::NoPrincipal => "the request carries no principal",
             Self::InvalidArguments => "the arguments are invalid",
             Self::BudgetsUnavailable => "the session's budget cannot be checked right now",
             Self::InvalidSession => "the session's id is not valid",

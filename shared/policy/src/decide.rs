@@ -80,6 +80,22 @@ pub fn counts_calls(
         || rules.call.reads_session()
 }
 
+/// The first two stages of [`decide`] (the tool's lifecycle, its access rules for the
+/// principal of `context`) as a decision: what a point that lists tools (a gateway's
+/// `tools/list`) keeps a tool by.
+pub fn decide_access(
+    tool: &ToolDefinition,
+    rules: &ToolRules,
+    context: &mut PreparedContext<'_>,
+) -> CallDecision {
+    match tool_access(tool, rules, context, false).0 {
+        ToolAccess::SwitchedOff(status) => {
+            CallDecision::refused(Stage::Lifecycle, Reason::SwitchedOff(status), None)
+        }
+        ToolAccess::Decided(decision) => CallDecision::of_rules(Stage::Access, &decision),
+    }
+}
+
 /// Decides one call: the tool's lifecycle, its access rules for the principal, the
 /// session's budgets and the tool's rate, the call rules (on the session so far), and
 /// the log-only rules reached on the way (in the deciding stage's outcome). One

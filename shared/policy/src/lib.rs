@@ -6,7 +6,7 @@ mod error;
 mod record;
 mod stage;
 
-pub use decide::{Budget, CallRequest, Counting, counts_calls, decide};
+pub use decide::{Budget, CallRequest, Counting, counts_calls, decide, decide_access};
 pub use decision::{AuthorizeTrace, CallDecision};
 pub use error::DecideError;
 pub use record::Stamp;

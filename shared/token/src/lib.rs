@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod error;
+mod foreign;
 #[cfg(feature = "issue")]
 mod keys;
 mod principal;
@@ -9,6 +10,7 @@ mod remote;
 mod verify;
 
 pub use error::TokenError;
+pub use foreign::{issuer_of, unverified_claims};
 #[cfg(feature = "issue")]
 pub use keys::{KeyRing, RingKey, SigningKey, TokenRequest};
 pub use principal::{Actor, Principal};

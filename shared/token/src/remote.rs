@@ -22,6 +22,14 @@ pub enum KeySource {
 }
 
 impl KeySource {
+    /// The issuer whose tokens these keys verify.
+    pub fn issuer(&self) -> &str {
+        match self {
+            Self::Document(verifier) => verifier.issuer(),
+            Self::Url(remote) => &remote.issuer,
+        }
+    }
+
     /// Verifies `token` at `now` (Unix seconds) with the current key set (fetched first
     /// when a URL's is missing, old, or lacks the token's `kid`).
     pub async fn verify(&self, token: &str, now: i64) -> Result<Principal, TokenError> {

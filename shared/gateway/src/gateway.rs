@@ -1,0 +1,294 @@
+//! [`Gateway`]: a `tools/call` decided by `registry_policy::decide`, a `tools/list`
+//! filtered by the first two stages of it, each with its decision line.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use registry_access::{
+    Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode, ToolCall,
+};
+use registry_config::ConfigError;
+use registry_guard::{Clock, Loaded, Point, Refusal, Refused, RuleSource, Session, SystemClock};
+use registry_policy::{Stamp, decide_access};
+use serde_json::{Map, Value};
+
+use crate::config::GatewayConfig;
+use crate::name::TARGET_TAG;
+use crate::principal::{Caller, Known, identify};
+use crate::verdict::Verdict;
+
+/// One `tools/call` as a gateway sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// Who calls.
+    pub caller: Caller<'a>,
+    /// The gateway target (AgentCore) or backend (agentgateway) serving the tool.
+    pub target: &'a str,
+    /// The MCP tool's name within its target: the registry tool's function.
+    pub tool: &'a str,
+    /// The call's arguments.
+    pub arguments: &'a Map<String, Value>,
+    /// The MCP session (`Mcp-Session-Id`), counted in when the principal carries no
+    /// session of its own (callers known by claims).
+    pub session_id: Option<&'a str>,
+}
+
+/// One tool of a `tools/list` result.
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    /// Its target or backend.
+    pub target: &'a str,
+    /// Its name within the target.
+    pub tool: &'a str,
+}
+
+/// Where decision lines go.
+type DecisionLog = Box<dyn Fn(DecisionRecord) + Send + Sync>;
+
+/// The decision point an MCP gateway calls.
+pub struct Gateway<S> {
+    setup: Result<(GatewayConfig, Point<S>), ConfigError>,
+    point: DecisionPoint,
+    clock: Arc<dyn Clock>,
+    log: DecisionLog,
+}
+
+impl<S> std::fmt::Debug for Gateway<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").field("point", &self.point).finish_non_exhaustive()
+    }
+}
+
+/// A tool a gateway names, found in the registry.
+struct Found {
+    loaded: Arc<Loaded>,
+}
+
+impl<S: RuleSource> Gateway<S> {
+    /// A point for `point` (the gateway it serves) reading `source`, its decision
+    /// records dropped until [`Gateway::with_log`] says where they go.
+    pub fn new(config: GatewayConfig, source: S, point: DecisionPoint) -> Self {
+        let rules = Point::new(source, config.max_staleness);
+        Self {
+            setup: Ok((config, rules)),
+            ..Self::misconfigured(ConfigError { problems: Vec::new() }, point)
+        }
+    }
+
+    /// A point that denies every call and lists no tool, because of `error` (named in
+    /// each decision line).
+    pub fn misconfigured(error: ConfigError, point: DecisionPoint) -> Self {
+        Self { setup: Err(error), point, clock: Arc::new(SystemClock), log: Box::new(|_| {}) }
+    }
+
+    /// This point handing each decision record to `log`.
+    #[must_use]
+    pub fn with_log(mut self, log: impl Fn(DecisionRecord) + Send + Sync + 'static) -> Self {
+        self.log = Box::new(log);
+        self
+    }
+
+    /// This point reading the time from `clock`.
+    #[must_use]
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        if let Ok((config, point)) = self.setup {
+            self.setup = Ok((config, point.with_clock(Arc::clone(&self.clock))));
+        }
+        self
+    }
+
+    /// Why this point denies everything, when it does.
+    pub fn problem(&self) -> Option<&ConfigError> {
+        self.setup.as_ref().err()
+    }
+
+    /// Decides one `tools/call` and writes its decision line.
+    pub async fn call(&self, call: Call<'_>) -> Verdict {
+        let started = Instant::now();
+        let now_ms = self.clock.now_ms();
+        let mut record =
+            DecisionRecord::refusal(self.point, String::new(), String::new(), "", String::new());
+        let verdict = match self.decide(call, now_ms, &mut record).await {
+            Ok(verdict) => verdict,
+            Err(refused) => {
+                let stamp = Stamp::at(now_ms);
+                let mut refusal = DecisionRecord::refusal(
+                    self.point,
+                    stamp.id,
+                    stamp.time,
+                    refused.refusal.code(),
+                    refused.message.clone(),
+                );
+                refusal.principal_id = record.principal_id.take();
+                refusal.agent_id = record.agent_id.take();
+                refusal.tool_id = record.tool_id.take();
+                refusal.tool_version = record.tool_version.take();
+                record = refusal;
+                Verdict::refused(&refused)
+            }
+        };
+        record.function = Some(call.tool.to_owned());
+        record.tool_id = record.tool_id.or_else(|| Some(call.target.to_owned()));
+        record.eval_micros = registry_access::record::micros_since(started);
+        (self.log)(record);
+        verdict
+    }
+
+    async fn decide(
+        &self,
+        call: Call<'_>,
+        now_ms: i64,
+        record: &mut DecisionRecord,
+    ) -> Result<Verdict, Refused> {
+        let (config, point) = self.setup.as_ref().map_err(not_configured)?;
+        let known = identify(config, point, call.caller, now_ms).await?;
+        record.agent_id.clone_from(&known.agent_id);
+        let mut context = prepared(&known)?;
+        context.set_agent_id(known.agent_id.as_deref());
+        record.principal_id = context.user_id().map(str::to_owned);
+        let Found { loaded } = self.find(point, call.target, call.tool, now_ms).await?;
+        record.tool_id = Some(loaded.tool().tool_id.clone());
+        record.tool_version = loaded.tool().server.version;
+        let arguments = Value::Object(call.arguments.clone());
+        let errors = loaded.check_json(call.tool, &arguments);
+        if !errors.is_empty() {
+            let listed: Vec<String> = errors
+                .iter()
+                .map(|e| {
+                    if e.path.is_empty() {
+                        e.message.clone()
+                    } else {
+                        format!("{}: {}", e.path, e.message)
+                    }
+                })
+                .collect();
+            return Err(Refused {
+                refusal: Refusal::InvalidArguments,
+                message: format!("invalid arguments: {}", listed.join("; ")),
+            });
+        }
+        let session_id = known.session_id.as_deref().or(call.session_id);
+        let session = Session { agent_id: known.agent_id.as_deref(), session_id };
+        let tool_call =
+            ToolCall { function: call.tool, http_method: None, arguments: call.arguments };
+        let decided = point.decide(&loaded, &mut context, session, tool_call, now_ms).await?;
+        let mut decided_record = decided.record(self.point, Stamp::at(now_ms));
+        decided_record.principal_id = record.principal_id.take();
+        decided_record.agent_id = record.agent_id.take();
+        decided_record.tool_id = record.tool_id.take();
+        decided_record.tool_version = record.tool_version.take();
+        decided_record.session_id = session_id
+            .filter(|s| registry_core::session::session_id_problem(s).is_none())
+            .map(str::to_owned);
+        *record = decided_record;
+        Ok(Verdict::of(&decided, loaded.tool()))
+    }
+
+    /// Whether each listed tool is granted to `caller`: the tool's lifecycle and access
+    /// rules, as `tools/call` decides them first. An unknown tool, no principal or no
+    /// way to decide: not granted. One decision line per tool.
+    pub async fn list(&self, caller: Caller<'_>, tools: &[Listed<'_>]) -> Vec<bool> {
+        let now_ms = self.clock.now_ms();
+        let known = match &self.setup {
+            Err(e) => Err(not_configured(e)),
+            Ok((config, point)) => identify(config, point, caller, now_ms).await,
+        };
+        let mut context = known.as_ref().map_err(Clone::clone).and_then(|known| {
+            let mut context = prepared(known)?;
+            context.set_agent_id(known.agent_id.as_deref());
+            Ok(context)
+        });
+        let agent_id = known.as_ref().ok().and_then(|k| k.agent_id.clone());
+        let mut granted = Vec::with_capacity(tools.len());
+        for listed in tools {
+            let started = Instant::now();
+            let stamp = Stamp::at(now_ms);
+            let decided = match (&self.setup, &mut context) {
+                (Err(e), _) => Err(not_configured(e)),
+                (_, Err(refused)) => Err(refused.clone()),
+                (Ok((_, point)), Ok(context)) => {
+                    match self.find(point, listed.target, listed.tool, now_ms).await {
+                        Ok(Found { loaded }) => {
+                            let decided = decide_access(loaded.tool(), loaded.rules(), context);
+                            let mut record = decided.record(self.point, stamp.clone());
+                            record.principal_id = context.user_id().map(str::to_owned);
+                            record.tool_id = Some(loaded.tool().tool_id.clone());
+                            record.tool_version = loaded.tool().server.version;
+                            Ok((decided.is_allowed(), record))
+                        }
+                        Err(refused) => Err(refused),
+                    }
+                }
+            };
+            let (allowed, mut record) = decided.unwrap_or_else(|refused| {
+                let record = DecisionRecord::refusal(
+                    self.point,
+                    stamp.id,
+                    stamp.time,
+                    refused.refusal.code(),
+                    refused.message,
+                );
+                (false, record)
+            });
+            record.agent_id.clone_from(&agent_id);
+            record.tool_id = record.tool_id.or_else(|| Some(listed.target.to_owned()));
+            record.function = Some(listed.tool.to_owned());
+            record.eval_micros = registry_access::record::micros_since(started);
+            (self.log)(record);
+            granted.push(allowed);
+        }
+        granted
+    }
+
+    /// A method that is neither `tools/call` nor `tools/list`: it passes, with a
+    /// decision line saying so.
+    pub fn passed(&self, method: &str) {
+        let now_ms = self.clock.now_ms();
+        let stamp = Stamp::at(now_ms);
+        let allowed = Decision::new(Effect::Allow, ReasonCode::NoRules);
+        let mut record = DecisionRecord::of(&allowed, self.point, stamp.id, stamp.time);
+        record.reason = "NOT_A_TOOL_CALL".to_owned();
+        let method: String = method.chars().take(MAX_METHOD_CHARS).collect();
+        record.message =
+            Some(format!("method `{method}` passes: only tools/call and tools/list are decided"));
+        (self.log)(record);
+    }
+
+    /// The registry tool `target` maps to (decision 93), and its function `tool`.
+    async fn find(
+        &self,
+        point: &Point<S>,
+        target: &str,
+        tool: &str,
+        now_ms: i64,
+    ) -> Result<Found, Refused> {
+        let tool_id = match point.tool_tagged(TARGET_TAG, target, now_ms).await? {
+            Some(tool_id) => tool_id,
+            None => target.to_owned(),
+        };
+        let loaded = point.tool(&tool_id, now_ms).await?;
+        if !loaded.has_function(tool) {
+            return Err(Refused {
+                refusal: Refusal::UnknownTool,
+                message: format!("tool `{tool_id}` has no function `{tool}`"),
+            });
+        }
+        Ok(Found { loaded })
+    }
+}
+
+/// Longest method name a decision line repeats.
+const MAX_METHOD_CHARS: usize = 128;
+
+/// The principal's context, ready to evaluate.
+fn prepared(known: &Known) -> Result<PreparedContext<'_>, Refused> {
+    PreparedContext::from_json(known.context.json().as_bytes()).map_err(|e| Refused {
+        refusal: Refusal::InvalidSignedContext,
+        message: format!("the principal's context is invalid: {e}"),
+    })
+}
+
+fn not_configured(error: &ConfigError) -> Refused {
+    Refused { refusal: Refusal::NotConfigured, message: error.to_string() }
+}
