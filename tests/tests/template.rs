@@ -115,6 +115,7 @@ fn the_gateway_interceptor_reads_the_table_and_writes_counter_items_only() {
     assert!(allowed(&on_table("GetItem", Some("TOOL#refunds@1.0.0"))));
     assert!(allowed(&on_table("GetItem", Some("AGENT#support-agent"))));
     assert!(allowed(&index("byTag")));
+    assert!(allowed(&on_table("BatchGetItem", Some("TOOL#refunds@1.0.0"))));
     assert!(allowed(&on_table("PutItem", Some("COUNTER#budget/support-agent/s-1"))));
     assert!(!allowed(&index("byKind")), "only the tag index");
     for write in ["PutItem", "UpdateItem", "DeleteItem"] {

@@ -3,8 +3,9 @@
 //! - REQUEST, `tools/call`: the call decided by the gateway core ([`registry_gateway::Gateway::call`]);
 //!   allowed: the request goes on unchanged; denied: the gateway answers with a tool
 //!   error naming why (`isError`, status 200), and the target is never called. A
-//!   `tools/call` without a tool name, with arguments that are not an object or with a
-//!   member given twice gets the JSON-RPC error -32602.
+//!   `tools/call` without a tool name, with arguments that are not an object, with a
+//!   member given twice or with arguments the tool's schema refuses gets the JSON-RPC
+//!   error -32602.
 //! - REQUEST, another method: passes ([`registry_gateway::Gateway::passed`]), except `tools/list`, which
 //!   passes without a line: its answer is decided at the RESPONSE point.
 //! - RESPONSE, `tools/list`: the tools the caller is not granted ([`registry_gateway::Gateway::list`]) are
@@ -13,7 +14,7 @@
 //! - An event that is not an interceptor input "1.0": the JSON-RPC error -32600, a
 //!   decision line `MALFORMED_EVENT`. Nothing here fails the invocation.
 
-use registry_gateway::{Call, Caller, Listed as ListedTool, Verdict, split_target};
+use registry_gateway::{Call, Caller, DenialKind, Listed as ListedTool, Verdict, split_target};
 use registry_guard::RuleSource;
 use serde_json::value::RawValue;
 
@@ -105,6 +106,10 @@ impl<S: RuleSource> Interceptor<S> {
         };
         match self.gateway.call(call).await {
             Verdict::Allow => pass(),
+            // arguments the tool's schema refuses: the call is malformed (docs/gateways.md)
+            Verdict::Deny(denial) if denial.kind == DenialKind::Invalid => {
+                made(rpc::error(message.id, rpc::INVALID_PARAMS, &denial.reason))
+            }
             Verdict::Deny(denial) => made(rpc::tool_error(message.id, &denial.reason)),
         }
     }
