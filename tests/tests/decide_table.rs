@@ -699,7 +699,9 @@ impl World {
             "NO_PRINCIPAL" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
                 Seen::Refused(Before::Principal)
             }
-            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
+            // the function is the gateway's tool: one the registry tool lacks is an
+            // unknown tool, refused before deciding as `authorize` refuses the function
+            "INVALID_ARGUMENTS" | "UNKNOWN_TOOL" => Seen::Refused(Before::Arguments),
             "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
                 Seen::Refused(Before::Unavailable)
             }

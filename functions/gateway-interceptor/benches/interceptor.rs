@@ -4,6 +4,8 @@
 //! container: the token verified before (its expiry still checked), the tool's rules
 //! compiled and cached from an in-process `RuleSource`, the decision line built as the
 //! EMF document the Lambda writes, handed to a sink that drops it.
+//! `interceptor/decision-only`: the same call as `registry_gateway::Gateway::call`
+//! takes it (the documents' cost is the difference).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::hint::black_box;
@@ -12,8 +14,9 @@ use std::task::{Context, Poll, Waker};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gateway_interceptor::{Interceptor, POINT};
-use registry_core::ToolDefinition;
-use registry_gateway::{Gateway, GatewayConfig};
+use registry_core::{LifecycleStatus, ToolDefinition};
+use registry_store::StoreError;
+use registry_gateway::{Call, Caller, Gateway, GatewayConfig, Verdict};
 use registry_guard::RuleSource;
 use registry_token::{DEFAULT_AUDIENCE, KeyRing, TokenRequest};
 use serde_json::json;
@@ -26,8 +29,18 @@ const NOW_MS: i64 = 1_795_608_000_000;
 struct Memory(ToolDefinition);
 
 impl RuleSource for Memory {
-    async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, registry_store::StoreError> {
+    async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, StoreError> {
         Ok((id == self.0.tool_id).then(|| self.0.clone()))
+    }
+
+    async fn tools_tagged(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
+        let tagged = self.0.tags.as_ref().and_then(|t| t.get(key)).is_some_and(|v| v == value);
+        let status = self.0.lifecycle.as_ref().map(|l| l.status).unwrap_or_default();
+        Ok(if tagged { vec![(self.0.tool_id.clone(), status)] } else { Vec::new() })
     }
 }
 
@@ -35,7 +48,7 @@ impl RuleSource for Memory {
 fn tool() -> ToolDefinition {
     let mut tool: serde_json::Value =
         serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    tool["tags"]["gateway-target"] = json!("units");
+    tool["tags"][registry_gateway::TARGET_TAG] = json!("units");
     serde_json::from_value(tool).unwrap()
 }
 
@@ -107,6 +120,34 @@ fn bench(c: &mut Criterion) {
     assert!(output.get().contains("transformedGatewayRequest"), "allowed: {}", output.get());
     c.bench_function("interceptor/request-warm", |b| {
         b.iter(|| ready(interceptor.handle(black_box(&event))))
+    });
+
+    // the decision alone, as the core sees the same call: what the documents cost is
+    // the difference
+    let config = GatewayConfig::from_vars(|name| match name {
+        "REGISTRY_TOKEN_ISSUER" => Some(ISSUER.to_owned()),
+        "REGISTRY_JWKS" => Some(jwks.clone()),
+        _ => None,
+    })
+    .unwrap();
+    let gateway = Gateway::new(config, Memory(tool()), POINT).with_clock(|| NOW_MS).with_log(
+        |record| {
+            black_box(record.to_emf_line(NOW_MS));
+        },
+    );
+    let bearer = event.get().split("Bearer ").nth(1).and_then(|t| t.split('"').next()).unwrap();
+    let arguments = json!({"value": 5, "from": "km", "to": "m"});
+    let arguments = arguments.as_object().unwrap();
+    let call = || Call {
+        caller: Caller::Bearer(bearer),
+        target: "units",
+        tool: "convert",
+        arguments,
+        session_id: Some("s-1"),
+    };
+    assert_eq!(ready(gateway.call(call())), Verdict::Allow, "warm-up");
+    c.bench_function("interceptor/decision-only", |b| {
+        b.iter(|| ready(gateway.call(black_box(call()))))
     });
 }
 
