@@ -19,7 +19,7 @@ use registry_guard::RuleSource;
 use serde_json::value::RawValue;
 
 use crate::Interceptor;
-use crate::members::{Members, Repeated};
+use crate::members::{Headers, Members, Repeated};
 use crate::rpc::{self, CallParams, Listed, Message, ToolList};
 use crate::wire::{
     GatewayRequest, InterceptorInput, InterceptorOutput, McpOutput, Response, VERSION, answered,
@@ -55,19 +55,19 @@ impl<S: RuleSource> Interceptor<S> {
     }
 
     async fn request(&self, input: &InterceptorInput<'_>) -> Box<RawValue> {
-        let Some(raw) = input.mcp.gateway_request else {
+        let Some(request) = &input.mcp.gateway_request else {
             let why = "a REQUEST event without gatewayRequest";
             self.refuse(MALFORMED_EVENT, why.into());
             return made(rpc::error(None, rpc::INVALID_REQUEST, why));
         };
-        let (request, message) = match request_message(raw) {
-            Ok(read) => read,
+        let message = match request_message(request) {
+            Ok(message) => message,
             Err(why) => {
                 self.refuse(INVALID_REQUEST, why.clone());
                 return made(rpc::error(None, rpc::INVALID_REQUEST, &why));
             }
         };
-        let pass = || InterceptorOutput::new(McpOutput::TransformedGatewayRequest(raw)).to_raw();
+        let pass = || InterceptorOutput::new(McpOutput::TransformedGatewayRequest(request)).to_raw();
         match message.method.as_deref() {
             Some("tools/call") => {}
             // its answer is decided at the RESPONSE point
@@ -84,11 +84,9 @@ impl<S: RuleSource> Interceptor<S> {
                 return made(rpc::error(message.id, rpc::INVALID_PARAMS, &why));
             }
         };
-        let headers = request.headers.unwrap_or_default();
-        let (authorization, session) = match (
-            headers.header(AUTHORIZATION),
-            headers.header(SESSION_HEADER),
-        ) {
+        let headers = request.headers.as_ref();
+        let header = |name| headers.map_or(Ok(None), |h: &Headers<'_>| h.get(name));
+        let (authorization, session) = match (header(AUTHORIZATION), header(SESSION_HEADER)) {
             (Ok(a), Ok(s)) => (a, s),
             (Err(Repeated(name)), _) | (_, Err(Repeated(name))) => {
                 let why = format!("the header `{name}` is sent twice, with different values");
@@ -98,11 +96,11 @@ impl<S: RuleSource> Interceptor<S> {
         };
         let (target, tool) = split_target(&params.name).unwrap_or(("", &params.name));
         let call = Call {
-            caller: caller(authorization.as_deref()),
+            caller: caller(authorization),
             target,
             tool,
             arguments: &params.arguments,
-            session_id: session.as_deref(),
+            session_id: session,
         };
         match self.gateway.call(call).await {
             Verdict::Allow => pass(),
@@ -120,9 +118,10 @@ impl<S: RuleSource> Interceptor<S> {
                 .to_raw()
         };
         // the request this answers, when it can be read
-        let request = input.mcp.gateway_request.and_then(|r| request_message(r).ok());
-        let method = request.as_ref().and_then(|(_, m)| m.method.as_deref());
-        let id = request.as_ref().and_then(|(_, m)| m.id);
+        let request = input.mcp.gateway_request.as_ref();
+        let message = request.and_then(|r| request_message(r).ok());
+        let method = message.as_ref().and_then(|m| m.method.as_deref());
+        let id = message.as_ref().and_then(|m| m.id);
         if method.is_some_and(|m| m != "tools/list") {
             return pass();
         }
@@ -146,8 +145,8 @@ impl<S: RuleSource> Interceptor<S> {
             Err(_) if method.is_none() => return pass(),
             Err(why) => return self.unlisted(id, why),
         };
-        let headers = request.as_ref().and_then(|(r, _)| r.headers.as_ref());
-        let authorization = match headers.map(|h| h.header(AUTHORIZATION)) {
+        let headers = request.and_then(|r| r.headers.as_ref());
+        let authorization = match headers.map(|h| h.get(AUTHORIZATION)) {
             Some(Err(Repeated(name))) => {
                 let why = format!("the header `{name}` is sent twice, with different values");
                 self.refuse(INVALID_REQUEST, why);
@@ -169,7 +168,7 @@ impl<S: RuleSource> Interceptor<S> {
             .collect();
         let asked: Vec<ListedTool<'_>> =
             named.iter().map(|(_, l)| ListedTool { target: l.target, tool: l.tool }).collect();
-        let granted = self.gateway.list(caller(authorization.as_deref()), &asked).await;
+        let granted = self.gateway.list(caller(authorization), &asked).await;
         let mut keep = vec![false; list.tools.len()];
         for ((i, _), granted) in named.iter().zip(granted) {
             keep[*i] = granted;
@@ -216,16 +215,10 @@ fn read(event: &RawValue) -> Result<InterceptorInput<'_>, String> {
     Ok(input)
 }
 
-/// `gatewayRequest` and the JSON-RPC message in its body.
-fn request_message(raw: &RawValue) -> Result<(GatewayRequest<'_>, Message<'_>), String> {
-    if !is_object(raw) {
-        return Err("gatewayRequest is not an object".into());
-    }
-    let request: GatewayRequest<'_> =
-        serde_json::from_str(raw.get()).map_err(|e| format!("unreadable gatewayRequest: {e}"))?;
+/// The JSON-RPC message in `gatewayRequest`'s body.
+fn request_message<'a>(request: &GatewayRequest<'a>) -> Result<Message<'a>, String> {
     let body = request.body.ok_or("gatewayRequest has no body")?;
-    let message = Message::read(body)?;
-    Ok((request, message))
+    Message::read(body)
 }
 
 /// The target's response with only the tools `keep` says to keep.

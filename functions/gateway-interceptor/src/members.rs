@@ -4,14 +4,14 @@
 //! read the other way).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 
 /// A member named more than once (its name compared as the reader compares it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,30 +42,116 @@ impl<'a> Members<'a> {
         Ok(found)
     }
 
-    /// The string value of the member `name` compared without regard to ASCII case (an
-    /// HTTP header): `None` when absent or not a string; `Err` when two such members
-    /// hold different values.
-    pub fn header(&self, name: &str) -> Result<Option<Cow<'a, str>>, Repeated> {
-        let mut found: Option<Cow<'a, str>> = None;
+    /// These members with the value of `name` replaced by `value` (in its place), as
+    /// JSON text.
+    pub fn with(&self, name: &str, value: &RawValue) -> Box<RawValue> {
+        let replaced = Replaced { members: self, name, value };
+        serde_json::value::to_raw_value(&replaced).unwrap_or_else(|_| crate::wire::fallback())
+    }
+}
+
+/// HTTP headers as the gateway passes them, `{"Name": "value", ...}`, in order, each
+/// value decoded when it is a string (the others are not headers anyone reads).
+#[derive(Debug, Default)]
+pub struct Headers<'a>(Vec<(Cow<'a, str>, Header<'a>)>);
+
+/// One header's value.
+#[derive(Debug)]
+enum Header<'a> {
+    Text(Cow<'a, str>),
+    Other(Value),
+}
+
+impl<'a> Headers<'a> {
+    /// The value of the header `name`, compared without regard to ASCII case: `None`
+    /// when absent or not a string; `Err` when sent twice with different values.
+    pub fn get(&self, name: &str) -> Result<Option<&str>, Repeated> {
+        let mut found: Option<&str> = None;
         for (key, value) in &self.0 {
+            let Header::Text(text) = value else { continue };
             if !key.eq_ignore_ascii_case(name) {
                 continue;
             }
-            let Some(text) = text(value) else { continue };
-            match &found {
-                Some(seen) if *seen != text => return Err(Repeated(name.to_owned())),
+            match found {
+                Some(seen) if seen != text.as_ref() => return Err(Repeated(name.to_owned())),
                 Some(_) => {}
                 None => found = Some(text),
             }
         }
         Ok(found)
     }
+}
 
-    /// These members with the value of `name` replaced by `value` (in its place), as
-    /// JSON text.
-    pub fn with(&self, name: &str, value: &RawValue) -> Box<RawValue> {
-        let replaced = Replaced { members: self, name, value };
-        serde_json::value::to_raw_value(&replaced).unwrap_or_else(|_| crate::wire::fallback())
+impl<'de: 'a, 'a> Deserialize<'de> for Headers<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Headers<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of headers")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Headers<'a>, M::Error> {
+                let mut headers = Vec::new();
+                while let Some(Key(key)) = map.next_key::<Key<'a>>()? {
+                    headers.push((key, map.next_value::<Header<'a>>()?));
+                }
+                Ok(Headers(headers))
+            }
+        }
+        deserializer.deserialize_map(Visit(PhantomData))
+    }
+}
+
+impl Serialize for Headers<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, value) in &self.0 {
+            match value {
+                Header::Text(text) => map.serialize_entry(key, text)?,
+                Header::Other(other) => map.serialize_entry(key, other)?,
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Header<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Header<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a header value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Header<'a>, E> {
+                Ok(Header::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Header<'a>, E> {
+                Ok(Header::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Header<'a>, E> {
+                UniqueVisitor.visit_bool(v).map(Header::Other)
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Header<'a>, E> {
+                UniqueVisitor.visit_i64(v).map(Header::Other)
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Header<'a>, E> {
+                UniqueVisitor.visit_u64(v).map(Header::Other)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Header<'a>, E> {
+                UniqueVisitor.visit_f64(v).map(Header::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Header<'a>, E> {
+                UniqueVisitor.visit_unit().map(Header::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Header<'a>, A::Error> {
+                UniqueVisitor.visit_seq(seq).map(Header::Other)
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Header<'a>, M::Error> {
+                UniqueVisitor.visit_map(map).map(Header::Other)
+            }
+        }
+        deserializer.deserialize_any(Visit(PhantomData))
     }
 }
 
@@ -116,7 +202,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
 }
 
 /// A member name, borrowed from the document unless it has escapes.
-struct Key<'a>(Cow<'a, str>);
+pub struct Key<'a>(pub Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -137,68 +223,62 @@ impl<'de: 'a, 'a> Deserialize<'de> for Key<'a> {
     }
 }
 
-/// `Err` naming the first member given twice in one object anywhere in `raw` (nested
-/// objects and arrays included); `Ok` for any other JSON.
-pub fn unique(raw: &RawValue) -> Result<(), Repeated> {
-    let mut found = None;
-    let mut deserializer = serde_json::Deserializer::from_str(raw.get());
-    let _ = Unique { found: &mut found }.deserialize(&mut deserializer);
-    match found {
-        Some(name) => Err(Repeated(name)),
-        None => Ok(()),
+/// A JSON value read into a `serde_json::Value`, refused when an object in it, at any
+/// depth, names a member twice (serde_json's own reading keeps the last silently).
+#[derive(Debug)]
+pub struct Unique(pub Value);
+
+impl<'de> Deserialize<'de> for Unique {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor).map(Unique)
     }
 }
 
-/// Walks a value; records the first repeated member name and stops there.
-struct Unique<'f> {
-    found: &'f mut Option<String>,
-}
+struct UniqueVisitor;
 
-impl<'de> DeserializeSeed<'de> for Unique<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Unique<'_> {
-    type Value = ();
+impl<'de> Visitor<'de> for UniqueVisitor {
+    type Value = Value;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
     }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
     }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
     }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
     }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(Unique { found: &mut *self.found })?.is_some() {}
-        Ok(())
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
     }
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
-        let mut seen: HashSet<Cow<'de, str>> = HashSet::new();
-        while let Some(key) = map.next_key::<Key<'de>>()? {
-            if seen.contains(&key.0) {
-                *self.found = Some(key.0.into_owned());
-                return Err(de::Error::custom("repeated member"));
-            }
-            seen.insert(key.0);
-            map.next_value_seed(Unique { found: &mut *self.found })?;
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Unique(item)) = seq.next_element()? {
+            items.push(item);
         }
-        Ok(())
+        Ok(Value::Array(items))
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Value, M::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(Repeated(key)));
+            }
+            let Unique(value) = map.next_value()?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
     }
 }
 
@@ -229,32 +309,38 @@ mod tests {
 
     #[test]
     fn headers_match_in_any_case_and_refuse_two_different_values() {
-        let doc = raw(
-            r#"{"authorization": "Bearer a", "X-Other": 1, "Mcp-Session-Id": "s", "MCP-SESSION-ID": "s"}"#,
+        let doc = r#"{"authorization": "Bearer a", "X-Other": 1, "Mcp-Session-Id": "s", "MCP-SESSION-ID": "s"}"#;
+        let headers: Headers<'_> = serde_json::from_str(doc).unwrap();
+        assert_eq!(headers.get("Authorization").unwrap(), Some("Bearer a"));
+        assert_eq!(headers.get("mcp-session-id").unwrap(), Some("s"));
+        assert_eq!(headers.get("X-Other").unwrap(), None, "not a string: absent");
+        assert_eq!(headers.get("Missing").unwrap(), None);
+        assert_eq!(
+            serde_json::to_string(&headers).unwrap(),
+            r#"{"authorization":"Bearer a","X-Other":1,"Mcp-Session-Id":"s","MCP-SESSION-ID":"s"}"#
         );
-        let headers = Members::of(&doc).unwrap();
-        assert_eq!(headers.header("Authorization").unwrap().as_deref(), Some("Bearer a"));
-        assert_eq!(headers.header("mcp-session-id").unwrap().as_deref(), Some("s"));
-        assert_eq!(headers.header("X-Other").unwrap(), None, "not a string: absent");
-        assert_eq!(headers.header("Missing").unwrap(), None);
-        let two = raw(r#"{"Authorization": "Bearer a", "AUTHORIZATION": "Bearer b"}"#);
-        let headers = Members::of(&two).unwrap();
-        assert_eq!(headers.header("authorization"), Err(Repeated("authorization".into())));
-        let escaped = raw(r#"{"Author\u0069zation": "Bearer \u0061"}"#);
-        let headers = Members::of(&escaped).unwrap();
-        assert_eq!(headers.header("authorization").unwrap().as_deref(), Some("Bearer a"));
+        let two: Headers<'_> =
+            serde_json::from_str(r#"{"Authorization": "Bearer a", "AUTHORIZATION": "Bearer b"}"#)
+                .unwrap();
+        assert_eq!(two.get("authorization"), Err(Repeated("authorization".into())));
+        let escaped: Headers<'_> =
+            serde_json::from_str(r#"{"Author\u0069zation": "Bearer \u0061"}"#).unwrap();
+        assert_eq!(escaped.get("authorization").unwrap(), Some("Bearer a"));
     }
 
     #[test]
     fn a_member_given_twice_is_found_at_any_depth() {
-        assert_eq!(unique(&raw(r#"{"a": [1, {"b": 2, "c": {}}], "d": "x"}"#)), Ok(()));
-        assert_eq!(unique(&raw(r#"[{"a": 1}, {"a": 2}]"#)), Ok(()), "one per object");
+        let read = |doc: &str| serde_json::from_str::<Unique>(doc).map(|u| u.0);
+        let fine = r#"{"a": [1, {"b": 2.5, "c": {}}], "d": "x", "e": null, "f": true, "g": -3}"#;
+        assert_eq!(read(fine).unwrap(), serde_json::from_str::<Value>(fine).unwrap());
+        assert!(read(r#"[{"a": 1}, {"a": 2}]"#).is_ok(), "one per object");
         for (doc, name) in [
-            (r#"{"a": 1, "a": 1}"#, "a"),
-            (r#"{"x": {"amount": 1, "amount": 900}}"#, "amount"),
-            (r#"{"x": [{"k": {"q": 1, "\u0071": 2}}]}"#, "q"),
+            (r#"{"a": 1, "a": 1}"#, "`a`"),
+            (r#"{"x": {"amount": 1, "amount": 900}}"#, "`amount`"),
+            (r#"{"x": [{"k": {"q": 1, "\u0071": 2}}]}"#, "`q`"),
         ] {
-            assert_eq!(unique(&raw(doc)), Err(Repeated(name.into())), "{doc}");
+            let error = read(doc).unwrap_err().to_string();
+            assert!(error.contains(name) && error.contains("more than once"), "{doc}: {error}");
         }
     }
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::members::{self, Members, Repeated};
+use crate::members::{self, Members, Repeated, Unique};
 
 /// JSON-RPC's "Invalid Request": not a request this function can read.
 pub const INVALID_REQUEST: i32 = -32600;
@@ -56,21 +56,18 @@ pub struct CallParams<'a> {
 struct Params<'a> {
     #[serde(borrow, default)]
     name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    #[serde(default)]
+    arguments: Option<Unique>,
 }
 
 impl<'a> CallParams<'a> {
     /// The parameters of a `tools/call`, or why they are invalid (one line): no `params`
-    /// object, no string `name`, `arguments` neither absent nor an object, or a member
-    /// given twice anywhere in them.
+    /// object, no string `name`, `arguments` neither absent nor an object, `name` or
+    /// `arguments` given twice, or a member given twice anywhere in the arguments.
     pub fn read(params: Option<&'a RawValue>) -> Result<Self, String> {
         let Some(params) = params.filter(|p| crate::wire::is_object(p)) else {
             return Err("tools/call needs a params object".into());
         };
-        members::unique(params).map_err(|Repeated(name)| {
-            format!("the tools/call parameters give `{name}` more than once")
-        })?;
         let read: Params<'a> = serde_json::from_str(params.get())
             .map_err(|e| format!("unreadable tools/call parameters: {e}"))?;
         let name = read
@@ -79,12 +76,9 @@ impl<'a> CallParams<'a> {
             .filter(|n| !n.is_empty())
             .ok_or("tools/call needs the tool's name as a string in params.name")?;
         let arguments = match read.arguments {
-            None => Map::new(),
-            Some(raw) if raw.get() == "null" => Map::new(),
-            Some(raw) => match serde_json::from_str::<Value>(raw.get()) {
-                Ok(Value::Object(map)) => map,
-                _ => return Err("params.arguments must be an object".into()),
-            },
+            None | Some(Unique(Value::Null)) => Map::new(),
+            Some(Unique(Value::Object(map))) => map,
+            Some(_) => return Err("params.arguments must be an object".into()),
         };
         Ok(Self { name, arguments })
     }
@@ -235,8 +229,9 @@ mod tests {
             (Some(r#"{"name": ""}"#), "tool's name"),
             (Some(r#"{"name": "t___f", "arguments": [1]}"#), "must be an object"),
             (Some(r#"{"name": "t___f", "arguments": "{}"}"#), "must be an object"),
-            (Some(r#"{"name": "t___f", "name": "u___g"}"#), "`name` more than once"),
-            (Some(r#"{"name": "t___f", "arguments": {"a": 1, "a": 2}}"#), "`a` more than once"),
+            (Some(r#"{"name": "t___f", "name": "u___g"}"#), "duplicate field `name`"),
+            (Some(r#"{"name": "t___f", "arguments": {"a": 1, "a": 2}}"#), "`a` is given more than once"),
+            (Some(r#"{"name": "t___f", "arguments": {"x": [{"b": 1, "b": 2}]}}"#), "`b` is given"),
         ] {
             let params = params.map(raw);
             let why = CallParams::read(params.as_deref()).unwrap_err();

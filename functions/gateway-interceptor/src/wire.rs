@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use crate::members::Members;
+use crate::members::{Headers, Key, Repeated};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -41,21 +41,75 @@ pub struct McpInput<'a> {
     /// The client's request, as the gateway will send it on (REQUEST) or sent it
     /// (RESPONSE).
     #[serde(borrow, default)]
-    pub gateway_request: Option<&'a RawValue>,
+    pub gateway_request: Option<GatewayRequest<'a>>,
     /// The target's answer: present at the RESPONSE point only.
     #[serde(borrow, default)]
     pub gateway_response: Option<&'a RawValue>,
 }
 
-/// `gatewayRequest`: `path` and `httpMethod` are passed on, not read.
-#[derive(Debug, Deserialize)]
+/// `gatewayRequest`, read in the same pass as the event: its members in order (`path`,
+/// `httpMethod` and any other kept as written), the headers decoded, the body raw.
+/// Written back member by member: what the gateway sent, header values re-encoded as
+/// the same JSON strings.
+#[derive(Debug)]
 pub struct GatewayRequest<'a> {
+    members: Vec<(Cow<'a, str>, Option<&'a RawValue>)>,
     /// The client's HTTP headers (names in any case), with `passRequestHeaders` only.
-    #[serde(borrow, default)]
-    pub headers: Option<Members<'a>>,
+    pub headers: Option<Headers<'a>>,
     /// The JSON-RPC message.
-    #[serde(borrow, default)]
     pub body: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for GatewayRequest<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = GatewayRequest<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("gatewayRequest, an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<GatewayRequest<'a>, M::Error> {
+                let mut request = GatewayRequest { members: Vec::new(), headers: None, body: None };
+                while let Some(Key(key)) = map.next_key::<Key<'a>>()? {
+                    if request.members.iter().any(|(k, _)| *k == key) {
+                        return Err(serde::de::Error::custom(Repeated(key.into_owned())));
+                    }
+                    let value = match key.as_ref() {
+                        "headers" => {
+                            request.headers = map.next_value::<Option<Headers<'a>>>()?;
+                            None
+                        }
+                        "body" => {
+                            let body = map.next_value::<&'a RawValue>()?;
+                            request.body = Some(body);
+                            Some(body)
+                        }
+                        _ => Some(map.next_value::<&'a RawValue>()?),
+                    };
+                    request.members.push((key, value));
+                }
+                Ok(request)
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+impl Serialize for GatewayRequest<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.members.len()))?;
+        for (key, value) in &self.members {
+            match value {
+                Some(raw) => map.serialize_entry(key, raw)?,
+                None => map.serialize_entry(key, &self.headers)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// `gatewayResponse` (and `transformedGatewayResponse`): a status, headers, a body.
@@ -96,7 +150,7 @@ pub struct InterceptorOutput<'a> {
 #[serde(rename_all = "camelCase")]
 pub enum McpOutput<'a> {
     /// Send this request on to the target (the REQUEST point's pass).
-    TransformedGatewayRequest(&'a RawValue),
+    TransformedGatewayRequest(&'a GatewayRequest<'a>),
     /// Answer the client with this response.
     TransformedGatewayResponse(Response<'a>),
 }
