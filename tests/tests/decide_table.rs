@@ -675,7 +675,13 @@ impl World {
 
     /// `case`'s call as an AgentCore Gateway hands it to its REQUEST interceptor: the
     /// target is the tool's id, the arguments JSON as the client sent them.
-    async fn intercept(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
+    async fn intercept(
+        &self,
+        case: &Case,
+        tool: &ToolDefinition,
+        user: &str,
+        session: &str,
+    ) -> Seen {
         let lambda = match case.store {
             Db::Up => &self.interceptor,
             Db::Down => &self.interceptor_down,

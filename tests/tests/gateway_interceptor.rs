@@ -44,11 +44,8 @@ fn definitions() -> (Vec<ToolDefinition>, AgentDefinition) {
     let mut agent: Value =
         serde_json::from_str(include_str!("../../cli/example/support-agent.json")).unwrap();
     agent["toolIds"] = json!(["refunds@1.0.0", "convert_units@1.0.0", "hr@1.0.0"]);
-    let tools = vec![
-        refunds,
-        serde_json::from_value(units).unwrap(),
-        serde_json::from_value(hr).unwrap(),
-    ];
+    let tools =
+        vec![refunds, serde_json::from_value(units).unwrap(), serde_json::from_value(hr).unwrap()];
     (tools, serde_json::from_value(agent).unwrap())
 }
 
@@ -110,11 +107,18 @@ async fn the_refund_example_decides_as_the_call_policy_docs_say() {
 
     // allowed: the request goes on to the target as it came
     let token_a = support("s-allow");
-    let event = request_event(&tools_call(json!(1), REFUND, refund(50.0)), Some(&headers(Some(&token_a), None)));
+    let event = request_event(
+        &tools_call(json!(1), REFUND, refund(50.0)),
+        Some(&headers(Some(&token_a), None)),
+    );
     let output = call(&lambda, &event).await;
     assert!(passed_on(&output, &event), "{output}");
     let (line, _) = last_line(&lambda);
-    assert_eq!((line["effect"].as_str(), line["outcome"].as_str()), (Some("allow"), Some("allow")), "{line}");
+    assert_eq!(
+        (line["effect"].as_str(), line["outcome"].as_str()),
+        (Some("allow"), Some("allow")),
+        "{line}"
+    );
     assert_eq!(line["ruleId"], "allow");
     assert_eq!(line["toolId"], "refunds@1.0.0");
     assert_eq!(line["agentId"], AGENT);
@@ -122,7 +126,10 @@ async fn the_refund_example_decides_as_the_call_policy_docs_say() {
 
     // denied by a rule: a tool error naming it, with the request's id; the target is not called
     let token_b = support("s-deny");
-    let event = request_event(&tools_call(json!("r-2"), REFUND, refund(-5.0)), Some(&headers(Some(&token_b), None)));
+    let event = request_event(
+        &tools_call(json!("r-2"), REFUND, refund(-5.0)),
+        Some(&headers(Some(&token_b), None)),
+    );
     let output = call(&lambda, &event).await;
     let text = tool_error(&output).unwrap_or_else(|| panic!("no tool error: {output}"));
     assert!(text.contains("refund-positive"), "{text}");
@@ -130,26 +137,43 @@ async fn the_refund_example_decides_as_the_call_policy_docs_say() {
     assert_eq!(output["mcp"]["transformedGatewayResponse"]["statusCode"], 200);
     assert_eq!(output["mcp"]["transformedGatewayResponse"]["body"]["id"], "r-2");
     let (line, _) = last_line(&lambda);
-    assert_eq!((line["effect"].as_str(), line["ruleId"].as_str()), (Some("deny"), Some("refund-positive")), "{line}");
+    assert_eq!(
+        (line["effect"].as_str(), line["ruleId"].as_str()),
+        (Some("deny"), Some("refund-positive")),
+        "{line}"
+    );
 
     // log-only: allowed, and the line says it would have been denied
     let token_c = support("s-log-only");
-    let event = request_event(&tools_call(json!(3), REFUND, refund(300.0)), Some(&headers(Some(&token_c), None)));
+    let event = request_event(
+        &tools_call(json!(3), REFUND, refund(300.0)),
+        Some(&headers(Some(&token_c), None)),
+    );
     let output = call(&lambda, &event).await;
     assert!(passed_on(&output, &event), "{output}");
     let (line, _) = last_line(&lambda);
-    assert_eq!((line["effect"].as_str(), line["outcome"].as_str()), (Some("allow"), Some("would-deny")), "{line}");
+    assert_eq!(
+        (line["effect"].as_str(), line["outcome"].as_str()),
+        (Some("allow"), Some("would-deny")),
+        "{line}"
+    );
     assert_eq!(line["wouldBeRuleId"], "review-large-refunds", "{line}");
 
     // a user who may list the tool but not call it
     let trainee = token("u-2", &["support", "trainee"], "s-trainee");
-    let event = request_event(&tools_call(json!(4), REFUND, refund(10.0)), Some(&headers(Some(&trainee), None)));
+    let event = request_event(
+        &tools_call(json!(4), REFUND, refund(10.0)),
+        Some(&headers(Some(&trainee), None)),
+    );
     let output = call(&lambda, &event).await;
     assert!(tool_error(&output).unwrap().contains("no-trainee-refunds"), "{output}");
 
     // the metric lines: EMF in the guard's namespace
     for line in lambda.decision_lines(POINT) {
-        assert_eq!(line["_aws"]["CloudWatchMetrics"][0]["Namespace"], "AgentRegistry/Decisions", "{line}");
+        assert_eq!(
+            line["_aws"]["CloudWatchMetrics"][0]["Namespace"], "AgentRegistry/Decisions",
+            "{line}"
+        );
         let text = line.to_string();
         assert!(!text.contains("o-1") && !text.contains("300"), "no argument values: {text}");
     }
@@ -169,15 +193,23 @@ async fn the_budget_runs_out_on_the_third_call_of_a_session() {
     }
     let event = request_event(&tools_call(json!(3), REFUND, refund(10.0)), Some(&headers));
     let output = call(&lambda, &event).await;
-    let text = tool_error(&output).unwrap_or_else(|| panic!("the third call went through: {output}"));
+    let text =
+        tool_error(&output).unwrap_or_else(|| panic!("the third call went through: {output}"));
     assert!(text.contains("used its 2 tool calls"), "{text}");
     let (line, _) = last_line(&lambda);
-    assert_eq!((line["effect"].as_str(), line["stage"].as_str()), (Some("deny"), Some("limit")), "{line}");
+    assert_eq!(
+        (line["effect"].as_str(), line["stage"].as_str()),
+        (Some("deny"), Some("limit")),
+        "{line}"
+    );
     assert_eq!(line["limit"], "maxToolCalls", "{line}");
     assert_eq!(line["sessionId"], session, "{line}");
     // another session of the same user starts from zero
     let other = token("u-3", &["support"], "s-budget-2");
-    let event = request_event(&tools_call(json!(4), REFUND, refund(10.0)), Some(&agentcore::headers(Some(&other), None)));
+    let event = request_event(
+        &tools_call(json!(4), REFUND, refund(10.0)),
+        Some(&agentcore::headers(Some(&other), None)),
+    );
     assert!(passed_on(&call(&lambda, &event).await, &event));
 }
 
@@ -209,7 +241,10 @@ async fn claims_the_gateway_validated_count_in_the_mcp_session() {
         assert!(passed_on(&call(&lambda, &event).await, &event), "call {n}: {}", lambda.log());
     }
     let (line, _) = last_line(&lambda);
-    assert_eq!((line["principalId"].as_str(), line["agentId"].as_str()), (Some("u-10"), Some(AGENT)));
+    assert_eq!(
+        (line["principalId"].as_str(), line["agentId"].as_str()),
+        (Some("u-10"), Some(AGENT))
+    );
     assert_eq!(line["sessionId"], session, "the MCP session counts: {line}");
     let third = request_event(
         &tools_call(json!(3), REFUND, refund(10.0)),
@@ -226,13 +261,19 @@ async fn claims_the_gateway_validated_count_in_the_mcp_session() {
     // claims are mapped for lists too: the HR tool is not theirs
     let list = rpc(json!(5), "tools/list", None);
     let answer = tools_list_answer(json!(5), &[REFUND, HR], None);
-    let output = call(&lambda, &response_event(&list, Some(&headers(Some(&jwt), None)), &answer)).await;
+    let output =
+        call(&lambda, &response_event(&list, Some(&headers(Some(&jwt), None)), &answer)).await;
     let tools = &output["mcp"]["transformedGatewayResponse"]["body"]["result"]["tools"];
     assert_eq!(tools.as_array().map(Vec::len), Some(1), "{output}");
     assert_eq!(tools[0]["name"], REFUND);
     // an expired one is refused
-    let expired = foreign_jwt(&json!({"iss": "https://idp.example.com", "sub": "u-10", "groups": ["support"], "exp": now_s() - 10}));
-    let event = request_event(&tools_call(json!(6), REFUND, refund(1.0)), Some(&headers(Some(&expired), Some("mcp-session-3"))));
+    let expired = foreign_jwt(
+        &json!({"iss": "https://idp.example.com", "sub": "u-10", "groups": ["support"], "exp": now_s() - 10}),
+    );
+    let event = request_event(
+        &tools_call(json!(6), REFUND, refund(1.0)),
+        Some(&headers(Some(&expired), Some("mcp-session-3"))),
+    );
     assert!(tool_error(&call(&lambda, &event).await).is_some());
 }
 
@@ -263,7 +304,8 @@ async fn a_tool_list_loses_exactly_the_tools_not_granted() {
     assert_eq!(kept(&output), [REFUND, CONVERT]);
     // everything else as the target sent it
     let mut expected = answer.clone();
-    expected["result"]["tools"] = json!([answer["result"]["tools"][0], answer["result"]["tools"][1]]);
+    expected["result"]["tools"] =
+        json!([answer["result"]["tools"][0], answer["result"]["tools"][1]]);
     let response = &output["mcp"]["transformedGatewayResponse"];
     assert_eq!(response["body"], expected);
     assert_eq!(response["statusCode"], 200);
@@ -272,19 +314,33 @@ async fn a_tool_list_loses_exactly_the_tools_not_granted() {
     assert_eq!(lines.len() - before, listed.len(), "one line per listed tool: {}", lambda.log());
 
     let hr = token("u-5", &["hr"], "s-list-hr");
-    let output = call(&lambda, &response_event(&request, Some(&headers(Some(&hr), None)), &answer)).await;
+    let output =
+        call(&lambda, &response_event(&request, Some(&headers(Some(&hr), None)), &answer)).await;
     assert_eq!(kept(&output), [CONVERT, HR], "the HR user gets the HR tool, not refunds");
 
     // no headers (passRequestHeaders off), no Authorization, or a forged token: nothing listed
-    let forged = principal::issue(other_ring(), AGENT, &json!({"user": {"userId": "u-6", "roles": ["support", "hr"]}}), "s-f", now_s() + 600);
+    let forged = principal::issue(
+        other_ring(),
+        AGENT,
+        &json!({"user": {"userId": "u-6", "roles": ["support", "hr"]}}),
+        "s-f",
+        now_s() + 600,
+    );
     for headers in [None, Some(headers(None, Some("s-x"))), Some(headers(Some(&forged), None))] {
         let output = call(&lambda, &response_event(&request, headers.as_ref(), &answer)).await;
         assert!(kept(&output).is_empty(), "{headers:?}: {output}");
     }
 
     // an error answer, and the answer of another method, pass unchanged
-    let error = json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32000, "message": "target down"}});
-    for (body, answer) in [(&request, &error), (&rpc(json!(8), "initialize", None), &json!({"jsonrpc": "2.0", "id": 8, "result": {"protocolVersion": "2025-06-18"}}))] {
+    let error =
+        json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32000, "message": "target down"}});
+    for (body, answer) in [
+        (&request, &error),
+        (
+            &rpc(json!(8), "initialize", None),
+            &json!({"jsonrpc": "2.0", "id": 8, "result": {"protocolVersion": "2025-06-18"}}),
+        ),
+    ] {
         let event = response_event(body, Some(&with_headers), answer);
         let output = call(&lambda, &event).await;
         assert_eq!(output["mcp"]["transformedGatewayResponse"], event["mcp"]["gatewayResponse"]);
@@ -296,7 +352,13 @@ async fn no_principal_or_an_unknown_tool_denies() {
     let table = seeded().await;
     let lambda = interceptor(&table, &[]).await;
     let support = token("u-7", &["support"], "s-unknown");
-    let forged = principal::issue(other_ring(), AGENT, &json!({"user": {"userId": "u-7", "roles": ["support"]}}), "s-f", now_s() + 600);
+    let forged = principal::issue(
+        other_ring(),
+        AGENT,
+        &json!({"user": {"userId": "u-7", "roles": ["support"]}}),
+        "s-f",
+        now_s() + 600,
+    );
     let cases = [
         ("no headers", REFUND, None),
         ("no Authorization", REFUND, Some(headers(None, Some("s-1")))),
@@ -323,7 +385,13 @@ async fn other_methods_pass_and_malformed_messages_get_json_rpc_errors() {
     let support = token("u-8", &["support"], "s-other");
     let with_headers = headers(Some(&support), None);
     for body in [
-        rpc(json!(1), "initialize", Some(json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}))),
+        rpc(
+            json!(1),
+            "initialize",
+            Some(
+                json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "e2e", "version": "1"}}),
+            ),
+        ),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         rpc(json!(2), "ping", None),
     ] {
@@ -419,7 +487,11 @@ async fn a_misconfigured_function_or_an_unreachable_table_denies_with_valid_docu
         assert_eq!(tools, &json!([]), "{what}: {output}");
         let lines = lambda.decision_lines(POINT);
         assert!(lines.iter().all(|l| l["effect"] == "deny"), "{what}: {}", lambda.log());
-        assert!(lines.iter().all(|l| l["message"].is_string()), "{what}: the reason named: {}", lambda.log());
+        assert!(
+            lines.iter().all(|l| l["message"].is_string()),
+            "{what}: the reason named: {}",
+            lambda.log()
+        );
     }
 }
 
@@ -460,7 +532,11 @@ fn the_output_check_follows_the_guide() {
     edit(&response, "/mcp/transformedGatewayResponse/statusCode", Some(json!("200")));
     edit(&response, "/mcp/transformedGatewayResponse/statusCode", Some(json!(99)));
     edit(&response, "/mcp/transformedGatewayResponse/body/result", None);
-    edit(&response, "/mcp/transformedGatewayResponse/body/error", Some(json!({"code": 1, "message": "m"})));
+    edit(
+        &response,
+        "/mcp/transformedGatewayResponse/body/error",
+        Some(json!({"code": 1, "message": "m"})),
+    );
     edit(&response, "/mcp/transformedGatewayResponse/body/jsonrpc", Some(json!("1.0")));
     edit(&response, "/mcp/transformedGatewayResponse/body/id", Some(json!([1])));
     edit(&response, "/mcp/transformedGatewayResponse/extra", Some(json!(1)));

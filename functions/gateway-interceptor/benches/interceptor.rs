@@ -15,9 +15,9 @@ use std::task::{Context, Poll, Waker};
 use criterion::{Criterion, criterion_group, criterion_main};
 use gateway_interceptor::{Interceptor, POINT};
 use registry_core::{LifecycleStatus, ToolDefinition};
-use registry_store::StoreError;
 use registry_gateway::{Call, Caller, Gateway, GatewayConfig, Verdict};
 use registry_guard::RuleSource;
+use registry_store::StoreError;
 use registry_token::{DEFAULT_AUDIENCE, KeyRing, TokenRequest};
 use serde_json::json;
 use serde_json::value::RawValue;
@@ -130,11 +130,10 @@ fn bench(c: &mut Criterion) {
         _ => None,
     })
     .unwrap();
-    let gateway = Gateway::new(config, Memory(tool()), POINT).with_clock(|| NOW_MS).with_log(
-        |record| {
+    let gateway =
+        Gateway::new(config, Memory(tool()), POINT).with_clock(|| NOW_MS).with_log(|record| {
             black_box(record.to_emf_line(NOW_MS));
-        },
-    );
+        });
     let bearer = event.get().split("Bearer ").nth(1).and_then(|t| t.split('"').next()).unwrap();
     let arguments = json!({"value": 5, "from": "km", "to": "m"});
     let arguments = arguments.as_object().unwrap();

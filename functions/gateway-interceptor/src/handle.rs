@@ -67,7 +67,8 @@ impl<S: RuleSource> Interceptor<S> {
                 return made(rpc::error(None, rpc::INVALID_REQUEST, &why));
             }
         };
-        let pass = || InterceptorOutput::new(McpOutput::TransformedGatewayRequest(request)).to_raw();
+        let pass =
+            || InterceptorOutput::new(McpOutput::TransformedGatewayRequest(request)).to_raw();
         match message.method.as_deref() {
             Some("tools/call") => {}
             // its answer is decided at the RESPONSE point

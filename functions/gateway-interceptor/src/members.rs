@@ -301,7 +301,10 @@ mod tests {
         assert_eq!(members.get("a").unwrap().unwrap().get(), r#"{"b": "\u00e9"}"#);
         assert!(members.get("nope").unwrap().is_none());
         let twice = raw(r#"{"tools": [1], "tools": []}"#);
-        assert_eq!(Members::of(&twice).unwrap().get("tools").unwrap_err(), Repeated("tools".into()));
+        assert_eq!(
+            Members::of(&twice).unwrap().get("tools").unwrap_err(),
+            Repeated("tools".into())
+        );
         for not_an_object in ["[]", "1", "\"x\"", "null"] {
             assert!(Members::of(&raw(not_an_object)).is_none(), "{not_an_object}");
         }

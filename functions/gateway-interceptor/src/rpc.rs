@@ -101,7 +101,12 @@ pub fn tool_error(id: Option<&RawValue>, text: &str) -> Box<RawValue> {
         text: &'t str,
     }
     let result = ToolError { is_error: true, content: [Content { kind: "text", text }] };
-    answer(&Answer { jsonrpc: "2.0", id: id.unwrap_or(RawValue::NULL), result: Some(&result), error: None })
+    answer(&Answer {
+        jsonrpc: "2.0",
+        id: id.unwrap_or(RawValue::NULL),
+        result: Some(&result),
+        error: None,
+    })
 }
 
 /// `{"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}`.
@@ -159,7 +164,8 @@ impl<'a> ToolList<'a> {
     /// neither an error nor a result with a `tools` list each member of which is named
     /// once.
     pub fn read(body: &'a RawValue) -> Result<Listed<'a>, String> {
-        let repeated = |Repeated(name)| format!("the tools/list answer gives `{name}` more than once");
+        let repeated =
+            |Repeated(name)| format!("the tools/list answer gives `{name}` more than once");
         let body_members = Members::of(body).ok_or("the tools/list answer is not a JSON object")?;
         let Some(result) = body_members.get("result").map_err(repeated)? else {
             return match body_members.get("error").map_err(repeated)? {
@@ -230,7 +236,10 @@ mod tests {
             (Some(r#"{"name": "t___f", "arguments": [1]}"#), "must be an object"),
             (Some(r#"{"name": "t___f", "arguments": "{}"}"#), "must be an object"),
             (Some(r#"{"name": "t___f", "name": "u___g"}"#), "duplicate field `name`"),
-            (Some(r#"{"name": "t___f", "arguments": {"a": 1, "a": 2}}"#), "`a` is given more than once"),
+            (
+                Some(r#"{"name": "t___f", "arguments": {"a": 1, "a": 2}}"#),
+                "`a` is given more than once",
+            ),
             (Some(r#"{"name": "t___f", "arguments": {"x": [{"b": 1, "b": 2}]}}"#), "`b` is given"),
         ] {
             let params = params.map(raw);
