@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::members::{self, Members, Repeated, Unique};
+use crate::members::{self, Members, Repeated};
+use registry_core::strict_json::parse_strict;
 
 /// JSON-RPC's "Invalid Request": not a request this function can read.
 pub const INVALID_REQUEST: i32 = -32600;
@@ -56,8 +57,8 @@ pub struct CallParams<'a> {
 struct Params<'a> {
     #[serde(borrow, default)]
     name: Option<&'a RawValue>,
-    #[serde(default)]
-    arguments: Option<Unique>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
 }
 
 impl<'a> CallParams<'a> {
@@ -75,10 +76,11 @@ impl<'a> CallParams<'a> {
             .and_then(members::text)
             .filter(|n| !n.is_empty())
             .ok_or("tools/call needs the tool's name as a string in params.name")?;
-        let arguments = match read.arguments {
-            None | Some(Unique(Value::Null)) => Map::new(),
-            Some(Unique(Value::Object(map))) => map,
-            Some(_) => return Err("params.arguments must be an object".into()),
+        let arguments = match read.arguments.map(|raw| parse_strict(raw.get().as_bytes())) {
+            None | Some(Ok(Value::Null)) => Map::new(),
+            Some(Ok(Value::Object(map))) => map,
+            Some(Ok(_)) => return Err("params.arguments must be an object".into()),
+            Some(Err(e)) => return Err(format!("params.arguments: {e}")),
         };
         Ok(Self { name, arguments })
     }
@@ -213,10 +215,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-
-    fn raw(text: &str) -> Box<RawValue> {
-        RawValue::from_string(text.to_owned()).unwrap()
-    }
+    use crate::members::tests::raw;
 
     #[test]
     fn call_parameters_need_a_name_and_object_arguments() {
@@ -236,11 +235,8 @@ mod tests {
             (Some(r#"{"name": "t___f", "arguments": [1]}"#), "must be an object"),
             (Some(r#"{"name": "t___f", "arguments": "{}"}"#), "must be an object"),
             (Some(r#"{"name": "t___f", "name": "u___g"}"#), "duplicate field `name`"),
-            (
-                Some(r#"{"name": "t___f", "arguments": {"a": 1, "a": 2}}"#),
-                "`a` is given more than once",
-            ),
-            (Some(r#"{"name": "t___f", "arguments": {"x": [{"b": 1, "b": 2}]}}"#), "`b` is given"),
+            (Some(r#"{"name": "t___f", "arguments": {"a": 1, "a": 2}}"#), "at `/a`"),
+            (Some(r#"{"name": "t___f", "arguments": {"x": [{"b": 1, "b": 2}]}}"#), "at `/x/0/b`"),
         ] {
             let params = params.map(raw);
             let why = CallParams::read(params.as_deref()).unwrap_err();
