@@ -760,24 +760,7 @@ impl World {
         let line = &lines[before];
         let allowed = output["mcp"].get("transformedGatewayRequest").is_some();
         assert_eq!(allowed, line["effect"] == "allow", "{}: {output} vs {line}", case.name);
-        let text = |key: &str| line[key].as_str().map(str::to_owned);
-        match line["reason"].as_str().unwrap() {
-            "NO_PRINCIPAL" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
-                Seen::Refused(Before::Principal)
-            }
-            // the function is the gateway's tool: one the registry tool lacks is an
-            // unknown tool, refused before deciding as `authorize` refuses the function
-            "INVALID_ARGUMENTS" | "UNKNOWN_TOOL" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
-                Seen::Refused(Before::Unavailable)
-            }
-            _ => Seen::Decided {
-                effect: text("effect").unwrap(),
-                outcome: text("outcome").unwrap(),
-                stage: text("stage").unwrap_or_else(|| "(none)".into()),
-                rule: text("ruleId"),
-            },
-        }
+        seen(line)
     }
 
     /// `case` as agentgateway sends a `tools/call` of the backend named by the tool's id
@@ -806,22 +789,7 @@ impl World {
         assert_eq!(records.len(), before + 1, "{}: one decision line per call", case.name);
         let line = serde_json::to_value(&records[before]).unwrap();
         assert_eq!(line["point"], "ext-mcp");
-        let text = |key: &str| line[key].as_str().map(str::to_owned);
-        let seen = match line["reason"].as_str().unwrap() {
-            "NO_PRINCIPAL" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
-                Seen::Refused(Before::Principal)
-            }
-            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
-                Seen::Refused(Before::Unavailable)
-            }
-            _ => Seen::Decided {
-                effect: text("effect").unwrap(),
-                outcome: text("outcome").unwrap(),
-                stage: text("stage").unwrap_or_else(|| "(none)".into()),
-                rule: text("ruleId"),
-            },
-        };
+        let seen = seen(&line);
         // the code the gateway is told says the same
         let told = match answer.result.unwrap() {
             mcp_request_result::Result::Pass(_) => None,
@@ -911,26 +879,7 @@ impl World {
         lambda.call(&event(case, tool, user, session)).await;
         let lines = lambda.guard_lines();
         assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
-        let line = &lines[before];
-        let text = |key: &str| line[key].as_str().map(str::to_owned);
-        match line["reason"].as_str().unwrap() {
-            "NO_SIGNED_CONTEXT"
-            | "INVALID_SIGNED_CONTEXT"
-            | "EXPIRED_SIGNED_CONTEXT"
-            | "SESSION_MISMATCH" => Seen::Refused(Before::Principal),
-            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE"
-            | "RULES_STALE"
-            | "BUDGETS_UNAVAILABLE"
-            | "REGISTRY_UNAVAILABLE" => Seen::Refused(Before::Unavailable),
-            _ => Seen::Decided {
-                effect: text("effect").unwrap(),
-                outcome: text("outcome").unwrap(),
-                // a line without a stage diverges from every expectation
-                stage: text("stage").unwrap_or_else(|| "(none)".into()),
-                rule: text("ruleId"),
-            },
-        }
+        seen(&lines[before])
     }
 
     fn resolve(&self, case: &Case, tool: &ToolDefinition, user: &str) -> Seen {
@@ -956,6 +905,31 @@ impl World {
             },
             other => panic!("{}: the resolver left the tool out as {other:?}", case.name),
         }
+    }
+}
+
+/// What a decision line of the guard or a gateway point says was decided.
+fn seen(line: &Value) -> Seen {
+    let text = |key: &str| line[key].as_str().map(str::to_owned);
+    match line["reason"].as_str().unwrap() {
+        "NO_SIGNED_CONTEXT"
+        | "NO_PRINCIPAL"
+        | "INVALID_SIGNED_CONTEXT"
+        | "EXPIRED_SIGNED_CONTEXT"
+        | "SESSION_MISMATCH" => Seen::Refused(Before::Principal),
+        // at a gateway the function is the MCP tool: one the registry tool lacks is an
+        // unknown tool, refused before deciding as `authorize` refuses the function
+        "INVALID_ARGUMENTS" | "UNKNOWN_TOOL" => Seen::Refused(Before::Arguments),
+        "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" | "REGISTRY_UNAVAILABLE" => {
+            Seen::Refused(Before::Unavailable)
+        }
+        _ => Seen::Decided {
+            effect: text("effect").unwrap(),
+            outcome: text("outcome").unwrap(),
+            // a line without a stage diverges from every expectation
+            stage: text("stage").unwrap_or_else(|| "(none)".into()),
+            rule: text("ruleId"),
+        },
     }
 }
 
