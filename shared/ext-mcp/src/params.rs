@@ -24,7 +24,7 @@ pub fn parse_tool_call(params: &[u8]) -> Result<ToolCall, Malformed> {
         return Err(Malformed::TooLarge(params.len()));
     }
     // a member named twice is refused: the tool's parser may take the other one
-    let value = registry_gateway::from_slice_unique(params)
+    let value = registry_core::strict_json::parse_strict(params)
         .map_err(|e| Malformed::Json { what: "params", detail: e.to_string() })?;
     let Value::Object(mut object) = value else {
         return Err(Malformed::Json { what: "params", detail: "not an object".into() });

@@ -5,7 +5,6 @@ mod config;
 mod gateway;
 mod name;
 mod principal;
-mod unique;
 mod verdict;
 
 pub use claims::{ClaimsMapping, MappingError};
@@ -15,5 +14,4 @@ pub use name::{AGENTCORE_SEPARATOR, TARGET_TAG, split_target};
 pub use principal::Caller;
 pub use registry_access::{DecisionPoint, DecisionRecord};
 pub use registry_guard::{Clock, DynamoSource, RuleSource, StoreSource};
-pub use unique::{from_slice_unique, from_str_unique};
 pub use verdict::{Denial, DenialKind, Verdict};
