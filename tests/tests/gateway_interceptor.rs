@@ -550,3 +550,160 @@ fn the_output_check_follows_the_guide() {
     assert_eq!(output_problem(&error), None);
     assert_eq!(error_code(&error), Some(-32600));
 }
+
+/// A hostile caller's events: each answered with a valid output document that passes
+/// nothing on, within a few seconds, neither the answer nor the decision line growing
+/// with what the caller sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn hostile_requests_are_refused_with_small_valid_documents() {
+    let table = seeded().await;
+    let lambda = interceptor(&table, &[]).await;
+    let support = token("u-20", &["support"], "s-hostile");
+    let with_headers = headers(Some(&support), None);
+    let event_of = |body: &Value| request_event(body, Some(&with_headers));
+    let long = "x".repeat(100_000);
+    let long_target = format!("{long}___issue_refund");
+    let mut events = Vec::new();
+    // ids of every JSON type, on a denial and on a malformed call
+    for id in [json!({"a": 1}), json!([1]), json!(true), json!(1e308), json!(-0.0), json!("")] {
+        events.push(event_of(&tools_call(id.clone(), "unknown___thing", refund(1.0))));
+        events.push(event_of(&rpc(id, "tools/call", Some(json!({"name": 5})))));
+    }
+    // tool names no tool has
+    for name in ["___", "a___", "___b", "nosep", "a\u{0}___b", long.as_str(), &long_target] {
+        events.push(event_of(&tools_call(json!(1), name, refund(1.0))));
+    }
+    // params missing, arguments an array, nested deep
+    events.push(event_of(&rpc(json!(2), "tools/call", None)));
+    events.push(event_of(&tools_call(json!(3), REFUND, json!([1, 2]))));
+    let mut deep = json!(1);
+    for _ in 0..200 {
+        deep = json!([deep]);
+    }
+    events.push(event_of(&tools_call(json!(4), REFUND, json!({"amount": deep}))));
+    // a version no gateway sends, at length
+    let mut version = event_of(&tools_call(json!(6), REFUND, refund(1.0)));
+    version["interceptorInputVersion"] = json!(long);
+    events.push(version);
+    for event in &events {
+        let started = std::time::Instant::now();
+        let output = call(&lambda, event).await;
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert!(
+            tool_error(&output).is_some() || error_code(&output).is_some(),
+            "passed on: {:.300}",
+            output.to_string()
+        );
+        let size = output.to_string().len();
+        assert!(size < 16_384, "an answer of {size} bytes");
+    }
+    for line in lambda.decision_lines(POINT) {
+        let size = line.to_string().len();
+        assert!(size < 16_384, "a decision line of {size} bytes");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_response_that_is_not_an_object_gets_a_valid_document_whatever_the_method() {
+    let table = seeded().await;
+    let lambda = interceptor(&table, &[]).await;
+    let support = token("u-21", &["support"], "s-odd-response");
+    let with_headers = headers(Some(&support), None);
+    for method in ["initialize", "tools/call", "tools/list"] {
+        for answer in [
+            json!("text"),
+            json!(42),
+            json!([1]),
+            json!(true),
+            json!({}),
+            json!({"statusCode": "200", "body": {"jsonrpc": "2.0", "id": 1, "result": {}}}),
+            json!({"statusCode": 99, "body": {"jsonrpc": "2.0", "id": 1, "result": {}}}),
+        ] {
+            let body = rpc(json!(1), method, None);
+            let mut event = response_event(&body, Some(&with_headers), &json!({}));
+            event["mcp"]["gatewayResponse"] = answer.clone();
+            call(&lambda, &event).await;
+        }
+    }
+}
+
+/// The same call a thousand times in one session: exactly the agent's two tool calls go
+/// through.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_budget_holds_over_a_thousand_repeats() {
+    let table = seeded().await;
+    let lambda = interceptor(&table, &[]).await;
+    let session = "s-repeat";
+    let bearer = token("u-22", &["support"], session);
+    let event = request_event(
+        &tools_call(json!(1), REFUND, refund(10.0)),
+        Some(&headers(Some(&bearer), None)),
+    );
+    let mut passed = 0;
+    for _ in 0..1_000 {
+        passed += usize::from(passed_on(&call(&lambda, &event).await, &event));
+    }
+    assert_eq!(passed, 2);
+}
+
+/// A DynamoDB endpoint that accepts connections and never answers: denied, in bounded
+/// time, with valid documents.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_table_that_never_answers_denies_in_bounded_time() {
+    let table = seeded().await;
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", silent.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let lambda =
+        interceptor(&table, &[("REGISTRY_DYNAMODB_ENDPOINT_URL", endpoint.as_str())]).await;
+    let support = token("u-23", &["support"], "s-silent");
+    let with_headers = headers(Some(&support), None);
+    let list = rpc(json!(2), "tools/list", None);
+    let answer = tools_list_answer(json!(2), &[REFUND, CONVERT], None);
+    for _ in 0..2 {
+        let started = std::time::Instant::now();
+        let event = request_event(&tools_call(json!(1), REFUND, refund(1.0)), Some(&with_headers));
+        assert!(tool_error(&call(&lambda, &event).await).is_some());
+        let output = call(&lambda, &response_event(&list, Some(&with_headers), &answer)).await;
+        let tools = &output["mcp"]["transformedGatewayResponse"]["body"]["result"]["tools"];
+        assert_eq!(tools, &json!([]), "{output}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    }
+}
+
+/// Claims typed wrongly for the context they are mapped to: denied, never a crash.
+#[tokio::test(flavor = "multi_thread")]
+async fn claims_typed_wrongly_are_denied() {
+    let table = seeded().await;
+    let claims = r#"{"user.userId": "sub", "user.roles": "groups", "agentId": "azp"}"#;
+    let env = [("REGISTRY_GATEWAY_CLAIMS", claims), ("REGISTRY_GATEWAY_AGENT", AGENT)];
+    let lambda = interceptor(&table, &env).await;
+    let iss = "https://idp.example.com";
+    let exp = now_s() + 600;
+    let roles: Vec<String> = (0..500).map(|i| format!("r{i}")).collect();
+    for (i, claims) in [
+        json!({"iss": iss, "exp": exp, "sub": "u-24", "groups": "support"}),
+        json!({"iss": iss, "exp": exp, "sub": 24, "groups": ["support"]}),
+        json!({"iss": iss, "exp": exp, "sub": "u-24", "groups": roles}),
+        json!({"iss": iss, "exp": exp, "sub": "u-24", "groups": [[["support"]]]}),
+        json!({"iss": iss, "exp": exp, "sub": "u-24", "groups": ["support"], "azp": 7}),
+        json!({"iss": iss, "exp": exp, "sub": "u-24", "groups": ["support"], "azp": "no such agent"}),
+        json!({"iss": iss, "exp": "soon", "sub": "u-24", "groups": ["support"]}),
+        json!({"iss": iss, "exp": 1e308, "nbf": -0.0, "sub": {"a": 1}, "groups": {"support": true}}),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let event = request_event(
+            &tools_call(json!(i), REFUND, refund(1.0)),
+            Some(&headers(Some(&foreign_jwt(claims)), Some("mcp-odd"))),
+        );
+        let output = call(&lambda, &event).await;
+        assert!(tool_error(&output).is_some(), "case {i}: {output}");
+    }
+}

@@ -123,14 +123,15 @@ impl<S: RuleSource> Interceptor<S> {
         let message = request.and_then(|r| request_message(r).ok());
         let method = message.as_ref().and_then(|m| m.method.as_deref());
         let id = message.as_ref().and_then(|m| m.id);
-        if method.is_some_and(|m| m != "tools/list") {
-            return pass();
-        }
-        let Some(response) = Members::of(raw) else {
-            let why = "gatewayResponse is not an object";
+        // passed back only as a response the gateway can answer with
+        let Some(response) = Members::of(raw).filter(has_status) else {
+            let why = "gatewayResponse is not an object with an HTTP statusCode";
             self.refuse(MALFORMED_EVENT, why.into());
             return made(rpc::error(id, rpc::INVALID_REQUEST, why));
         };
+        if method.is_some_and(|m| m != "tools/list") {
+            return pass();
+        }
         let body = match response.get("body") {
             Ok(Some(body)) => body,
             Ok(None) if method.is_none() => return pass(),
@@ -214,6 +215,12 @@ fn read(event: &RawValue) -> Result<InterceptorInput<'_>, String> {
         return Err(format!("interceptorInputVersion `{version}` is not {VERSION}"));
     }
     Ok(input)
+}
+
+/// Whether `response` has one `statusCode`, an HTTP status.
+fn has_status(response: &Members<'_>) -> bool {
+    matches!(response.get("statusCode"), Ok(Some(status))
+        if serde_json::from_str::<u16>(status.get()).is_ok_and(|s| (100..=599).contains(&s)))
 }
 
 /// The JSON-RPC message in `gatewayRequest`'s body.

@@ -44,6 +44,7 @@ impl<S: RuleSource> Interceptor<S> {
     /// Logs the refusal of an event before any decision: `reason` and `message`.
     fn refuse(&self, reason: &str, message: String) {
         let Stamp { id, time } = Stamp::at(now_ms());
+        let message = rpc::cut(&message).into_owned();
         (self.log)(DecisionRecord::refusal(POINT, id, time, reason, message));
     }
 }

@@ -23,7 +23,7 @@ pub const INTERNAL_ERROR: i32 = -32603;
 /// to the server (no `method`).
 #[derive(Debug, Deserialize)]
 pub struct Message<'a> {
-    /// Echoed in the answer (`null` when absent).
+    /// Echoed in the answer (`null` when absent, or not a string or a number).
     #[serde(borrow, default)]
     pub id: Option<&'a RawValue>,
     /// The method, e.g. `tools/call`.
@@ -90,6 +90,7 @@ impl<'a> CallParams<'a> {
 /// "text": text}]}}`: a tool's error result, which the client shows the model (and the
 /// session goes on).
 pub fn tool_error(id: Option<&RawValue>, text: &str) -> Box<RawValue> {
+    let text = &cut(text);
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct ToolError<'t> {
@@ -103,23 +104,34 @@ pub fn tool_error(id: Option<&RawValue>, text: &str) -> Box<RawValue> {
         text: &'t str,
     }
     let result = ToolError { is_error: true, content: [Content { kind: "text", text }] };
-    answer(&Answer {
-        jsonrpc: "2.0",
-        id: id.unwrap_or(RawValue::NULL),
-        result: Some(&result),
-        error: None,
-    })
+    answer(&Answer { jsonrpc: "2.0", id: echoed(id), result: Some(&result), error: None })
 }
 
 /// `{"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}`.
 pub fn error(id: Option<&RawValue>, code: i32, message: &str) -> Box<RawValue> {
-    let error = RpcError { code, message };
-    answer::<()>(&Answer {
-        jsonrpc: "2.0",
-        id: id.unwrap_or(RawValue::NULL),
-        result: None,
-        error: Some(error),
+    let error = RpcError { code, message: &cut(message) };
+    answer::<()>(&Answer { jsonrpc: "2.0", id: echoed(id), result: None, error: Some(error) })
+}
+
+/// Most characters of a message an answer or a decision line carries: what the caller
+/// sent (a name, a version, a parser's excerpt of a value) is repeated, at most this much.
+pub const MAX_TEXT_CHARS: usize = 1_024;
+
+/// `text`, cut after [`MAX_TEXT_CHARS`] characters (with `...` where it was cut).
+pub fn cut(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(MAX_TEXT_CHARS) {
+        Some((end, _)) => Cow::Owned(format!("{}...", &text[..end])),
+        None => Cow::Borrowed(text),
+    }
+}
+
+/// The id an answer repeats: the request's when JSON-RPC allows it (a string, a number
+/// or null), else null (an object, a list or a boolean is no id a client can match).
+fn echoed(id: Option<&RawValue>) -> &RawValue {
+    id.filter(|id| {
+        matches!(id.get().trim_start().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9' | b'n'))
     })
+    .unwrap_or(RawValue::NULL)
 }
 
 #[derive(Serialize)]
@@ -253,6 +265,21 @@ mod tests {
             serde_json::json!({"jsonrpc": "2.0", "id": "req-7", "result": {
                 "isError": true, "content": [{"type": "text", "text": "No."}]}})
         );
+        for (sent, echoed) in [
+            ("7", serde_json::json!(7)),
+            ("-0.0", serde_json::json!(-0.0)),
+            ("null", Value::Null),
+            (r#"{"a":1}"#, Value::Null),
+            ("[1]", Value::Null),
+            ("true", Value::Null),
+        ] {
+            let answer: Value =
+                serde_json::from_str(tool_error(Some(&raw(sent)), "No.").get()).unwrap();
+            assert_eq!(answer["id"], echoed, "{sent}");
+            let answer: Value =
+                serde_json::from_str(error(Some(&raw(sent)), INVALID_PARAMS, "bad").get()).unwrap();
+            assert_eq!(answer["id"], echoed, "{sent}");
+        }
         let error: Value = serde_json::from_str(error(None, INVALID_PARAMS, "bad").get()).unwrap();
         assert_eq!(
             error,
