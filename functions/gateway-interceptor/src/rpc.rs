@@ -126,10 +126,13 @@ pub fn cut(text: &str) -> Cow<'_, str> {
 }
 
 /// The id an answer repeats: the request's when JSON-RPC allows it (a string, a number
-/// or null), else null (an object, a list or a boolean is no id a client can match).
+/// or null) and a strict parser reads it, else null (an object, a list or a boolean is no
+/// id a client can match; a lone surrogate or a number beyond `f64`, no JSON the gateway
+/// reads).
 fn echoed(id: Option<&RawValue>) -> &RawValue {
     id.filter(|id| {
-        matches!(id.get().trim_start().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9' | b'n'))
+        let read = serde_json::from_str::<Value>(id.get());
+        matches!(read, Ok(Value::String(_) | Value::Number(_) | Value::Null))
     })
     .unwrap_or(RawValue::NULL)
 }
@@ -272,6 +275,8 @@ mod tests {
             (r#"{"a":1}"#, Value::Null),
             ("[1]", Value::Null),
             ("true", Value::Null),
+            (r#""\ud800""#, Value::Null),
+            ("1e400", Value::Null),
         ] {
             let answer: Value =
                 serde_json::from_str(tool_error(Some(&raw(sent)), "No.").get()).unwrap();

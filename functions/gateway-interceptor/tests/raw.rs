@@ -1,0 +1,157 @@
+//! Events as text no `serde_json::Value` can hold: members named twice at every level,
+//! lone surrogates, nesting past any parser's limit. Each gets an output document a
+//! strict parser reads (the gateway's), and a call in it is never passed on.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use gateway_interceptor::{Interceptor, POINT};
+use registry_core::{LifecycleStatus, ToolDefinition};
+use registry_gateway::{Gateway, GatewayConfig};
+use registry_guard::RuleSource;
+use registry_store::StoreError;
+use registry_token::{DEFAULT_AUDIENCE, KeyRing, TokenRequest};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+const ISSUER: &str = "http://registry.test";
+const NOW_MS: i64 = 1_795_608_000_000;
+
+/// The example tool as target `units`, in memory.
+struct Memory(ToolDefinition);
+
+impl RuleSource for Memory {
+    async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, StoreError> {
+        Ok((id == self.0.tool_id).then(|| self.0.clone()))
+    }
+
+    async fn tools_tagged(
+        &self,
+        key: &str,
+        value: &str,
+    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
+        let tagged = self.0.tags.as_ref().and_then(|t| t.get(key)).is_some_and(|v| v == value);
+        Ok(if tagged { vec![(self.0.tool_id.clone(), LifecycleStatus::Active)] } else { vec![] })
+    }
+}
+
+fn setup() -> (Interceptor<Memory>, String) {
+    let keys = KeyRing::generate(NOW_MS / 1000).unwrap();
+    let jwks = serde_json::to_string(&keys.jwks()).unwrap();
+    let config = GatewayConfig::from_vars(|name| match name {
+        "REGISTRY_TOKEN_ISSUER" => Some(ISSUER.to_owned()),
+        "REGISTRY_JWKS" => Some(jwks.clone()),
+        _ => None,
+    })
+    .unwrap();
+    let mut tool: Value =
+        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
+    tool["tags"][registry_gateway::TARGET_TAG] = json!("units");
+    let gateway = Gateway::new(config, Memory(serde_json::from_value(tool).unwrap()), POINT)
+        .with_clock(|| NOW_MS);
+    let token = keys
+        .issue(&TokenRequest {
+            issuer: ISSUER,
+            audience: DEFAULT_AUDIENCE,
+            user_id: Some("u-1"),
+            agent_id: "support-bot",
+            session_id: "s-1",
+            context_json: r#"{"user":{"userId":"u-1","roles":["staff"]}}"#,
+            now: NOW_MS / 1000,
+            ttl_seconds: 3_600,
+        })
+        .unwrap();
+    (Interceptor::new(gateway, |_| {}), token)
+}
+
+/// The REQUEST event around the client's `body` (JSON text), with the bearer `token`.
+fn event(token: &str, body: &str) -> String {
+    format!(
+        r#"{{"interceptorInputVersion":"1.0","mcp":{{"gatewayRequest":{{"path":"/mcp","httpMethod":"POST","headers":{{"Authorization":"Bearer {token}"}},"body":{body}}}}}}}"#
+    )
+}
+
+fn call(id: &str, params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#)
+}
+
+#[tokio::test]
+async fn raw_events_get_documents_a_strict_parser_reads() {
+    let (interceptor, token) = setup();
+    let ok = r#"{"name":"units___convert","arguments":{"value":5,"from":"km","to":"m"}}"#;
+    // the allowed call, as a control
+    let allowed =
+        interceptor.handle(&RawValue::from_string(event(&token, &call("1", ok))).unwrap()).await;
+    assert!(allowed.get().contains("transformedGatewayRequest"), "{}", allowed.get());
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let refused = [
+        // a member twice
+        event(
+            &token,
+            &call("1", r#"{"name":"units___convert","name":"units___convert","arguments":{}}"#),
+        ),
+        event(
+            &token,
+            &call(
+                "1",
+                r#"{"name":"units___convert","arguments":{"value":2e9,"value":5,"from":"km","to":"m"}}"#,
+            ),
+        ),
+        event(
+            &token,
+            &format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/call","params":{ok}}}"#
+            ),
+        ),
+        format!(
+            r#"{{"interceptorInputVersion":"1.0","interceptorInputVersion":"1.0","mcp":{{"gatewayRequest":{{"body":{}}}}}}}"#,
+            call("1", ok)
+        ),
+        // lone surrogates: in the id, the name, an argument, a key
+        event(&token, &call(r#""\ud800""#, r#"{"name":"units___conv\udc00ert"}"#)),
+        event(&token, &call(r#""\udfff""#, r#"{"name":"nope___x"}"#)),
+        event(
+            &token,
+            &call(
+                "1",
+                r#"{"name":"units___convert","arguments":{"value":5,"from":"\ud800","to":"m"}}"#,
+            ),
+        ),
+        event(&token, &call("1", r#"{"name":"units___convert","arguments":{"\ud800":1}}"#)),
+        // nesting past any limit: the id, the arguments, a header
+        event(&token, &call(&deep, r#"{"name":"nope___x"}"#)),
+        event(
+            &token,
+            &call("1", &format!(r#"{{"name":"units___convert","arguments":{{"value":{deep}}}}}"#)),
+        ),
+        format!(
+            r#"{{"interceptorInputVersion":"1.0","mcp":{{"gatewayRequest":{{"headers":{{"Authorization":"Bearer {token}","X":{deep}}},"body":{}}}}}}}"#,
+            call("1", ok)
+        ),
+        // numbers at the extremes
+        event(&token, &call("1e400", r#"{"name":"nope___x"}"#)),
+        event(
+            &token,
+            &call(
+                "1",
+                r#"{"name":"units___convert","arguments":{"value":1e400,"from":"km","to":"m"}}"#,
+            ),
+        ),
+        event(
+            &token,
+            &call(
+                "1",
+                r#"{"name":"units___convert","arguments":{"value":"NaN","from":"km","to":"m"}}"#,
+            ),
+        ),
+    ];
+    for (i, text) in refused.iter().enumerate() {
+        let output = interceptor.handle(&RawValue::from_string(text.clone()).unwrap()).await;
+        let read: Result<Value, _> = serde_json::from_str(output.get());
+        let Ok(read) = read else {
+            panic!("case {i}: not JSON a strict parser reads: {:.400}", output.get())
+        };
+        assert_eq!(read["interceptorOutputVersion"], "1.0", "case {i}");
+        assert!(read["mcp"].get("transformedGatewayRequest").is_none(), "case {i}: passed on");
+        let id = &read["mcp"]["transformedGatewayResponse"]["body"]["id"];
+        assert!(id.is_string() || id.is_number() || id.is_null(), "case {i}: {id}");
+    }
+}
