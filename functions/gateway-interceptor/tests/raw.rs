@@ -155,3 +155,28 @@ async fn raw_events_get_documents_a_strict_parser_reads() {
         assert!(id.is_string() || id.is_number() || id.is_null(), "case {i}: {id}");
     }
 }
+
+#[tokio::test]
+async fn a_huge_tool_list_is_filtered_in_bounded_time() {
+    let (interceptor, token) = setup();
+    let description = "d".repeat(500);
+    let mut tools: Vec<Value> = (0..10_000)
+        .map(|i| json!({"name": format!("t{i}___x"), "description": description}))
+        .collect();
+    tools.insert(5_000, json!({"name": "units___convert", "description": "kept"}));
+    let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools, "nextCursor": "c"}});
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let text = format!(
+        r#"{{"interceptorInputVersion":"1.0","mcp":{{"gatewayRequest":{{"headers":{{"Authorization":"Bearer {token}"}},"body":{request}}},"gatewayResponse":{{"statusCode":200,"body":{answer}}}}}}}"#
+    );
+    assert!(text.len() > 5_000_000, "{}", text.len());
+    let started = std::time::Instant::now();
+    let output = interceptor.handle(&RawValue::from_string(text).unwrap()).await;
+    let elapsed = started.elapsed();
+    let read: Value = serde_json::from_str(output.get()).unwrap();
+    assert_eq!(
+        read["mcp"]["transformedGatewayResponse"]["body"]["result"],
+        json!({"tools": [{"name": "units___convert", "description": "kept"}], "nextCursor": "c"})
+    );
+    assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+}
