@@ -457,3 +457,33 @@ async fn tokens_that_are_not_the_registrys_are_denied_with_or_without_a_mapping(
         }
     }
 }
+
+#[tokio::test]
+async fn numbers_at_the_extremes_meet_the_rule_as_numbers() {
+    let s = setup(None).await;
+    for (i, (value, denied)) in [
+        ("18446744073709551615", true),
+        ("9223372036854775807", true),
+        ("9223372036854775808", true),
+        ("-9223372036854775808", true),
+        ("1e308", true),
+        ("-1e308", true),
+        ("-0.0", false),
+        ("0", false),
+        ("1000000000", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // a session of its own: the budget is not what decides
+        let bearer = token(&s.ring, &["staff"], &format!("s-num-{i}"));
+        let arguments: Value =
+            serde_json::from_str(&format!(r#"{{"value":{value},"from":"km","to":"m"}}"#)).unwrap();
+        let verdict = call(&s, Caller::Bearer(&bearer), "convert", arguments).await;
+        let rule = match &verdict {
+            Verdict::Deny(d) => d.rule_id.as_deref(),
+            Verdict::Allow => None,
+        };
+        assert_eq!(rule == Some("no-huge-values"), denied, "{value}: {verdict:?}");
+    }
+}
