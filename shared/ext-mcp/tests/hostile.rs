@@ -475,3 +475,37 @@ async fn a_request_that_never_finishes_is_answered_in_bounded_time() {
     assert!(answered.is_ok(), "no answer in {:?}", started.elapsed());
     assert!(started.elapsed() < registry_ext_mcp::CALL_TIMEOUT + Duration::from_secs(5));
 }
+
+#[tokio::test]
+async fn idle_connections_and_many_streams_do_not_stop_the_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = example(dir.path()).await;
+    let gateway = Gateway::new(config(), StoreSource::new(store), DecisionPoint::ExtMcp);
+    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(registry_ext_mcp::serve(listener, gateways, std::future::pending()));
+    // clients that connect and never send
+    let mut idle = Vec::new();
+    for _ in 0..200 {
+        idle.push(tokio::net::TcpStream::connect(address).await.unwrap());
+    }
+    // 500 streams at once on one connection, and answers on another
+    let client = ExtMcpClient::connect(format!("http://{address}")).await.unwrap();
+    let calls = (0..500).map(|i| {
+        let mut client = client.clone();
+        tokio::spawn(async move {
+            let request = McpRequest { method: format!("ping-{i}"), ..Default::default() };
+            client.check_request(request).await.map(|r| r.into_inner().result)
+        })
+    });
+    let started = Instant::now();
+    for call in calls {
+        let answer = call.await.unwrap().unwrap();
+        assert!(matches!(answer, Some(mcp_request_result::Result::Pass(_))), "{answer:?}");
+    }
+    let mut other = ExtMcpClient::connect(format!("http://{address}")).await.unwrap();
+    assert_eq!(code(&mut other, convert("after-idle")).await, None);
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    drop(idle);
+}
