@@ -487,3 +487,26 @@ async fn numbers_at_the_extremes_meet_the_rule_as_numbers() {
         assert_eq!(rule == Some("no-huge-values"), denied, "{value}: {verdict:?}");
     }
 }
+
+#[tokio::test]
+async fn a_token_counts_in_its_own_session_whatever_the_session_header_says() {
+    let s = setup(None).await;
+    let spent = token(&s.ring, &["staff"], "s-spent");
+    let ok = args(json!({"value": 3.0, "from": "km", "to": "m"}));
+    for header in ["s-fresh-1", "s-fresh-2", "s-fresh-3"] {
+        let call = Call {
+            caller: Caller::Bearer(&spent),
+            target: "units",
+            tool: "convert",
+            arguments: &ok,
+            session_id: Some(header),
+        };
+        let verdict = s.gateway.call(call).await;
+        if header == "s-fresh-3" {
+            assert_eq!(kind(&verdict), Some(DenialKind::Exhausted), "a header reset the budget");
+        } else {
+            assert_eq!(verdict, Verdict::Allow);
+        }
+        assert_eq!(last(&s)["sessionId"], "s-spent");
+    }
+}
