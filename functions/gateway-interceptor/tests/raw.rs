@@ -180,3 +180,29 @@ async fn a_huge_tool_list_is_filtered_in_bounded_time() {
     );
     assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
 }
+
+#[tokio::test]
+async fn a_header_given_twice_with_different_values_denies() {
+    let (interceptor, token) = setup();
+    let body =
+        call("1", r#"{"name":"units___convert","arguments":{"value":5,"from":"km","to":"m"}}"#);
+    let with = |headers: &str| {
+        let text = format!(
+            r#"{{"interceptorInputVersion":"1.0","mcp":{{"gatewayRequest":{{"headers":{{{headers}}},"body":{body}}}}}}}"#
+        );
+        RawValue::from_string(text).unwrap()
+    };
+    let same = format!(r#""Authorization":"Bearer {token}","authorization":"Bearer {token}""#);
+    let output = interceptor.handle(&with(&same)).await;
+    assert!(output.get().contains("transformedGatewayRequest"), "{}", output.get());
+    for headers in [
+        format!(r#""Authorization":"Bearer {token}","AUTHORIZATION":"Bearer other""#),
+        format!(r#""Authoriz\u0061tion":"Bearer other","Authorization":"Bearer {token}""#),
+        format!(r#""Authorization":"Bearer {token}","Mcp-Session-Id":"a","mcp-session-id":"b""#),
+        format!(r#""Authorization":["Bearer {token}"]"#),
+    ] {
+        let output = interceptor.handle(&with(&headers)).await;
+        let read: Value = serde_json::from_str(output.get()).unwrap();
+        assert!(read["mcp"].get("transformedGatewayRequest").is_none(), "{headers}: passed on");
+    }
+}
