@@ -601,6 +601,11 @@ async fn hostile_requests_are_refused_with_small_valid_documents() {
         let size = line.to_string().len();
         assert!(size < 16_384, "a decision line of {size} bytes");
     }
+    // none of them counted: the session still has its two calls
+    let event = event_of(&tools_call(json!(7), REFUND, refund(1.0)));
+    assert!(passed_on(&call(&lambda, &event).await, &event));
+    assert!(passed_on(&call(&lambda, &event).await, &event));
+    assert!(tool_error(&call(&lambda, &event).await).is_some());
 }
 
 #[tokio::test(flavor = "multi_thread")]
