@@ -9,6 +9,7 @@
 //! - `in` compares each element of a list as `==` does; `has()` looks a key up in a map.
 
 use crate::context::value::Value;
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 /// Why the compiled form gives no value.
@@ -22,58 +23,84 @@ pub(crate) enum Fail {
 
 pub(crate) type Res<T> = Result<T, Fail>;
 
-fn scalar(v: &Value<'_>) -> bool {
-    matches!(
-        v,
-        Value::Null
-            | Value::Bool(_)
-            | Value::Int(_)
-            | Value::UInt(_)
-            | Value::Double(_)
-            | Value::Str(_)
-    )
+/// A value as the operators read it (a copy of a scalar, or a borrow).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum View<'a> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    Str(&'a str),
+    List(&'a [Value<'a>]),
+    Map(&'a [(Cow<'a, str>, Value<'a>)]),
+    Time,
 }
 
-fn number(v: &Value<'_>) -> bool {
-    matches!(v, Value::Int(_) | Value::UInt(_) | Value::Double(_))
+impl<'a> View<'a> {
+    /// The view of `value`.
+    #[inline(always)]
+    pub(crate) fn of(value: &'a Value<'a>) -> Self {
+        match value {
+            Value::Null => View::Null,
+            Value::Bool(b) => View::Bool(*b),
+            Value::Int(i) => View::Int(*i),
+            Value::UInt(u) => View::UInt(*u),
+            Value::Double(d) => View::Double(*d),
+            Value::Str(s) => View::Str(s),
+            Value::List(items) => View::List(items),
+            Value::Map(entries) => View::Map(entries),
+            Value::Time(_) => View::Time,
+        }
+    }
+
+    fn scalar(self) -> bool {
+        !matches!(self, View::List(_) | View::Map(_) | View::Time)
+    }
+
+    fn number(self) -> bool {
+        matches!(self, View::Int(_) | View::UInt(_) | View::Double(_))
+    }
 }
 
 /// `a == b`.
-pub(crate) fn equals(a: &Value<'_>, b: &Value<'_>) -> Res<bool> {
+#[inline(always)]
+pub(crate) fn equals(a: View<'_>, b: View<'_>) -> Res<bool> {
     Ok(match (a, b) {
-        (Value::Str(a), Value::Str(b)) => a == b,
-        (Value::Bool(a), Value::Bool(b)) => a == b,
-        (Value::Null, Value::Null) => true,
-        (Value::Int(a), Value::Int(b)) => a == b,
-        (Value::UInt(a), Value::UInt(b)) => a == b,
-        (Value::Double(a), Value::Double(b)) => a.partial_cmp(b) == Some(Ordering::Equal),
-        (a, b) if number(a) && number(b) => return Err(Fail::Unknown),
-        (a, b) if scalar(a) && scalar(b) => false,
+        (View::Str(a), View::Str(b)) => a == b,
+        (View::Bool(a), View::Bool(b)) => a == b,
+        (View::Null, View::Null) => true,
+        (View::Int(a), View::Int(b)) => a == b,
+        (View::UInt(a), View::UInt(b)) => a == b,
+        (View::Double(a), View::Double(b)) => a.partial_cmp(&b) == Some(Ordering::Equal),
+        (a, b) if a.number() && b.number() => return Err(Fail::Unknown),
+        (a, b) if a.scalar() && b.scalar() => false,
         _ => return Err(Fail::Unknown),
     })
 }
 
 /// How `a` orders against `b`.
-pub(crate) fn compare(a: &Value<'_>, b: &Value<'_>) -> Res<Ordering> {
+#[inline(always)]
+pub(crate) fn compare(a: View<'_>, b: View<'_>) -> Res<Ordering> {
     match (a, b) {
-        (Value::Str(a), Value::Str(b)) => Ok(a.as_ref().cmp(b.as_ref())),
-        (Value::Bool(a), Value::Bool(b)) => Ok(a.cmp(b)),
-        (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
-        (Value::UInt(a), Value::UInt(b)) => Ok(a.cmp(b)),
-        (Value::Double(a), Value::Double(b)) => a.partial_cmp(b).ok_or(Fail::Error),
-        (a, b) if number(a) && number(b) => Err(Fail::Unknown),
-        (a, b) if scalar(a) && scalar(b) => Err(Fail::Error),
+        (View::Str(a), View::Str(b)) => Ok(a.cmp(b)),
+        (View::Bool(a), View::Bool(b)) => Ok(a.cmp(&b)),
+        (View::Int(a), View::Int(b)) => Ok(a.cmp(&b)),
+        (View::UInt(a), View::UInt(b)) => Ok(a.cmp(&b)),
+        (View::Double(a), View::Double(b)) => a.partial_cmp(&b).ok_or(Fail::Error),
+        (a, b) if a.number() && b.number() => Err(Fail::Unknown),
+        (a, b) if a.scalar() && b.scalar() => Err(Fail::Error),
         _ => Err(Fail::Unknown),
     }
 }
 
 /// `item in list`.
-pub(crate) fn within(item: &Value<'_>, list: &Value<'_>) -> Res<bool> {
-    let Value::List(items) = list else {
+pub(crate) fn within(item: View<'_>, list: View<'_>) -> Res<bool> {
+    let View::List(items) = list else {
         return Err(Fail::Unknown);
     };
     for element in items {
-        if equals(element, item)? {
+        if equals(View::of(element), item)? {
             return Ok(true);
         }
     }
@@ -81,31 +108,31 @@ pub(crate) fn within(item: &Value<'_>, list: &Value<'_>) -> Res<bool> {
 }
 
 /// `has(map.field)`.
-pub(crate) fn has(map: &Value<'_>, field: &str) -> Res<bool> {
+pub(crate) fn has(map: View<'_>, field: &str) -> Res<bool> {
     match map {
-        Value::Map(entries) => Ok(entries.iter().any(|(key, _)| key == field)),
+        View::Map(entries) => Ok(entries.iter().any(|(key, _)| key == field)),
         _ => Err(Fail::Unknown),
     }
 }
 
 /// `map[key]`.
-pub(crate) fn index<'m, 'v>(map: &'m Value<'v>, key: &Value<'_>) -> Res<&'m Value<'v>> {
+pub(crate) fn index<'m, 'v>(map: &'m Value<'v>, key: View<'_>) -> Res<&'m Value<'v>> {
     match (map, key) {
-        (Value::Map(_), Value::Str(key)) => map.get(key).ok_or(Fail::Error),
+        (Value::Map(_), View::Str(key)) => map.get(key).ok_or(Fail::Error),
         _ => Err(Fail::Unknown),
     }
 }
 
 /// `size(value)` and, for a string, the bytes it scans; an error for a value without a
 /// size.
-pub(crate) fn size(value: &Value<'_>) -> Res<(i64, Option<usize>)> {
+pub(crate) fn size(value: View<'_>) -> Res<(i64, Option<usize>)> {
     let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     match value {
-        Value::Str(s) => Ok((count(s.chars().count()), Some(s.len()))),
-        Value::List(items) => Ok((count(items.len()), None)),
-        Value::Map(entries) => Ok((count(entries.len()), None)),
-        v if scalar(v) => Err(Fail::Error),
-        _ => Err(Fail::Unknown),
+        View::Str(s) => Ok((count(s.chars().count()), Some(s.len()))),
+        View::List(items) => Ok((count(items.len()), None)),
+        View::Map(entries) => Ok((count(entries.len()), None)),
+        View::Time => Err(Fail::Unknown),
+        _ => Err(Fail::Error),
     }
 }
 

@@ -2,7 +2,7 @@
 //! interpreter does and takes the steps its charged twin takes (docs/limits.md), so
 //! that what it answers, and the budget left after it, are the interpreter's.
 
-use crate::compiled::ops::{self, Fail, Order, Res, Scan};
+use crate::compiled::ops::{self, Fail, Order, Res, Scan, View};
 use crate::compiled::source::{Path, Source, Val};
 use crate::context::value::Value;
 use crate::evaluate::charged::scan_steps;
@@ -59,6 +59,7 @@ pub(crate) fn run(root: &Node, source: &dyn Source, steps: &mut u64) -> Option<b
 
 impl<'s> Eval<'s> {
     /// Takes `steps` from the budget; a budget run out is the interpreter's to report.
+    #[inline(always)]
     fn charge(&mut self, steps: u64) -> Res<()> {
         self.steps = self.steps.checked_sub(steps).ok_or(Fail::Unknown)?;
         Ok(())
@@ -79,17 +80,17 @@ impl<'s> Eval<'s> {
             }
             Node::Eq(pair, negated) => {
                 let (a, b) = self.pair(pair, local)?;
-                Ok(ops::equals(&a, &b)? != *negated)
+                Ok(ops::equals(a.view(), b.view())? != *negated)
             }
             Node::Cmp(pair, order) => {
                 let (a, b) = self.pair(pair, local)?;
-                Ok(order.holds(ops::compare(&a, &b)?))
+                Ok(order.holds(ops::compare(a.view(), b.view())?))
             }
             Node::In(pair) => {
                 let (item, list) = self.pair(pair, local)?;
-                ops::within(&item, &list)
+                ops::within(item.view(), list.view())
             }
-            Node::Has(operand, field) => ops::has(&*self.value(operand, local)?, field),
+            Node::Has(operand, field) => ops::has(self.value(operand, local)?.view(), field),
             Node::Scan(pair, scan, needle_first) => {
                 let (haystack, needle) = if *needle_first {
                     let needle = self.value(&pair[1], local)?;
@@ -97,7 +98,8 @@ impl<'s> Eval<'s> {
                 } else {
                     self.pair(pair, local)?
                 };
-                let (Value::Str(haystack), Value::Str(needle)) = (&*haystack, &*needle) else {
+                let (View::Str(haystack), View::Str(needle)) = (haystack.view(), needle.view())
+                else {
                     return Err(Fail::Error);
                 };
                 self.charge(scan_steps(haystack.len() + needle.len()))?;
@@ -106,8 +108,10 @@ impl<'s> Eval<'s> {
             Node::Loop { range, weight, every, pred } => {
                 self.comprehension(range, *weight, *every, pred, local)
             }
-            other => match &*self.value(other, local)? {
-                Value::Bool(b) => Ok(*b),
+            other => match self.value(other, local)? {
+                Val::Bool(b) => Ok(b),
+                Val::Ref(Value::Bool(b)) => Ok(*b),
+                Val::Own(v) if matches!(*v, Value::Bool(_)) => Ok(*v == Value::Bool(true)),
                 _ => Err(Fail::Error),
             },
         }
@@ -153,7 +157,7 @@ impl<'s> Eval<'s> {
         's: 't,
     {
         let range = self.value(range, local)?;
-        let Value::List(items) = &*range else {
+        let View::List(items) = range.view() else {
             return Err(Fail::Unknown);
         };
         self.charge((items.len() as u64).saturating_mul(weight).max(1))?;
@@ -177,6 +181,7 @@ impl<'s> Eval<'s> {
     }
 
     /// Both operands, left first; the left one's error is the result.
+    #[inline(always)]
     fn pair<'t>(
         &mut self,
         pair: &'t [Node; 2],
@@ -204,19 +209,21 @@ impl<'s> Eval<'s> {
             }
             Node::Index(pair) => {
                 let (map, key) = self.pair(pair, local)?;
+                let key = key.view();
                 match map {
-                    Val::Ref(map) => ops::index(map, &key).map(Val::Ref),
-                    Val::Own(map) => ops::index(&map, &key).map(|v| Val::Own(v.clone())),
+                    Val::Ref(map) => ops::index(map, key).map(Val::Ref),
+                    Val::Own(map) => ops::index(&map, key).map(|v| Val::Own(Box::new(v.clone()))),
+                    Val::Bool(_) | Val::Int(_) => Err(Fail::Unknown),
                 }
             }
             Node::Size(x) => {
-                let (n, scanned) = ops::size(&*self.value(x, local)?)?;
+                let (n, scanned) = ops::size(self.value(x, local)?.view())?;
                 if let Some(bytes) = scanned {
                     self.charge(scan_steps(bytes))?;
                 }
-                Ok(Val::Own(Value::Int(n)))
+                Ok(Val::Int(n))
             }
-            other => Ok(Val::Own(Value::Bool(self.boolean(other, local)?))),
+            other => Ok(Val::Bool(self.boolean(other, local)?)),
         }
     }
 }

@@ -4,6 +4,7 @@
 //! the context's own values, borrowed in place.
 
 use crate::call::prepared::WithCall;
+use crate::compiled::ops::View;
 use crate::context::prepared::{PreparedContext, Root, SLOTS};
 use crate::context::value::Value;
 
@@ -62,19 +63,23 @@ impl Path {
 }
 
 /// A value the compiled form works on: borrowed from the context or the program, or
-/// made.
+/// made (kept small: it is returned up every node).
 pub(crate) enum Val<'v> {
     Ref(&'v Value<'v>),
-    Own(Value<'v>),
+    Bool(bool),
+    Int(i64),
+    Own(Box<Value<'v>>),
 }
 
-impl<'v> std::ops::Deref for Val<'v> {
-    type Target = Value<'v>;
-
-    fn deref(&self) -> &Value<'v> {
+impl Val<'_> {
+    /// The value as the operators read it.
+    #[inline(always)]
+    pub(crate) fn view(&self) -> View<'_> {
         match self {
-            Val::Ref(v) => v,
-            Val::Own(v) => v,
+            Val::Ref(v) => View::of(v),
+            Val::Own(v) => View::of(v),
+            Val::Bool(b) => View::Bool(*b),
+            Val::Int(i) => View::Int(*i),
         }
     }
 }
@@ -105,8 +110,8 @@ impl Source for PreparedContext<'_> {
 impl Source for WithCall<'_> {
     fn get(&self, path: &Path) -> Option<Val<'_>> {
         match path {
-            Path::Call(rest) => self.call.at(rest).map(Val::Own),
-            Path::SessionCalls => Some(Val::Own(Value::Int(self.session.calls_int()))),
+            Path::Call(rest) => self.call.at(rest).map(|v| Val::Own(Box::new(v))),
+            Path::SessionCalls => Some(Val::Int(self.session.calls_int())),
             other => self.ctx.get(other),
         }
     }

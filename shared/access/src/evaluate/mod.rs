@@ -271,9 +271,11 @@ impl RuleSet {
         engine: Engine,
     ) -> (Decision, Vec<RuleOutcome>, usize) {
         let mut outcomes = Vec::with_capacity(self.rules.len());
-        let (decision, compiled) = match call {
-            Some((call, session)) => self.call_on(ctx, call, session, Some(&mut outcomes), engine),
-            None => self.walk(ctx, ctx, Some(&mut outcomes), engine),
+        let mut compiled = 0;
+        let counted = (engine, &mut compiled);
+        let decision = match call {
+            Some((call, session)) => self.call_on(ctx, call, session, Some(&mut outcomes), counted),
+            None => self.walk(ctx, ctx, Some(&mut outcomes), counted),
         };
         (decision, outcomes, compiled)
     }
@@ -285,7 +287,7 @@ impl RuleSet {
         session: SessionView<'_>,
         outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
-        self.call_on(ctx, call, session, outcomes, Engine::Compiled).0
+        self.call_on(ctx, call, session, outcomes, (Engine::Compiled, &mut 0))
     }
 
     fn call_on(
@@ -294,8 +296,8 @@ impl RuleSet {
         call: &ToolCall<'_>,
         session: SessionView<'_>,
         outcomes: Option<&mut Vec<RuleOutcome>>,
-        engine: Engine,
-    ) -> (Decision, usize) {
+        engine: (Engine, &mut usize),
+    ) -> Decision {
         let empty = CallSchema::new();
         let schema = self.schema.as_deref().unwrap_or(&empty);
         let keys = SessionKeys { functions: &self.functions, totals: &self.totals };
@@ -308,21 +310,22 @@ impl RuleSet {
         ctx: &PreparedContext<'_>,
         outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
-        self.walk(ctx, ctx, outcomes, Engine::Compiled).0
+        self.walk(ctx, ctx, outcomes, (Engine::Compiled, &mut 0))
     }
 
     /// The rules in evaluation order until the enforced ones decide: the enforced rules
     /// decide; log-only rules reached on the way are evaluated and reported, and the
     /// decision they would have made with all rules enforced is kept when it differs.
+    /// `engine` says which evaluator answers, and counts what the compiled form answered.
     fn walk(
         &self,
         resolver: &dyn VariableResolver,
         source: &dyn Source,
         mut outcomes: Option<&mut Vec<RuleOutcome>>,
-        engine: Engine,
-    ) -> (Decision, usize) {
+        (engine, compiled): (Engine, &mut usize),
+    ) -> Decision {
         if self.rules.is_empty() {
-            return (Decision::new(Effect::Allow, ReasonCode::NoRules), 0);
+            return Decision::new(Effect::Allow, ReasonCode::NoRules);
         }
         let mut run = Run::new(resolver, source, engine);
         let mut errors = Vec::new();
@@ -399,6 +402,7 @@ impl RuleSet {
             }
             out.log_only = log_only;
         }
-        (out, run.compiled)
+        *compiled = run.compiled;
+        out
     }
 }
