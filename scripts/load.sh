@@ -6,7 +6,11 @@
 # route for a bounded time, and prints each route's throughput and p99 as a ratio of
 # /healthz's, measured in the same run, and the server's CPU time per request (user +
 # system, from /proc; wrk's own share of the two cores is the rest), for resolve also per
-# tool it grants (the figure to write down per release). Stops the server.
+# tool it grants (the figure to write down per release). In the same run, `serve
+# --ext-mcp` answers agentgateway's ExtMCP gRPC: the load client of registry-ext-mcp
+# (examples/load.rs) sends CONNECTIONS concurrent `CheckRequest`s (tools/call of a seeded
+# tool, each caller with its own session's principal token) and prints checks/s and p99
+# against the goal (>= 20,000 checks/s, p99 <= 5 ms). Stops the server.
 #   scripts/load.sh [SECONDS_PER_ROUTE (default 10)] [CONNECTIONS (default 32)]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,13 +22,18 @@ if ! command -v wrk >/dev/null; then
   apt-get install -y -qq wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 fi
 cargo build --release -q -p agent-registry
+cargo build --release -q -p registry-ext-mcp --example load
 BIN="${CARGO_TARGET_DIR:-target}/release/agent-registry"
+GRPC_LOAD="${CARGO_TARGET_DIR:-target}/release/examples/load"
 
 DATA="$(mktemp -d)"
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PORT="$(free_port)"
+GRPC_PORT="$(free_port)"
 export LOAD_TOKEN="load-test-$(date +%s)"
 REGISTRY_ADMIN_TOKEN="$LOAD_TOKEN" RUST_LOG=warn \
-  "$BIN" serve --listen "127.0.0.1:$PORT" --data-dir "$DATA" --no-example >"$DATA/serve.log" 2>&1 &
+  "$BIN" serve --listen "127.0.0.1:$PORT" --ext-mcp "127.0.0.1:$GRPC_PORT" --data-dir "$DATA" \
+  --no-example >"$DATA/serve.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 100); do
@@ -62,10 +71,24 @@ run "GET /healthz" get.lua "$BASE/healthz"
 run "GET /agents/{id}" get.lua "$BASE/agents/load-agent-07"
 run "GET /tools?limit=25" get.lua "$BASE/tools?limit=25"
 run "POST /agents/{id}/resolve" resolve.lua "$BASE/agents/load-agent-07/resolve"
+# ExtMCP CheckRequest: one principal token per caller, each in its own session.
+for i in $(seq 1 "$CONNECTIONS"); do
+  curl -sf -X POST -H "Authorization: Bearer $LOAD_TOKEN" -H "Content-Type: application/json" \
+    --data-binary @scripts/load/resolve-body.json "$BASE/agents/load-agent-07/resolve?sessionId=load-ext-mcp-$i" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["inlineAgent"]["inlineSessionState"]["sessionAttributes"]["registryPrincipal"])'
+done >"$DATA/principals.txt"
+echo
+echo "### ExtMCP CheckRequest (gRPC)"
+before="$(cpu_ticks)"
+GRPC_OUT="$("$GRPC_LOAD" --addr "127.0.0.1:$GRPC_PORT" --tokens "$DATA/principals.txt" \
+  --target load-tool-035 --tool run --arguments '{"query": "weather", "limit": 5}' \
+  --concurrency "$CONNECTIONS" --connections 4 --seconds "$DURATION")"
+after="$(cpu_ticks)"
+echo "$GRPC_OUT"
 # The console's pages on the same seeded registry: server time per page (goal <= 50 ms).
 python3 scripts/load/console.py "$BASE" "$LOAD_TOKEN" 50
 
-python3 - "$RESULTS" "$GRANTED" <<'PY'
+python3 - "$RESULTS" "$GRANTED" "$GRPC_OUT" "$((after - before))" "$TICKS" <<'PY'
 import sys
 def ms(t):
     return float(t[:-2]) if t.endswith("ms") else float(t[:-2]) / 1000 if t.endswith("us") else float(t[:-1]) * 1000
@@ -88,4 +111,10 @@ for name, rps, p99, cpu in rows:
     if name == "POST /agents/{id}/resolve" and granted:
         resolve_cpu = float(cpu) / granted
 print(f"resolve server CPU per granted tool: {resolve_cpu:.1f} us ({granted} tools granted; write it down per release)")
+grpc = sys.argv[3].split("\t")
+checks, per_s, p99 = int(grpc[1]), float(grpc[3]), float(grpc[7])
+cpu = int(sys.argv[4]) / int(sys.argv[5]) / checks * 1e6
+ok = per_s >= 20_000 and p99 <= 5.0
+print(f"ExtMCP CheckRequest\t{per_s:,.0f} checks/s\tp99 {p99:.2f} ms\t{per_s / base_rps:.0%} of /healthz req/s\t{cpu:.1f} us server CPU/check\t"
+      f">= 20,000 checks/s, p99 <= 5 ms {'met' if ok else 'NOT met'}")
 PY

@@ -20,6 +20,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the registry HTTP API.
     Serve(ServeArgs),
+    /// Answer agentgateway's ExtMCP calls (gRPC): decide `tools/call`, filter `tools/list`.
+    ExtMcp(ExtMcpArgs),
     /// Manage agent definitions on a running registry.
     Agents {
         /// The operation.
@@ -199,34 +201,22 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080", env = names::LISTEN)]
     pub listen: SocketAddr,
-    /// Directory for the database and the token file (created on first run).
-    #[arg(long, default_value = ".agent-registry", env = names::DATA_DIR)]
-    pub data_dir: PathBuf,
+    /// Where the registry's definitions and keys are.
+    #[command(flatten)]
+    pub store: StoreArgs,
     /// Do not load the example weather agent and tools on first run.
     #[arg(long)]
     pub no_example: bool,
-    /// Where decision records go: `stdout` (one JSON line each) or `off`.
-    #[arg(long, value_enum, default_value = "stdout", env = names::DECISION_LOG)]
-    pub decision_log: DecisionLogTarget,
-    /// Keep argument values and context fields in decision records (off by default:
-    /// they may be personal data).
-    #[arg(long)]
-    pub decision_log_values: bool,
+    /// Where decision records go.
+    #[command(flatten)]
+    pub decisions: DecisionLogArgs,
     /// How long the principal token issued at resolution stays valid, in seconds.
     #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(i64).range(60..=86_400))]
     pub context_ttl: i64,
-    /// Storage backend.
-    #[arg(long, value_enum, default_value = "embedded")]
-    pub store: StoreKind,
-    /// DynamoDB table name (with `--store dynamodb`).
-    #[arg(long, env = names::TABLE)]
-    pub table: Option<String>,
-    /// DynamoDB endpoint URL, e.g. a local DynamoDB-API server.
-    #[arg(long, env = names::DYNAMODB_ENDPOINT_URL)]
-    pub endpoint_url: Option<String>,
-    /// Create the DynamoDB table if it does not exist.
-    #[arg(long)]
-    pub create_table: bool,
+    /// Also answer agentgateway's ExtMCP gRPC calls on this address, in this process
+    /// (as `ext-mcp` does; docs/gateways.md).
+    #[arg(long, env = names::EXT_MCP_LISTEN)]
+    pub ext_mcp: Option<SocketAddr>,
     /// Lambda API endpoint for verify (and test-invoke unless the next option is
     /// given), e.g. a local AWS-API server (default: AWS's).
     #[arg(long, env = names::LAMBDA_ENDPOINT_URL)]
@@ -259,6 +249,52 @@ pub struct ServeArgs {
     /// `{"agentId": ..., "context": {...}}` (unset: anonymous discovery is off).
     #[arg(long, env = names::DISCOVERY_ANONYMOUS)]
     pub discovery_anonymous: Option<String>,
+}
+
+/// Options of `ext-mcp`.
+#[derive(Debug, Args)]
+pub struct ExtMcpArgs {
+    /// Address the gRPC server listens on (HTTP/2 without TLS).
+    #[arg(long, default_value = "127.0.0.1:9091", env = names::EXT_MCP_LISTEN)]
+    pub listen: SocketAddr,
+    /// Where the registry's definitions and keys are (those `serve` uses).
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Where decision records go.
+    #[command(flatten)]
+    pub decisions: DecisionLogArgs,
+}
+
+/// Where the registry's data is: `serve`'s and `ext-mcp`'s store options.
+#[derive(Debug, Clone, Args)]
+pub struct StoreArgs {
+    /// Directory for the database and the token file (created on first run).
+    #[arg(long, default_value = ".agent-registry", env = names::DATA_DIR)]
+    pub data_dir: PathBuf,
+    /// Storage backend.
+    #[arg(long, value_enum, default_value = "embedded")]
+    pub store: StoreKind,
+    /// DynamoDB table name (with `--store dynamodb`).
+    #[arg(long, env = names::TABLE)]
+    pub table: Option<String>,
+    /// DynamoDB endpoint URL, e.g. a local DynamoDB-API server.
+    #[arg(long, env = names::DYNAMODB_ENDPOINT_URL)]
+    pub endpoint_url: Option<String>,
+    /// Create the DynamoDB table if it does not exist.
+    #[arg(long)]
+    pub create_table: bool,
+}
+
+/// The decision log's options.
+#[derive(Debug, Clone, Args)]
+pub struct DecisionLogArgs {
+    /// Where decision records go: `stdout` (one JSON line each) or `off`.
+    #[arg(long, value_enum, default_value = "stdout", env = names::DECISION_LOG)]
+    pub decision_log: DecisionLogTarget,
+    /// Keep argument values and context fields in decision records (off by default:
+    /// they may be personal data).
+    #[arg(long)]
+    pub decision_log_values: bool,
 }
 
 /// Server limits of `serve` (defaults are `registry_api::ServerLimits::default()`).

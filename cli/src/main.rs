@@ -7,6 +7,7 @@ mod client;
 mod dynamodb;
 mod events;
 mod example;
+mod ext_mcp;
 mod keys;
 mod nofile;
 mod output;
@@ -25,10 +26,12 @@ use args::{Cli, Command};
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    let default_level = if matches!(cli.command, Command::Serve(_)) { "info" } else { "warn" };
+    let default_level =
+        if matches!(cli.command, Command::Serve(_) | Command::ExtMcp(_)) { "info" } else { "warn" };
     registry_api::telemetry::init_terminal_logging(default_level);
     let result = match cli.command {
         Command::Serve(args) => serve::run(args).await,
+        Command::ExtMcp(args) => ext_mcp::run(args).await,
         Command::Agents { op, remote } => admin::run(admin::Collection::Agents, op, remote).await,
         Command::Tools { op, remote } => admin::run(admin::Collection::Tools, op, remote).await,
         Command::Tokens { op } => tokens::run(op),

@@ -11,8 +11,8 @@ use registry_store::Store;
 use registry_store_sqlite::SqliteStore;
 use tokio::net::TcpListener;
 
-use crate::args::{DecisionLogTarget, ServeArgs, StoreKind};
-use crate::{example, nofile, shutdown};
+use crate::args::{DecisionLogArgs, DecisionLogTarget, ServeArgs, StoreArgs, StoreKind};
+use crate::{example, ext_mcp, nofile, shutdown};
 
 /// Prints a line for the operator; a closed standard output never stops the server.
 macro_rules! say {
@@ -27,17 +27,22 @@ pub const DATABASE_FILE: &str = "registry.db";
 
 /// Runs the API until SIGTERM or Ctrl-C.
 pub async fn run(args: ServeArgs) -> Result<()> {
-    registry_store::create_private_dir(&args.data_dir)
-        .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
+    let data_dir = &args.store.data_dir;
+    registry_store::create_private_dir(data_dir)
+        .with_context(|| format!("cannot create data directory {}", data_dir.display()))?;
     // Held until the server stops: `vault rotate-key` (and a second `serve`) refuse the
     // directory meanwhile.
-    let _data_dir_lock = registry_api::vault::DataDirLock::acquire(&args.data_dir)
-        .with_context(|| format!("cannot use data directory {}", args.data_dir.display()))?;
+    let _data_dir_lock = registry_api::vault::DataDirLock::acquire(data_dir)
+        .with_context(|| format!("cannot use data directory {}", data_dir.display()))?;
     let env = EnvSettings::read(Vars::from_env())?;
-    let (store, fresh) = open_store(&args, env.cursor_key.as_deref()).await?;
+    let (store, fresh) = open_store(&args.store, env.cursor_key.as_deref()).await?;
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let ext_mcp_listener = match args.ext_mcp {
+        Some(address) => Some(ext_mcp::bind(address).await?),
+        None => None,
+    };
     let address = listener.local_addr()?;
     let issuer = env.token_issuer.unwrap_or_else(|| match address.ip().is_unspecified() {
         true => format!("http://127.0.0.1:{}", address.port()),
@@ -46,24 +51,25 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut settings = TokenSettings::new(issuer);
     settings.audience = env.token_audience.unwrap_or(settings.audience);
     settings.ttl_seconds = args.context_ttl;
-    let keys = PrincipalKeys::open(Arc::new(FileKeyStore::in_dir(&args.data_dir)), settings)
-        .await
-        .context("cannot read or create the principal token's signing keys")?;
-    let decisions = match args.decision_log {
-        DecisionLogTarget::Stdout => {
-            DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values, Delivery::Buffered)
+    let keys = Arc::new(open_keys(data_dir, settings).await?);
+    let decisions = decision_log(&args.decisions);
+    let ext_mcp_server = match ext_mcp_listener {
+        Some(listener) => {
+            let gateways =
+                ext_mcp::gateways(Arc::clone(&store), Arc::clone(&keys), decisions.clone())?;
+            Some((listener, gateways))
         }
-        DecisionLogTarget::Off => DecisionLog::off(),
+        None => None,
     };
-    let vault = registry_api::vault::FileVault::open(&args.data_dir)
-        .with_context(|| format!("cannot open the secret vault in {}", args.data_dir.display()))?;
+    let vault = registry_api::vault::FileVault::open(data_dir)
+        .with_context(|| format!("cannot open the secret vault in {}", data_dir.display()))?;
     let discovery = registry_api::DiscoverySettings::parse(
         args.discovery_namespace.as_deref(),
         args.discovery_anonymous.as_deref(),
     )?;
     let registry = Registry::new(store)
         .with_discovery(discovery)
-        .with_principal_keys(Arc::new(keys))
+        .with_principal_keys(keys)
         .with_decision_log(decisions)
         .with_vault(std::sync::Arc::new(vault));
     #[cfg(feature = "aws")]
@@ -79,12 +85,12 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         );
     }
 
-    let (auth, new_token) = TokenFile::load_or_init(&args.data_dir, env.admin_token)
+    let (auth, new_token) = TokenFile::load_or_init(data_dir, env.admin_token)
         .context("cannot read or create the token file")?;
     if let Some(token) = new_token {
         say!(
             "Created an admin token (shown once; it is stored hashed in {}):",
-            args.data_dir.join("auth.json").display()
+            data_dir.join("auth.json").display()
         );
         say!("  export {}={token}", names::TOKEN);
     }
@@ -97,32 +103,43 @@ pub async fn run(args: ServeArgs) -> Result<()> {
         );
     }
 
-    say!("agent-registry listening on http://{address} (data in {})", args.data_dir.display());
+    say!("agent-registry listening on http://{address} (data in {})", data_dir.display());
     say!("  console: http://{address}/console (sign in with a token)");
     say!("  try: curl -s -H \"Authorization: Bearer ${}\" http://{address}/agents", names::TOKEN);
     let state = AppState::new(registry.with_review(review), Arc::new(auth));
     let mut limits = args.limits.to_limits();
     limits.max_connections = nofile::fit_connections(limits.max_connections);
-    serve_with(listener, registry_console::app(state), limits, shutdown::signal()).await?;
+    let stop = shutdown::Stop::on_signal();
+    let api = serve_with(listener, registry_console::app(state), limits, stop.stopped());
+    match ext_mcp_server {
+        None => api.await?,
+        Some((listener, gateways)) => {
+            say!("  ext-mcp: agentgateway's ExtMCP gRPC on {}", listener.local_addr()?);
+            let grpc = registry_ext_mcp::serve(listener, gateways, stop.stopped());
+            let (api, grpc) = tokio::join!(api, grpc);
+            api?;
+            grpc.context("the ExtMCP server failed")?;
+        }
+    }
     say!("agent-registry stopped");
     Ok(())
 }
 
 /// `serve`'s settings that are environment variables only (secrets, never flags).
-struct EnvSettings {
+pub(crate) struct EnvSettings {
     /// The admin token of a first start ([`names::ADMIN_TOKEN`]; else a random one).
-    admin_token: Option<String>,
+    pub(crate) admin_token: Option<String>,
     /// The principal token's `iss` ([`names::TOKEN_ISSUER`]; else `http://<listen address>`).
-    token_issuer: Option<String>,
+    pub(crate) token_issuer: Option<String>,
     /// The principal token's `aud` ([`names::TOKEN_AUDIENCE`]; else `agent-registry`).
-    token_audience: Option<String>,
+    pub(crate) token_audience: Option<String>,
     /// The DynamoDB list cursor key ([`names::CURSOR_KEY`]).
-    cursor_key: Option<String>,
+    pub(crate) cursor_key: Option<String>,
 }
 
 impl EnvSettings {
     /// Reads the variables through `vars`; `Err` names each invalid one.
-    fn read(vars: Vars<'_>) -> Result<Self, ConfigError> {
+    pub(crate) fn read(vars: Vars<'_>) -> Result<Self, ConfigError> {
         let settings = Self {
             admin_token: vars.optional(names::ADMIN_TOKEN),
             token_issuer: vars.optional(names::TOKEN_ISSUER),
@@ -134,8 +151,31 @@ impl EnvSettings {
     }
 }
 
+/// The principal token's signing keys in `data_dir`, created on first use.
+pub async fn open_keys(
+    data_dir: &std::path::Path,
+    settings: TokenSettings,
+) -> Result<PrincipalKeys> {
+    PrincipalKeys::open(Arc::new(FileKeyStore::in_dir(data_dir)), settings)
+        .await
+        .context("cannot read or create the principal token's signing keys")
+}
+
+/// The decision log the options ask for.
+pub fn decision_log(args: &DecisionLogArgs) -> DecisionLog {
+    match args.decision_log {
+        DecisionLogTarget::Stdout => {
+            DecisionLog::stdout(DecisionFormat::Json, args.decision_log_values, Delivery::Buffered)
+        }
+        DecisionLogTarget::Off => DecisionLog::off(),
+    }
+}
+
 /// Opens the configured store; `true` when it was created just now (first run).
-async fn open_store(args: &ServeArgs, cursor_key: Option<&str>) -> Result<(Arc<dyn Store>, bool)> {
+pub async fn open_store(
+    args: &StoreArgs,
+    cursor_key: Option<&str>,
+) -> Result<(Arc<dyn Store>, bool)> {
     match args.store {
         StoreKind::Embedded => {
             let path = args.data_dir.join(DATABASE_FILE);

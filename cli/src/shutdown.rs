@@ -24,3 +24,27 @@ pub async fn signal() {
     }
     tracing::info!("shutdown signal received, finishing requests in flight");
 }
+
+/// One shutdown signal shared by the servers of a process (`serve --ext-mcp`).
+#[derive(Debug, Clone)]
+pub struct Stop(tokio::sync::watch::Receiver<bool>);
+
+impl Stop {
+    /// Stops on Ctrl-C or SIGTERM ([`signal`]).
+    pub fn on_signal() -> Self {
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            signal().await;
+            let _ = stop.send(true);
+        });
+        Self(stopped)
+    }
+
+    /// Completes once the signal came.
+    pub fn stopped(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut stopped = self.0.clone();
+        async move {
+            let _ = stopped.wait_for(|stop| *stop).await;
+        }
+    }
+}

@@ -42,7 +42,8 @@ for i in range(TOOLS):
         "supportedAgentFrameworks": ["bedrock"],
         "lambdaArn": f"arn:aws:lambda:us-east-1:123456789012:function:load-{i}",
         "accessRules": RULES,
-        "tags": {"team": f"team-{i % 5}"},
+        # the agentgateway backend (ExtMCP) that serves this tool
+        "tags": {"team": f"team-{i % 5}", "gateway-target": f"load-tool-{i:03}"},
         "functionSchema": [{
             "name": "run",
             "description": "Runs the tool.",

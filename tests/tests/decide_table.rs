@@ -3,7 +3,8 @@
 //! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
 //! the local DynamoDB-API server), the same tool's guard in remote mode (asking that
 //! router, with the event's principal token), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
-//! same table), and the resolver for the access part. Every point that can express a case must answer the
+//! same table), agentgateway's ExtMCP server over real gRPC on loopback (its gateway
+//! reading and counting in the same table), and the resolver for the access part. Every point that can express a case must answer the
 //! same effect, outcome, stage and deciding rule; where a point cannot, the table says
 //! why, case by case ([`cannot`]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -26,6 +27,11 @@ use registry_store::{Expected, Store};
 use registry_store_dynamodb::DynamoStore;
 use registry_token::SESSION_ATTRIBUTE;
 use serde_json::{Value, json};
+
+use registry_ext_mcp::proto::authorization_error::Code;
+use registry_ext_mcp::proto::ext_mcp_client::ExtMcpClient;
+use registry_ext_mcp::proto::{McpHeader, McpRequest, mcp_request_result};
+use registry_gateway::{DecisionPoint, DecisionRecord, Gateway, GatewayConfig, StoreSource};
 
 /// An agent without limits, and one allowed one tool call per session.
 const PLAIN_AGENT: &str = "table-plain";
@@ -417,10 +423,19 @@ enum Point {
     Remote,
     Authorizer,
     Resolver,
+    /// agentgateway's ExtMCP `CheckRequest` (`registry-ext-mcp`), the principal token in
+    /// `metadata_context.token`.
+    ExtMcp,
 }
 
-const POINTS: [Point; 5] =
-    [Point::Authorize, Point::Guard, Point::Remote, Point::Authorizer, Point::Resolver];
+const POINTS: [Point; 6] = [
+    Point::Authorize,
+    Point::Guard,
+    Point::Remote,
+    Point::Authorizer,
+    Point::Resolver,
+    Point::ExtMcp,
+];
 
 /// Why `point` cannot express `case`, or `None` when it can.
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
@@ -449,6 +464,13 @@ fn cannot(point: Point, case: &Case) -> Option<&'static str> {
             Some("pure over definitions already read: it reads no store")
         }
         Point::Resolver => None,
+        Point::ExtMcp if case.who == Who::OtherSession => Some(
+            "the token's `sid` is the session it counts in: agentgateway sends no other session id to check it against (`mcp-session-id` counts only for callers known by claims)",
+        ),
+        Point::ExtMcp if case.function != "convert" => Some(
+            "MCP names the tool, not a function of it: a name the backend's registry tool lacks is an unknown tool (`UNKNOWN_TOOL`, PERMISSION_DENIED; decision 93), not arguments to check",
+        ),
+        Point::ExtMcp => None,
     }
 }
 
@@ -482,6 +504,8 @@ fn context(who: Who, user: &str) -> Value {
 /// The world every point decides in: the definitions in a table of the local
 /// DynamoDB-API server, an API server on it, the guarded example tool per tool.
 struct World {
+    ext_mcp: Grpc,
+    ext_mcp_down: Grpc,
     table: Table,
     store: Arc<DynamoStore>,
     store_down: Arc<DynamoStore>,
@@ -522,6 +546,37 @@ async fn api_server(store: Arc<dyn Store>, dir: &std::path::Path) -> Api {
     Api { base, _stop: tx }
 }
 
+/// The ExtMCP server over a gateway reading and counting in `store`, on a real TCP port,
+/// with the decision records it wrote; stopped on drop.
+struct Grpc {
+    client: ExtMcpClient<tonic::transport::Channel>,
+    records: Arc<std::sync::Mutex<Vec<DecisionRecord>>>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn ext_mcp_server(store: Arc<dyn Store>) -> Grpc {
+    let verifier = registry_token::Verifier::from_jwks_json(
+        tokens::jwks(),
+        tokens::ISSUER,
+        registry_token::DEFAULT_AUDIENCE,
+    )
+    .unwrap();
+    let config = GatewayConfig::new(registry_token::KeySource::Document(Arc::new(verifier)));
+    let records = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&records);
+    let gateway = Gateway::new(config, StoreSource::new(store), DecisionPoint::ExtMcp)
+        .with_log(move |record| sink.lock().unwrap().push(record));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
+    tokio::spawn(registry_ext_mcp::serve(listener, gateways, async {
+        let _ = rx.await;
+    }));
+    let client = ExtMcpClient::connect(format!("http://{address}")).await.unwrap();
+    Grpc { client, records, _stop: tx }
+}
+
 /// An endpoint nothing listens on.
 async fn closed_endpoint() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -546,6 +601,8 @@ impl World {
         let unreachable = registry_store_dynamodb::local::through(&store, &closed).await;
         let store_down = Arc::new(unreachable);
         let api_down = api_server(store_down.clone(), dir).await;
+        let ext_mcp = ext_mcp_server(store.clone()).await;
+        let ext_mcp_down = ext_mcp_server(store_down.clone()).await;
         let mut guards = Vec::new();
         let mut guard_down = Vec::new();
         let mut remotes = Vec::new();
@@ -576,6 +633,8 @@ impl World {
             }
         }
         Self {
+            ext_mcp,
+            ext_mcp_down,
             table,
             store,
             store_down,
@@ -638,7 +697,83 @@ impl World {
                 }
             }
             Point::Resolver => self.resolve(case, &tool, user),
+            Point::ExtMcp => {
+                for _ in 0..case.before {
+                    self.ext_mcp(case, &tool, user, session).await;
+                }
+                self.ext_mcp(case, &tool, user, session).await
+            }
         }
+    }
+
+    /// `case` as agentgateway sends a `tools/call` of the backend named by the tool's id
+    /// (decision 93): what the decision line says, checked against the code answered.
+    async fn ext_mcp(&self, case: &Case, tool: &ToolDefinition, user: &str, session: &str) -> Seen {
+        let grpc = if case.store == Db::Down { &self.ext_mcp_down } else { &self.ext_mcp };
+        let metadata = principal(case, user, session).map(|token| prost_types::Struct {
+            fields: [(
+                "token".to_owned(),
+                prost_types::Value { kind: Some(prost_types::value::Kind::StringValue(token)) },
+            )]
+            .into(),
+        });
+        let request = McpRequest {
+            service_names: vec![tool.tool_id.clone()],
+            method: "tools/call".into(),
+            metadata_context: metadata,
+            mcp_request: Some(
+                json!({"name": case.function, "arguments": case.args}).to_string().into_bytes(),
+            ),
+            headers: vec![McpHeader { key: "mcp-session-id".into(), value: session.into() }],
+        };
+        let before = grpc.records.lock().unwrap().len();
+        let answer = grpc.client.clone().check_request(request).await.unwrap().into_inner();
+        let records = grpc.records.lock().unwrap().clone();
+        assert_eq!(records.len(), before + 1, "{}: one decision line per call", case.name);
+        let line = serde_json::to_value(&records[before]).unwrap();
+        assert_eq!(line["point"], "ext-mcp");
+        let text = |key: &str| line[key].as_str().map(str::to_owned);
+        let seen = match line["reason"].as_str().unwrap() {
+            "NO_PRINCIPAL" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
+                Seen::Refused(Before::Principal)
+            }
+            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
+            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
+                Seen::Refused(Before::Unavailable)
+            }
+            _ => Seen::Decided {
+                effect: text("effect").unwrap(),
+                outcome: text("outcome").unwrap(),
+                stage: text("stage").unwrap_or_else(|| "(none)".into()),
+                rule: text("ruleId"),
+            },
+        };
+        // the code the gateway is told says the same
+        let told = match answer.result.unwrap() {
+            mcp_request_result::Result::Pass(_) => None,
+            mcp_request_result::Result::Error(e) => {
+                let data: Option<Value> =
+                    e.mcp_error.as_deref().map(|b| serde_json::from_slice(b).unwrap());
+                let rule = data.and_then(|d| d["ruleId"].as_str().map(str::to_owned));
+                Some((e.code(), rule))
+            }
+            other => panic!("{}: ExtMCP answered {other:?}", case.name),
+        };
+        let want = match &seen {
+            Seen::Decided { effect, .. } if effect == "allow" => None,
+            Seen::Decided { stage, .. } if stage == "limit" => {
+                Some((Code::ResourceExhausted, None))
+            }
+            Seen::Decided { rule, .. } => Some((Code::PermissionDenied, rule.clone())),
+            Seen::Refused(Before::Arguments) => Some((Code::Invalid, None)),
+            Seen::Refused(_) | Seen::Granted => Some((Code::PermissionDenied, None)),
+        };
+        assert_eq!(
+            told, want,
+            "{}: the code answered and the decision line differ: {line}",
+            case.name
+        );
+        seen
     }
 
     async fn authorize(

@@ -63,6 +63,8 @@ pub const URL: &str = "REGISTRY_URL";
 pub const TOKEN: &str = "REGISTRY_TOKEN";
 /// `serve`'s listen address.
 pub const LISTEN: &str = "REGISTRY_LISTEN";
+/// `serve --ext-mcp` and `ext-mcp --listen`: where agentgateway's ExtMCP calls are answered.
+pub const EXT_MCP_LISTEN: &str = "REGISTRY_EXT_MCP_LISTEN";
 /// `serve`'s data directory (and the vault and export commands').
 pub const DATA_DIR: &str = "REGISTRY_DATA_DIR";
 /// `serve`'s decision log target (`stdout` or `off`).
