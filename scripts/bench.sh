@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every benchmark in one go, with the ratios the performance goals are stated in
 # (docs/performance.md), all measured in the same run on this machine:
-#   1. criterion benches of registry-access, registry-core and bedrock-action-group, and
+#   1. criterion benches of registry-access, registry-core and bedrock-action-group, the
+#      guard and the gateway interceptor, and
 #      registry-discovery's tool search (its p95 over 10,000 tools, goal <= 5 ms);
 #   2. the peer bench (shared/bench-peers: the registry, the plain `cel` crate, Cedar and
 #      Rego on equivalent policies) and the JavaScript CEL baseline
@@ -33,6 +34,11 @@ cargo bench -q -p registry-token --features issue --bench token -- "${CRIT[@]}" 
 cargo bench -q -p registry-guard --bench guard -- "${CRIT[@]}" \
   >>"$TARGET/bench-criterion.log" 2>&1 \
   || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (guard) failed" >&2; exit 1; }
+# The AgentCore Gateway interceptor (functions/gateway-interceptor): its warm decision of a
+# tools/call event, the store excluded.
+cargo bench -q -p gateway-interceptor --bench interceptor -- "${CRIT[@]}" \
+  >>"$TARGET/bench-criterion.log" 2>&1 \
+  || { tail -20 "$TARGET/bench-criterion.log" >&2; echo "bench: criterion (interceptor) failed" >&2; exit 1; }
 # Tool search over 10,000 tools (registry-discovery): its p95, printed by the bench.
 cargo bench -q -p registry-discovery --bench search -- "${CRIT[@]}" \
   >>"$TARGET/bench-criterion.log" 2>&1 \
@@ -119,6 +125,7 @@ line("event-text-to-response-bytes", 3000, "action-group event text -> response 
 line("guard_check-warm", 3000, "guard per warm call (Guard::check: remembered token, cached rules, decision line)")
 line("guard_read-evaluate", 3000, "guard: a verified token's context read + 3 call rules on typed arguments")
 line("guard_one-session-rule", 3000, "guard with one session rule: the same + a rule over session.* + the admitted state (no store round trip)")
+line("interceptor_request-warm", 5000, "gateway interceptor per warm tools/call (event text in, output document out, decision line; store excluded)")
 for bench, what in [("token_issue", "principal token issued at resolve (RS256 sign)"),
                    ("token_verify-first", "principal token's first verification (RS256, claims)")]:
     v = median(bench)

@@ -11,7 +11,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-FUNCTIONS=(admin-api custom-resource example-tool event-forwarder)
+FUNCTIONS=(admin-api custom-resource example-tool event-forwarder gateway-interceptor)
 if ! command -v cargo-lambda >/dev/null 2>&1; then
   PATH="$(dirname "$(scripts/cargo-lambda.sh)"):$PATH"
   export PATH
@@ -28,7 +28,7 @@ PACKAGES=()
 for f in "${FUNCTIONS[@]}"; do PACKAGES+=(-p "$f"); done
 cargo lambda build --release --output-format zip "${ARCH[@]}" "${PACKAGES[@]}"
 TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
-printf '%-16s %14s\n' function 'zip bytes'
+printf '%-20s %14s\n' function 'zip bytes'
 for f in "${FUNCTIONS[@]}"; do
-  printf '%-16s %14s\n' "$f" "$(stat -c %s "$TARGET_DIR/lambda/$f/bootstrap.zip")"
+  printf '%-20s %14s\n' "$f" "$(stat -c %s "$TARGET_DIR/lambda/$f/bootstrap.zip")"
 done

@@ -8,7 +8,7 @@
 //! test -p registry-e2e`, whose build has no function binaries, since
 //! `CARGO_BIN_EXE_*` only names binaries of the same package), the first test to need
 //! one runs `cargo build --bins -p custom-resource -p admin-api -p example-tool -p
-//! event-forwarder -p agent-registry` (the
+//! event-forwarder -p gateway-interceptor -p agent-registry` (the
 //! same profile and target directory as this test executable; a no-op when they are
 //! fresh). Cargo releases its build lock before it runs tests, so this nested build
 //! does not wait on the outer `cargo test`.
@@ -18,8 +18,14 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// Packages whose binaries the tests run (binary name = package name).
-pub const PACKAGES: [&str; 5] =
-    ["custom-resource", "admin-api", "example-tool", "event-forwarder", "agent-registry"];
+pub const PACKAGES: [&str; 6] = [
+    "custom-resource",
+    "admin-api",
+    "example-tool",
+    "event-forwarder",
+    "gateway-interceptor",
+    "agent-registry",
+];
 
 /// The directory of the test profile's binaries (`<target>/debug`), from this test
 /// executable's path (`<target>/debug/deps/<test>`).

@@ -131,10 +131,15 @@ impl Lambda {
 
     /// The decision lines of the guard in the output so far (`"point": "guard"`).
     pub fn guard_lines(&self) -> Vec<Value> {
+        self.decision_lines("guard")
+    }
+
+    /// The decision lines of `point` in the output so far.
+    pub fn decision_lines(&self, point: &str) -> Vec<Value> {
         self.log()
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|v| v["point"] == "guard")
+            .filter(|v| v["point"] == point)
             .collect()
     }
 }

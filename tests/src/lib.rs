@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+pub mod agentcore;
 pub mod binaries;
 pub mod events;
 pub mod iam;

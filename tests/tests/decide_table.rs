@@ -3,8 +3,10 @@
 //! router, the guarded example tool under a Lambda Runtime API (its rules in a table of
 //! the local DynamoDB-API server), the same tool's guard in remote mode (asking that
 //! router, with the event's principal token), the in-process return-of-control authorizer (`RuleSetAuthorizer`, counting in the
-//! same table), agentgateway's ExtMCP server over real gRPC on loopback (its gateway
-//! reading and counting in the same table), and the resolver for the access part. Every point that can express a case must answer the
+//! same table), the AgentCore Gateway interceptor under a Lambda Runtime API (REQUEST
+//! `tools/call` events, the token in the `Authorization` header), agentgateway's ExtMCP
+//! server over real gRPC on loopback (its gateway reading and counting in the same
+//! table), and the resolver for the access part. Every point that can express a case must answer the
 //! same effect, outcome, stage and deciding rule; where a point cannot, the table says
 //! why, case by case ([`cannot`]).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -20,6 +22,7 @@ use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_config::names;
 use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use registry_e2e::agentcore;
 use registry_e2e::principal::{self as tokens, guard_env, other_ring, ring};
 use registry_e2e::{Lambda, Table};
 use registry_guard::{AuthorizeError, RuleSetAuthorizer};
@@ -423,17 +426,21 @@ enum Point {
     Remote,
     Authorizer,
     Resolver,
+    /// The AgentCore Gateway interceptor, one Lambda for every tool (the tool's id is
+    /// its gateway target).
+    Interceptor,
     /// agentgateway's ExtMCP `CheckRequest` (`registry-ext-mcp`), the principal token in
     /// `metadata_context.token`.
     ExtMcp,
 }
 
-const POINTS: [Point; 6] = [
+const POINTS: [Point; 7] = [
     Point::Authorize,
     Point::Guard,
     Point::Remote,
     Point::Authorizer,
     Point::Resolver,
+    Point::Interceptor,
     Point::ExtMcp,
 ];
 
@@ -464,6 +471,10 @@ fn cannot(point: Point, case: &Case) -> Option<&'static str> {
             Some("pure over definitions already read: it reads no store")
         }
         Point::Resolver => None,
+        Point::Interceptor if case.who == Who::OtherSession => Some(
+            "the token's sid is the session: the gateway's Mcp-Session-Id names no Bedrock session to mismatch",
+        ),
+        Point::Interceptor => None,
         Point::ExtMcp if case.who == Who::OtherSession => Some(
             "the token's `sid` is the session it counts in: agentgateway sends no other session id to check it against (`mcp-session-id` counts only for callers known by claims)",
         ),
@@ -516,6 +527,8 @@ struct World {
     guard_down: Vec<(String, Lambda)>,
     remotes: Vec<(String, Lambda)>,
     remote_down: Vec<(String, Lambda)>,
+    interceptor: Lambda,
+    interceptor_down: Lambda,
 }
 
 /// A registry API server over HTTP (the real router), stopped on drop.
@@ -632,6 +645,12 @@ impl World {
                 remote_down.push((id.clone(), remote(&api_down.base).await));
             }
         }
+        let [issuer, jwks] = guard_env();
+        let env = [issuer, jwks, (names::TABLE, table.name.as_str())];
+        let interceptor = Lambda::start("gateway-interceptor", &table, &env).await;
+        let mut env_down = env.to_vec();
+        env_down.push((names::DYNAMODB_ENDPOINT_URL, closed.as_str()));
+        let interceptor_down = Lambda::start("gateway-interceptor", &table, &env_down).await;
         Self {
             ext_mcp,
             ext_mcp_down,
@@ -645,6 +664,8 @@ impl World {
             guard_down,
             remotes,
             remote_down,
+            interceptor,
+            interceptor_down,
         }
     }
 
@@ -697,6 +718,12 @@ impl World {
                 }
             }
             Point::Resolver => self.resolve(case, &tool, user),
+            Point::Interceptor => {
+                for _ in 0..case.before {
+                    self.intercept(case, &tool, user, session).await;
+                }
+                self.intercept(case, &tool, user, session).await
+            }
             Point::ExtMcp => {
                 for _ in 0..case.before {
                     self.ext_mcp(case, &tool, user, session).await;
@@ -704,6 +731,36 @@ impl World {
                 self.ext_mcp(case, &tool, user, session).await
             }
         }
+    }
+
+    /// `case`'s call as an AgentCore Gateway hands it to its REQUEST interceptor: the
+    /// target is the tool's id, the arguments JSON as the client sent them.
+    async fn intercept(
+        &self,
+        case: &Case,
+        tool: &ToolDefinition,
+        user: &str,
+        session: &str,
+    ) -> Seen {
+        let lambda = match case.store {
+            Db::Up => &self.interceptor,
+            Db::Down => &self.interceptor_down,
+        };
+        let name = format!("{}___{}", tool.tool_id, case.function);
+        let body = agentcore::tools_call(json!(1), &name, case.args.clone());
+        let bearer = principal(case, user, session);
+        let headers = agentcore::headers(bearer.as_deref(), Some(session));
+        let before = lambda.decision_lines("gateway-interceptor").len();
+        let output = lambda.call(&agentcore::request_event(&body, Some(&headers))).await;
+        if let Some(problem) = agentcore::output_problem(&output) {
+            panic!("{}: not an interceptor output ({problem}): {output}", case.name);
+        }
+        let lines = lambda.decision_lines("gateway-interceptor");
+        assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
+        let line = &lines[before];
+        let allowed = output["mcp"].get("transformedGatewayRequest").is_some();
+        assert_eq!(allowed, line["effect"] == "allow", "{}: {output} vs {line}", case.name);
+        seen(line)
     }
 
     /// `case` as agentgateway sends a `tools/call` of the backend named by the tool's id
@@ -732,22 +789,7 @@ impl World {
         assert_eq!(records.len(), before + 1, "{}: one decision line per call", case.name);
         let line = serde_json::to_value(&records[before]).unwrap();
         assert_eq!(line["point"], "ext-mcp");
-        let text = |key: &str| line[key].as_str().map(str::to_owned);
-        let seen = match line["reason"].as_str().unwrap() {
-            "NO_PRINCIPAL" | "INVALID_SIGNED_CONTEXT" | "EXPIRED_SIGNED_CONTEXT" => {
-                Seen::Refused(Before::Principal)
-            }
-            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" => {
-                Seen::Refused(Before::Unavailable)
-            }
-            _ => Seen::Decided {
-                effect: text("effect").unwrap(),
-                outcome: text("outcome").unwrap(),
-                stage: text("stage").unwrap_or_else(|| "(none)".into()),
-                rule: text("ruleId"),
-            },
-        };
+        let seen = seen(&line);
         // the code the gateway is told says the same
         let told = match answer.result.unwrap() {
             mcp_request_result::Result::Pass(_) => None,
@@ -837,26 +879,7 @@ impl World {
         lambda.call(&event(case, tool, user, session)).await;
         let lines = lambda.guard_lines();
         assert_eq!(lines.len(), before + 1, "one decision line per call: {}", lambda.log());
-        let line = &lines[before];
-        let text = |key: &str| line[key].as_str().map(str::to_owned);
-        match line["reason"].as_str().unwrap() {
-            "NO_SIGNED_CONTEXT"
-            | "INVALID_SIGNED_CONTEXT"
-            | "EXPIRED_SIGNED_CONTEXT"
-            | "SESSION_MISMATCH" => Seen::Refused(Before::Principal),
-            "INVALID_ARGUMENTS" => Seen::Refused(Before::Arguments),
-            "RULES_UNAVAILABLE"
-            | "RULES_STALE"
-            | "BUDGETS_UNAVAILABLE"
-            | "REGISTRY_UNAVAILABLE" => Seen::Refused(Before::Unavailable),
-            _ => Seen::Decided {
-                effect: text("effect").unwrap(),
-                outcome: text("outcome").unwrap(),
-                // a line without a stage diverges from every expectation
-                stage: text("stage").unwrap_or_else(|| "(none)".into()),
-                rule: text("ruleId"),
-            },
-        }
+        seen(&lines[before])
     }
 
     fn resolve(&self, case: &Case, tool: &ToolDefinition, user: &str) -> Seen {
@@ -882,6 +905,31 @@ impl World {
             },
             other => panic!("{}: the resolver left the tool out as {other:?}", case.name),
         }
+    }
+}
+
+/// What a decision line of the guard or a gateway point says was decided.
+fn seen(line: &Value) -> Seen {
+    let text = |key: &str| line[key].as_str().map(str::to_owned);
+    match line["reason"].as_str().unwrap() {
+        "NO_SIGNED_CONTEXT"
+        | "NO_PRINCIPAL"
+        | "INVALID_SIGNED_CONTEXT"
+        | "EXPIRED_SIGNED_CONTEXT"
+        | "SESSION_MISMATCH" => Seen::Refused(Before::Principal),
+        // at a gateway the function is the MCP tool: one the registry tool lacks is an
+        // unknown tool, refused before deciding as `authorize` refuses the function
+        "INVALID_ARGUMENTS" | "UNKNOWN_TOOL" => Seen::Refused(Before::Arguments),
+        "RULES_UNAVAILABLE" | "RULES_STALE" | "BUDGETS_UNAVAILABLE" | "REGISTRY_UNAVAILABLE" => {
+            Seen::Refused(Before::Unavailable)
+        }
+        _ => Seen::Decided {
+            effect: text("effect").unwrap(),
+            outcome: text("outcome").unwrap(),
+            // a line without a stage diverges from every expectation
+            stage: text("stage").unwrap_or_else(|| "(none)".into()),
+            rule: text("ruleId"),
+        },
     }
 }
 

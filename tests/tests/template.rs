@@ -98,6 +98,36 @@ fn the_guarded_tool_may_write_counter_items_and_no_other() {
     assert!(!allowed(&query));
 }
 
+/// The gateway interceptor reads tools and agents (by id, and a target's tool through the
+/// tag index), writes session counters, and nothing else.
+#[test]
+fn the_gateway_interceptor_reads_the_table_and_writes_counter_items_only() {
+    let template = Template::load().unwrap();
+    let mut deployment = Deployment::new(&template);
+    deployment.name("RegistryTable", "t");
+    let role = iam::role(&template, &deployment, "GatewayInterceptorFunction").unwrap();
+    let allowed = |call: &Call| iam::decide(&role, call).is_ok();
+    let index = |name: &str| {
+        let mut query = on_table("Query", None);
+        query.resource.push_str(&format!("/index/{name}"));
+        query
+    };
+    assert!(allowed(&on_table("GetItem", Some("TOOL#refunds@1.0.0"))));
+    assert!(allowed(&on_table("GetItem", Some("AGENT#support-agent"))));
+    assert!(allowed(&index("byTag")));
+    assert!(allowed(&on_table("BatchGetItem", Some("TOOL#refunds@1.0.0"))));
+    assert!(allowed(&on_table("PutItem", Some("COUNTER#budget/support-agent/s-1"))));
+    assert!(!allowed(&index("byKind")), "only the tag index");
+    for write in ["PutItem", "UpdateItem", "DeleteItem"] {
+        assert!(!allowed(&on_table(write, Some("TOOL#refunds@1.0.0"))), "{write} of a tool");
+    }
+    assert!(!allowed(&on_table("UpdateItem", Some("COUNTER#budget/support-agent/s-1"))));
+    assert!(!allowed(&on_table("Scan", None)));
+    let interceptor = template.resource("GatewayInterceptorFunction").unwrap();
+    let env = &interceptor["Properties"]["Environment"]["Variables"];
+    assert!(env["REGISTRY_JWKS_URL"].to_string().contains("/.well-known/jwks.json"), "{env}");
+}
+
 #[test]
 fn an_index_query_needs_the_index_resource() {
     let template = Template::load().unwrap();
@@ -240,7 +270,7 @@ fn no_tool_function_holds_or_reads_a_signing_key() {
         }
         functions += 1;
     }
-    assert!(functions >= 3, "{functions} functions");
+    assert!(functions >= 5, "{functions} functions");
     let tool = template.resource("ExampleToolFunction").unwrap();
     let env = &tool["Properties"]["Environment"]["Variables"];
     assert!(env["REGISTRY_JWKS_URL"].to_string().contains("/.well-known/jwks.json"), "{env}");

@@ -7,6 +7,7 @@ pub mod rollout;
 mod rule_ids;
 mod secret;
 pub mod session;
+pub mod strict_json;
 pub mod validate;
 mod version_cache;
 mod violation;

@@ -30,7 +30,6 @@ mod resource;
 mod review;
 mod schema;
 mod sealed;
-mod strict_json;
 mod token;
 pub mod vault;
 mod write;
@@ -54,12 +53,12 @@ pub use publish::{Drift, PublishReport, PublishRequest};
 #[cfg(feature = "aws")]
 pub use registry::Publishing;
 pub use registry::{CallPolicy, Catalog, Registry, Resolver, Tokens};
+pub use registry_core::strict_json::{JsonError, parse_strict};
 pub use release_check::Comparison;
 pub use resolve::{Fetched, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
 pub use review::{REVIEW_REQUIRED, REVIEW_TAG, ReviewPolicy, can_approve, is_governed};
 pub use schema::{CallCheck, CallRequest, ToolSchema};
-pub use strict_json::{JsonError, parse_strict};
 pub(crate) use token::require_token_role;
 pub use token::{
     IssuedToken, MAX_BROKER_REQUESTS, MAX_WAITERS_PER_TOOL, TOKEN_MARGIN, TokenRequest,

@@ -3,9 +3,10 @@
 //! `serde_json` keeps the last of two equal keys, so `{"effect":"deny","effect":"allow"}`
 //! would silently be an allow. Every body the API accepts goes through [`parse_strict`],
 //! which builds the same `Value` in one pass and names the first repeated key by its
-//! JSON Pointer.
+//! JSON Pointer. The API reads every body with it, the gateway interceptor a call's
+//! arguments.
 
-use registry_core::Violation;
+use crate::Violation;
 use registry_types::PointerPath;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
