@@ -2,6 +2,7 @@
 
 mod call;
 mod compile;
+mod compiled;
 mod context;
 mod diagnostics;
 mod evaluate;
@@ -20,6 +21,6 @@ pub use context::{AccountContext, RequestContext, RequestInfo, UserContext};
 pub use diagnostics::{ContextError, ContextJsonError, RuleError};
 pub use evaluate::decision::{Decision, EvalError, LogOnlyOutcome, Outcome, ReasonCode, WouldBe};
 pub use evaluate::dry_run::{DryRun, dry_run};
-pub use evaluate::{RuleOutcome, RuleResult};
+pub use evaluate::{Engine, RuleOutcome, RuleResult};
 pub use record::{DecisionPoint, DecisionRecord};
 pub use rule::{AccessRule, Effect, RuleMode};

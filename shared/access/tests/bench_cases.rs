@@ -1,7 +1,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! The five benchmark conditions of `benches/access-cases.json` (copied from the shared bench set) all allow on its context.
+//! The five benchmark conditions of `benches/access-cases.json` (copied from the shared bench set) all allow on its context, answered by their compiled form.
 
-use registry_access::{AccessRule, Effect, PreparedContext, ReasonCode, RequestContext, RuleSet};
+use registry_access::{
+    AccessRule, Effect, Engine, PreparedContext, ReasonCode, RequestContext, RuleSet,
+};
 
 const CASES: &str = include_str!("../benches/access-cases.json");
 
@@ -23,5 +25,8 @@ fn the_five_cases_allow_on_their_context() {
             "{condition}: {d:?}"
         );
         assert!(d.errors.is_empty());
+        // the compiled form answers each of them
+        let (_, _, compiled) = set.explain_on(&prepared, None, Engine::Compiled);
+        assert_eq!(compiled, 1, "{condition}");
     }
 }

@@ -70,7 +70,7 @@ impl<'a> CallValues<'a> {
     }
 
     /// `call.<path>`: `function`, `httpMethod`, `arguments` or `arguments.<name>...`.
-    fn at(&self, path: &str) -> Option<Value<'a>> {
+    pub(crate) fn at(&self, path: &str) -> Option<Value<'a>> {
         match path {
             "" => Some(self.whole()),
             ".function" => Some(Value::str(self.call.function)),

@@ -20,7 +20,12 @@ pub struct SessionView<'a> {
 }
 
 fn int(n: u64) -> Boxed {
-    Box::new(CelInt::from(i64::try_from(n).unwrap_or(i64::MAX)))
+    Box::new(CelInt::from(count(n)))
+}
+
+/// A count as CEL's `int` reads it (saturating).
+fn count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 /// The keys `session.callsOf` and `session.total` always hold (0 until counted): the
@@ -32,6 +37,11 @@ pub(crate) struct SessionKeys<'a> {
 }
 
 impl SessionView<'_> {
+    /// `session.calls`.
+    pub(crate) fn calls_int(&self) -> i64 {
+        count(self.calls)
+    }
+
     /// `session.<field>` (or the whole `session` for `None`), as the interpreter reads it.
     pub(crate) fn value(&self, field: Option<&str>, keys: SessionKeys<'_>) -> Option<Boxed> {
         let calls_of = || -> Boxed {

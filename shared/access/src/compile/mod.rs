@@ -30,6 +30,8 @@ pub(crate) struct Condition {
     pub expr: IdedExpr,
     /// Whether it reads `session` (a call rule over the session so far).
     pub reads_session: bool,
+    /// Its compiled form, when all of it is in the compiled subset (`compiled`).
+    pub compiled: Option<crate::compiled::Program>,
 }
 
 const SYNTAX_HINT: &str = "hint: CEL uses `==` for equality, `&&`/`||`/`!` for logic, quoted strings ('text'), lists in [..]";
@@ -174,7 +176,8 @@ fn condition(source: &str, kind: RuleKind) -> Result<Condition, Vec<String>> {
     flatten::flatten(&mut expr);
     charged::instrument(&mut expr);
     let reads_session = kind == RuleKind::Call && reads(&expr, "session");
-    Ok(Condition { expr, reads_session })
+    let compiled = crate::compiled::Program::of(&expr);
+    Ok(Condition { expr, reads_session, compiled })
 }
 
 /// Whether `expr` reads the variable `name` (or a field path on it, once flattened).

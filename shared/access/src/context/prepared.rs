@@ -273,6 +273,16 @@ impl<'a> PreparedContext<'a> {
         set(&mut self.agent_id, agent_id);
     }
 
+    /// `request.toolId`, when set.
+    pub(crate) fn tool_id(&self) -> Option<&Value<'a>> {
+        self.tool_id.as_ref()
+    }
+
+    /// `request.agentId`, when set.
+    pub(crate) fn agent_id(&self) -> Option<&Value<'a>> {
+        self.agent_id.as_ref()
+    }
+
     /// The value of slot `at` (see [`SLOTS`]), when the field is present.
     pub(crate) fn slot(&self, at: usize) -> Option<&Value<'a>> {
         let i = *self.slots.get(at)?;

@@ -12,6 +12,7 @@ use crate::call::schema::CallSchema;
 use crate::call::session::{SessionKeys, SessionView};
 use crate::compile::Condition;
 use crate::compile::rule_set::{CompiledRule, RuleSet};
+use crate::compiled::source::Source;
 use crate::context::prepared::PreparedContext;
 use crate::evaluate::decision::{Decision, EvalError, LogOnlyOutcome, ReasonCode, WouldBe};
 use crate::limits::{DECISION_BYTE_BUDGET, DECISION_STEP_BUDGET};
@@ -110,10 +111,27 @@ fn error_message(e: &ExecutionError) -> String {
     }
 }
 
+/// Which evaluator answers a condition. The decision is the same either way; tests
+/// compare the two (`tests/differential.rs`).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// The compiled form where a condition has one and it is certain, else the
+    /// interpreter (what every decision uses).
+    Compiled,
+    /// The interpreter alone.
+    Interpreter,
+}
+
 /// The state of one decision: the budgets left, and the interpreter's context,
 /// built when the first condition runs.
 struct Run<'a> {
     resolver: &'a dyn VariableResolver,
+    /// The same variables, read by the compiled form.
+    source: &'a dyn Source,
+    engine: Engine,
+    /// Conditions the compiled form answered.
+    compiled: usize,
     steps: u64,
     /// Bytes of values the interpreter may still produce (`charged.rs`).
     bytes: u64,
@@ -121,15 +139,30 @@ struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    fn new(resolver: &'a dyn VariableResolver) -> Self {
-        Self { resolver, steps: DECISION_STEP_BUDGET, bytes: DECISION_BYTE_BUDGET, cel: None }
+    fn new(resolver: &'a dyn VariableResolver, source: &'a dyn Source, engine: Engine) -> Self {
+        Self {
+            resolver,
+            source,
+            engine,
+            compiled: 0,
+            steps: DECISION_STEP_BUDGET,
+            bytes: DECISION_BYTE_BUDGET,
+            cel: None,
+        }
     }
 
-    /// What `condition` gives on the interpreter, charged to this decision's budgets.
+    /// What `condition` gives, charged to this decision's budgets: from its compiled
+    /// form when that is certain, else from the interpreter.
     fn condition(&mut self, condition: Option<&'a Condition>) -> RuleResult {
         let Some(condition) = condition else {
             return RuleResult::Matched;
         };
+        if let (Engine::Compiled, Some(program)) = (self.engine, &condition.compiled)
+            && let Some(matched) = program.run(self.source, &mut self.steps)
+        {
+            self.compiled += 1;
+            return if matched { RuleResult::Matched } else { RuleResult::NotMatched };
+        }
         let resolver = self.resolver;
         let cel = self.cel.get_or_insert_with(|| {
             let mut cel = Context::with_env(Arc::clone(env::env()));
@@ -227,6 +260,26 @@ impl RuleSet {
         self.explain_call_in(ctx, call, SessionView::default())
     }
 
+    /// [`RuleSet::explain`] (with `call`: [`RuleSet::explain_call_in`]) on `engine`,
+    /// and how many conditions the compiled form answered. For the tests that hold the
+    /// compiled form to the interpreter.
+    #[doc(hidden)]
+    pub fn explain_on(
+        &self,
+        ctx: &PreparedContext<'_>,
+        call: Option<(&ToolCall<'_>, SessionView<'_>)>,
+        engine: Engine,
+    ) -> (Decision, Vec<RuleOutcome>, usize) {
+        let mut outcomes = Vec::with_capacity(self.rules.len());
+        let mut compiled = 0;
+        let counted = (engine, &mut compiled);
+        let decision = match call {
+            Some((call, session)) => self.call_on(ctx, call, session, Some(&mut outcomes), counted),
+            None => self.walk(ctx, ctx, Some(&mut outcomes), counted),
+        };
+        (decision, outcomes, compiled)
+    }
+
     fn call_inner(
         &self,
         ctx: &PreparedContext<'_>,
@@ -234,11 +287,22 @@ impl RuleSet {
         session: SessionView<'_>,
         outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
+        self.call_on(ctx, call, session, outcomes, (Engine::Compiled, &mut 0))
+    }
+
+    fn call_on(
+        &self,
+        ctx: &PreparedContext<'_>,
+        call: &ToolCall<'_>,
+        session: SessionView<'_>,
+        outcomes: Option<&mut Vec<RuleOutcome>>,
+        engine: (Engine, &mut usize),
+    ) -> Decision {
         let empty = CallSchema::new();
         let schema = self.schema.as_deref().unwrap_or(&empty);
         let keys = SessionKeys { functions: &self.functions, totals: &self.totals };
         let resolver = WithCall { ctx, call: CallValues::new(call, schema), session, keys };
-        self.walk(&resolver, outcomes)
+        self.walk(&resolver, &resolver, outcomes, engine)
     }
 
     fn evaluate_inner(
@@ -246,21 +310,24 @@ impl RuleSet {
         ctx: &PreparedContext<'_>,
         outcomes: Option<&mut Vec<RuleOutcome>>,
     ) -> Decision {
-        self.walk(ctx, outcomes)
+        self.walk(ctx, ctx, outcomes, (Engine::Compiled, &mut 0))
     }
 
     /// The rules in evaluation order until the enforced ones decide: the enforced rules
     /// decide; log-only rules reached on the way are evaluated and reported, and the
     /// decision they would have made with all rules enforced is kept when it differs.
+    /// `engine` says which evaluator answers, and counts what the compiled form answered.
     fn walk(
         &self,
         resolver: &dyn VariableResolver,
+        source: &dyn Source,
         mut outcomes: Option<&mut Vec<RuleOutcome>>,
+        (engine, compiled): (Engine, &mut usize),
     ) -> Decision {
         if self.rules.is_empty() {
             return Decision::new(Effect::Allow, ReasonCode::NoRules);
         }
-        let mut run = Run::new(resolver);
+        let mut run = Run::new(resolver, source, engine);
         let mut errors = Vec::new();
         let mut log_only = Vec::new();
         let mut decided: Option<(&CompiledRule, ReasonCode)> = None;
@@ -335,6 +402,7 @@ impl RuleSet {
             }
             out.log_only = log_only;
         }
+        *compiled = run.compiled;
         out
     }
 }

@@ -1,7 +1,7 @@
 //! What the rule-engine checks share: a condition's outcome as the SPEC reads it, from
 //! the registry and from the unmodified `cel` crate.
 
-use registry_access::{AccessRule, PreparedContext, RuleResult, RuleSet};
+use registry_access::{AccessRule, Engine, PreparedContext, RuleResult, RuleSet};
 use serde_json::json;
 use std::sync::LazyLock;
 
@@ -23,15 +23,22 @@ static REFERENCE_ENV: LazyLock<cel::Env> = LazyLock::new(cel::Env::stdlib);
 /// The registry's outcome for `condition` as an allow rule, or `None` when its write
 /// checks refuse the condition.
 pub fn registry(condition: &str, context: &PreparedContext<'_>) -> Option<Outcome> {
+    registry_traced(condition, context).map(|(outcome, _)| outcome)
+}
+
+/// [`registry`], and whether the condition's compiled form gave the outcome (rather than
+/// the interpreter).
+pub fn registry_traced(condition: &str, context: &PreparedContext<'_>) -> Option<(Outcome, bool)> {
     let rule: AccessRule =
         serde_json::from_value(json!({"condition": condition, "effect": "allow"})).ok()?;
     let rules = RuleSet::compile(&[rule]).ok()?;
-    let (_, outcomes) = rules.explain(context);
-    Some(match &outcomes.first()?.result {
+    let (_, outcomes, compiled) = rules.explain_on(context, None, Engine::Compiled);
+    let outcome = match &outcomes.first()?.result {
         RuleResult::Matched => Outcome::Matched,
         RuleResult::NotMatched => Outcome::NotMatched,
         RuleResult::Error(_) => Outcome::Error,
-    })
+    };
+    Some((outcome, compiled > 0))
 }
 
 /// The unmodified `cel` crate's outcome for `condition` in `context`, or `None` when it
