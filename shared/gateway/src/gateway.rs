@@ -61,6 +61,25 @@ impl<S> std::fmt::Debug for Gateway<S> {
     }
 }
 
+/// Who and what a decision line is about, as far as the point got.
+#[derive(Default)]
+struct About {
+    principal_id: Option<String>,
+    agent_id: Option<String>,
+    tool_id: Option<String>,
+    tool_version: Option<u64>,
+}
+
+impl About {
+    /// Writes it into `record`.
+    fn onto(self, record: &mut DecisionRecord) {
+        record.principal_id = self.principal_id;
+        record.agent_id = self.agent_id;
+        record.tool_id = self.tool_id;
+        record.tool_version = self.tool_version;
+    }
+}
+
 /// A tool a gateway names, found in the registry.
 struct Found {
     loaded: Arc<Loaded>,
@@ -109,27 +128,12 @@ impl<S: RuleSource> Gateway<S> {
     pub async fn call(&self, call: Call<'_>) -> Verdict {
         let started = Instant::now();
         let now_ms = self.clock.now_ms();
-        let mut record =
-            DecisionRecord::refusal(self.point, String::new(), String::new(), "", String::new());
-        let verdict = match self.decide(call, now_ms, &mut record).await {
-            Ok(verdict) => verdict,
-            Err(refused) => {
-                let stamp = Stamp::at(now_ms);
-                let mut refusal = DecisionRecord::refusal(
-                    self.point,
-                    stamp.id,
-                    stamp.time,
-                    refused.refusal.code(),
-                    refused.message.clone(),
-                );
-                refusal.principal_id = record.principal_id.take();
-                refusal.agent_id = record.agent_id.take();
-                refusal.tool_id = record.tool_id.take();
-                refusal.tool_version = record.tool_version.take();
-                record = refusal;
-                Verdict::refused(&refused)
-            }
+        let mut about = About::default();
+        let (verdict, mut record) = match self.decide(call, now_ms, &mut about).await {
+            Ok(decided) => decided,
+            Err(refused) => (Verdict::refused(&refused), self.refusal(Stamp::at(now_ms), refused)),
         };
+        about.onto(&mut record);
         record.function = Some(named(call.tool));
         record.tool_id = record.tool_id.or_else(|| Some(named(call.target)));
         record.eval_micros = registry_access::record::micros_since(started);
@@ -141,17 +145,17 @@ impl<S: RuleSource> Gateway<S> {
         &self,
         call: Call<'_>,
         now_ms: i64,
-        record: &mut DecisionRecord,
-    ) -> Result<Verdict, Refused> {
+        about: &mut About,
+    ) -> Result<(Verdict, DecisionRecord), Refused> {
         let (config, point) = self.setup.as_ref().map_err(not_configured)?;
         let known = identify(config, point, call.caller, now_ms).await?;
-        record.agent_id.clone_from(&known.agent_id);
+        about.agent_id.clone_from(&known.agent_id);
         let mut context = prepared(&known)?;
         context.set_agent_id(known.agent_id.as_deref());
-        record.principal_id = context.user_id().map(str::to_owned);
+        about.principal_id = context.user_id().map(str::to_owned);
         let Found { loaded } = self.find(point, call.target, call.tool, now_ms).await?;
-        record.tool_id = Some(loaded.tool().tool_id.clone());
-        record.tool_version = loaded.tool().server.version;
+        about.tool_id = Some(loaded.tool().tool_id.clone());
+        about.tool_version = loaded.tool().server.version;
         let arguments = Value::Object(call.arguments.clone());
         let errors = loaded.check_json(call.tool, &arguments);
         if !errors.is_empty() {
@@ -179,16 +183,11 @@ impl<S: RuleSource> Gateway<S> {
         let tool_call =
             ToolCall { function: call.tool, http_method: None, arguments: call.arguments };
         let decided = point.decide(&loaded, &mut context, session, tool_call, now_ms).await?;
-        let mut decided_record = decided.record(self.point, Stamp::at(now_ms));
-        decided_record.principal_id = record.principal_id.take();
-        decided_record.agent_id = record.agent_id.take();
-        decided_record.tool_id = record.tool_id.take();
-        decided_record.tool_version = record.tool_version.take();
-        decided_record.session_id = session_id
+        let mut record = decided.record(self.point, Stamp::at(now_ms));
+        record.session_id = session_id
             .filter(|s| registry_core::session::session_id_problem(s).is_none())
             .map(str::to_owned);
-        *record = decided_record;
-        Ok(Verdict::of(&decided, loaded.tool()))
+        Ok((Verdict::of(&decided, loaded.tool()), record))
     }
 
     /// Whether each listed tool is granted to `caller`: the tool's lifecycle and access
@@ -227,16 +226,8 @@ impl<S: RuleSource> Gateway<S> {
                     }
                 }
             };
-            let (allowed, mut record) = decided.unwrap_or_else(|refused| {
-                let record = DecisionRecord::refusal(
-                    self.point,
-                    stamp.id,
-                    stamp.time,
-                    refused.refusal.code(),
-                    refused.message,
-                );
-                (false, record)
-            });
+            let (allowed, mut record) =
+                decided.unwrap_or_else(|refused| (false, self.refusal(stamp, refused)));
             record.agent_id.clone_from(&agent_id);
             record.tool_id = record.tool_id.or_else(|| Some(named(listed.target)));
             record.function = Some(named(listed.tool));
@@ -245,6 +236,12 @@ impl<S: RuleSource> Gateway<S> {
             granted.push(allowed);
         }
         granted
+    }
+
+    /// The decision line of a refusal before (or instead of) a rule deciding.
+    fn refusal(&self, stamp: Stamp, refused: Refused) -> DecisionRecord {
+        let code = refused.refusal.code();
+        DecisionRecord::refusal(self.point, stamp.id, stamp.time, code, refused.message)
     }
 
     /// A method that is neither `tools/call` nor `tools/list`: it passes, with a
