@@ -7,13 +7,20 @@
 //! fails, which is a run-time error, hence fail-closed. Evaluation is synchronous, so
 //! for the interpreter the budget lives in a thread-local, set from the decision's
 //! counter before a condition runs and read back after.
+//!
+//! The guard also fixes the order a comprehension walks a map in: the `cel` crate walks
+//! a map's keys in its hash table's order, which differs from one map to the next, so
+//! that which of two erring elements gives the error (or the order of a `map` over a
+//! map) would change from run to run. `@cost` hands the comprehension the map's keys
+//! as a list in ascending key order instead (decision 97): one of the orders the
+//! unmodified crate may take, always the same one.
 
 use crate::compile::ast;
 use crate::limits::DECISION_STEP_BUDGET;
 use cel::ExecutionError;
 use cel::common::ast::{CallExpr, Expr, IdedExpr, LiteralValue, MapExpr, StructExpr};
-use cel::common::types::CelInt;
-use cel::common::value::CowVal;
+use cel::common::types::{CelInt, CelList, CelMap};
+use cel::common::value::{CowVal, Val};
 use std::cell::Cell;
 
 /// Name of the guard function injected around comprehension ranges.
@@ -47,7 +54,8 @@ pub(crate) fn charge(steps: u64) -> Result<(), ExecutionError> {
     Ok(())
 }
 
-/// The `@cost(range, weight)` overload: charges `size(range) * weight`, returns `range`.
+/// The `@cost(range, weight)` overload: charges `size(range) * weight`, returns `range`
+/// (a map as the list of its keys in ascending order).
 pub(crate) fn guard<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let mut args = args.into_iter();
     let (Some(range), Some(weight)) = (args.next(), args.next()) else {
@@ -57,7 +65,21 @@ pub(crate) fn guard<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>,
         weight.downcast_ref::<CelInt>().map_or(1, |w| u64::try_from(*w.inner()).unwrap_or(1));
     let size = range.as_sizer().map_or(0, |s| u64::try_from(*s.size().inner()).unwrap_or(0));
     charge(size.saturating_mul(weight).max(1))?;
-    Ok(range)
+    Ok(in_key_order(range))
+}
+
+/// `range` as a comprehension walks it: a map becomes the list of its keys, ascending
+/// (in the order `cel`'s own `Ord` for keys gives: by kind, then by value); anything
+/// else is returned as it is.
+fn in_key_order<'b, 'v>(range: CowVal<'b, 'v>) -> CowVal<'b, 'v> {
+    let Some(map) = range.downcast_ref::<CelMap>() else {
+        return range;
+    };
+    let mut keys: Vec<_> = map.keys().collect();
+    keys.sort_unstable();
+    let keys: Vec<Box<dyn Val + 'v>> =
+        keys.into_iter().map(|k| k.inner().clone_as_boxed()).collect();
+    CowVal::owned(CelList::from(keys))
 }
 
 /// Wraps every comprehension range of `expr` in the guard; `next_id` gives fresh node ids.
