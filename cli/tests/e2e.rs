@@ -442,9 +442,8 @@ async fn serve_logs_plain_text_when_stdout_and_stderr_are_not_terminals() {
     use std::io::{BufRead, BufReader, Read};
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = Command::new(BIN)
-        .args(["serve", "--no-example", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .args(["serve", "--no-example", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(dir.path().join("data"))
         .env("REGISTRY_ADMIN_TOKEN", "e2e-admin-token-0123456789")
         .env("RUST_LOG", "info")
@@ -459,7 +458,12 @@ async fn serve_logs_plain_text_when_stdout_and_stderr_are_not_terminals() {
     while !String::from_utf8_lossy(&printed).contains("agent-registry listening") {
         assert_ne!(stdout.read_until(b'\n', &mut printed).unwrap(), 0, "exited early");
     }
-    let health = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await.unwrap();
+    let printed_text = String::from_utf8_lossy(&printed).into_owned();
+    let base = printed_text
+        .lines()
+        .find_map(|line| common::listening_address(line, "agent-registry listening on "))
+        .expect("serve printed where it listens");
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
     assert_eq!(health.status(), 200);
     let pid = child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());

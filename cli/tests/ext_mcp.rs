@@ -19,10 +19,6 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use tonic::transport::Channel;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 /// A Lambda tool `name` behind agentgateway backend `backend`, with one function of one
 /// required parameter, granted by `access`.
 fn tool(
@@ -158,17 +154,18 @@ async fn authorize(s: &Serve, token: &str, amount: Value) -> Answer {
     }
 }
 
-async fn client(port: u16) -> ExtMcpClient<Channel> {
-    ExtMcpClient::connect(format!("http://127.0.0.1:{port}")).await.unwrap()
+/// A client of the ExtMCP server `serve --ext-mcp 127.0.0.1:0` started.
+async fn client(s: &Serve) -> ExtMcpClient<Channel> {
+    let address = s.ext_mcp.as_deref().expect("serve printed its ExtMCP address");
+    ExtMcpClient::connect(format!("http://{address}")).await.unwrap()
 }
 
 #[tokio::test]
 async fn serve_ext_mcp_decides_the_refund_example_as_authorize_does() {
-    let port = free_port();
-    let s = serve(None, &["--ext-mcp", &format!("127.0.0.1:{port}")]);
+    let s = serve(None, &["--ext-mcp", "127.0.0.1:0"]);
     s.healthy().await;
     setup(&s).await;
-    let mut grpc = client(port).await;
+    let mut grpc = client(&s).await;
     let (ours, theirs) = (token(&s, "ext-mcp-1").await, token(&s, "authorize-1").await);
     // one session each, the same calls in the same order
     let calls = [
@@ -252,9 +249,8 @@ async fn ext_mcp_runs_on_its_own_over_serves_data_and_stops_on_sigterm() {
     let s = serve(None, &[]);
     s.healthy().await;
     setup(&s).await;
-    let port = free_port();
     let mut child = Command::new(BIN)
-        .args(["ext-mcp", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
+        .args(["ext-mcp", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(&s.data)
         .env("REGISTRY_TOKEN_ISSUER", &s.base)
         .env("RUST_LOG", "warn")
@@ -262,15 +258,16 @@ async fn ext_mcp_runs_on_its_own_over_serves_data_and_stops_on_sigterm() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut grpc = None;
-    for _ in 0..200 {
-        if let Ok(c) = ExtMcpClient::connect(format!("http://127.0.0.1:{port}")).await {
-            grpc = Some(c);
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    let mut grpc = grpc.expect("ext-mcp listens");
+    // the address it printed once it listened; what it prints later is read too, so that
+    // it never writes to a closed pipe
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let address = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| common::listening_address(&line, "agent-registry ext-mcp listening on "))
+        .expect("ext-mcp printed where it listens");
+    std::thread::spawn(move || lines.for_each(drop));
+    let mut grpc = ExtMcpClient::connect(format!("http://{address}")).await.unwrap();
     let ours = token(&s, "standalone-1").await;
     assert_eq!(
         check(&mut grpc, call(Some(&ours), "payments", refund(json!(5.0)))).await,
@@ -342,11 +339,10 @@ fn malformed(token: &str) -> Vec<(&'static str, McpRequest)> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn malformed_requests_are_invalid_and_64_concurrent_calls_are_all_answered() {
-    let port = free_port();
-    let s = serve(None, &["--ext-mcp", &format!("127.0.0.1:{port}")]);
+    let s = serve(None, &["--ext-mcp", "127.0.0.1:0"]);
     s.healthy().await;
     setup(&s).await;
-    let mut grpc = client(port).await;
+    let mut grpc = client(&s).await;
     let shared = token(&s, "malformed-1").await;
     for (what, request) in malformed(&shared) {
         let answer = check(&mut grpc, request).await;
@@ -374,11 +370,14 @@ async fn malformed_requests_are_invalid_and_64_concurrent_calls_are_all_answered
     for i in 0..16 {
         tokens.push(token(&s, &format!("concurrent-{i}")).await);
     }
-    let channel = tonic::transport::Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let channel = tonic::transport::Endpoint::from_shared(format!(
+        "http://{}",
+        s.ext_mcp.as_deref().unwrap()
+    ))
+    .unwrap()
+    .connect()
+    .await
+    .unwrap();
     let tasks: Vec<_> = (0..64)
         .map(|i| {
             let mut grpc = ExtMcpClient::new(channel.clone());

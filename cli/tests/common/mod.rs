@@ -26,6 +26,8 @@ pub struct Serve {
     pub later: Arc<Mutex<Vec<String>>>,
     /// The data directory.
     pub data: std::path::PathBuf,
+    /// The ExtMCP gRPC server's `host:port`, when started with `--ext-mcp`.
+    pub ext_mcp: Option<String>,
     _dir: tempfile::TempDir,
 }
 
@@ -36,8 +38,12 @@ impl Drop for Serve {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+/// The address in a line the binary prints once it listens (`... on <address>`, then a
+/// space or the end): servers are started on port 0 and read back, never on a port
+/// picked before (another test could take it in between).
+pub fn listening_address(line: &str, prefix: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix(prefix)?;
+    Some(rest.split_whitespace().next()?.to_owned())
 }
 
 /// Starts `serve` on a new data directory; without `admin_token` it reads the token the
@@ -55,9 +61,8 @@ pub fn serve_in(
     admin_token: Option<&str>,
     extra: &[&str],
 ) -> Serve {
-    let port = free_port();
     let mut cmd = Command::new(BIN);
-    cmd.args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
+    cmd.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(&data)
         .args(extra)
         .env_remove("REGISTRY_ADMIN_TOKEN")
@@ -71,14 +76,18 @@ pub fn serve_in(
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut stdout = Vec::new();
     let mut token = admin_token.map(str::to_owned);
+    let (mut base, mut ext_mcp) = (None, None);
+    let wants_ext_mcp = extra.contains(&"--ext-mcp");
     for line in lines.by_ref() {
         let line = line.unwrap();
         if let Some(t) = line.trim().strip_prefix("export REGISTRY_TOKEN=") {
             token = Some(t.to_owned());
         }
-        let listening = line.starts_with("agent-registry listening");
+        base = base.or_else(|| listening_address(&line, "agent-registry listening on "));
+        ext_mcp =
+            ext_mcp.or_else(|| listening_address(&line, "ext-mcp: agentgateway's ExtMCP gRPC on "));
         stdout.push(line);
-        if listening {
+        if base.is_some() && (ext_mcp.is_some() || !wants_ext_mcp) {
             break;
         }
     }
@@ -93,7 +102,8 @@ pub fn serve_in(
         }
     });
     let token = token.unwrap_or_else(|| panic!("no admin token printed: {stdout:?}"));
-    Serve { child, base: format!("http://127.0.0.1:{port}"), token, stdout, later, data, _dir: dir }
+    let base = base.unwrap_or_else(|| panic!("no address printed: {stdout:?}"));
+    Serve { child, base, token, stdout, later, data, ext_mcp, _dir: dir }
 }
 
 impl Serve {
