@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gateway_interceptor::{Interceptor, POINT};
-use registry_core::{LifecycleStatus, ToolDefinition};
+use registry_core::{AgentDefinition, LifecycleStatus, ToolDefinition};
 use registry_gateway::{Gateway, GatewayConfig};
 use registry_guard::RuleSource;
 use registry_store::StoreError;
@@ -15,12 +15,22 @@ use serde_json::{Value, json};
 const ISSUER: &str = "http://registry.test";
 const NOW_MS: i64 = 1_795_608_000_000;
 
-/// The example tool as target `units`, in memory.
+/// The example tool as target `units`, in memory, and agent `support-bot` that uses it.
 struct Memory(ToolDefinition);
 
 impl RuleSource for Memory {
     async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, StoreError> {
         Ok((id == self.0.tool_id).then(|| self.0.clone()))
+    }
+
+    async fn agent(&self, id: &str) -> Result<Option<AgentDefinition>, StoreError> {
+        let agent = json!({
+            "agentId": "support-bot",
+            "basePrompt": "You convert units.",
+            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+            "toolIds": [self.0.tool_id]
+        });
+        Ok((id == "support-bot").then(|| serde_json::from_value(agent).unwrap()))
     }
 
     async fn tools_tagged(
