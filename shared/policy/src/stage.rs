@@ -24,6 +24,10 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage, in the order [`decide`](crate::decide) runs them.
+    pub const ALL: [Self; 5] =
+        [Self::Lifecycle, Self::Grant, Self::Access, Self::Call, Self::Limit];
+
     /// The stage's wire name.
     pub fn as_str(self) -> &'static str {
         match self {
