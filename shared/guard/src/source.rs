@@ -192,7 +192,7 @@ impl DynamoSource {
             )
             .build();
         let client = aws_sdk_dynamodb::Client::from_conf(config);
-        // The guard only reads single items: no list cursor is ever signed.
+        // Lists (a tag lookup, a range's releases) are read whole here: no cursor leaves the process.
         Self { store: DynamoStore::new(client, table, b"registry-guard: no cursors") }
     }
 
