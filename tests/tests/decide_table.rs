@@ -20,7 +20,7 @@ use bedrock_action_group::{ControlCall, Parameter};
 use registry_access::RequestContext;
 use registry_api::{AppState, Registry, Role, TokenFile, router, serve};
 use registry_config::names;
-use registry_core::resolve::{BoundedCache, DefinitionMap, ToolOutcome, resolve};
+use registry_core::resolve::{AgentOutcome, BoundedCache, DefinitionMap, ToolOutcome, resolve};
 use registry_core::{AgentDefinition, Definition, ToolDefinition};
 use registry_e2e::agentcore;
 use registry_e2e::principal::{self as tokens, guard_env, other_ring, ring};
@@ -33,7 +33,9 @@ use serde_json::{Value, json};
 
 use registry_ext_mcp::proto::authorization_error::Code;
 use registry_ext_mcp::proto::ext_mcp_client::ExtMcpClient;
-use registry_ext_mcp::proto::{McpHeader, McpRequest, mcp_request_result};
+use registry_ext_mcp::proto::{
+    McpHeader, McpRequest, McpResponse, mcp_request_result, mcp_response_result,
+};
 use registry_gateway::{DecisionPoint, DecisionRecord, Gateway, GatewayConfig, StoreSource};
 
 /// An agent without limits, and one allowed one tool call per session.
@@ -73,8 +75,34 @@ fn lifecycle(status: &str) -> Value {
     json!({"lifecycle": {"status": status}})
 }
 
-/// The tools of the table, by short name.
+/// The tools of the table, by short name: the call stages' and the grant's.
 fn tools() -> Vec<(&'static str, ToolDefinition)> {
+    let mut all = base_tools();
+    all.extend(grant_tools());
+    all
+}
+
+/// The tools the grant's cases call (SPEC section 21): each named by the agents of
+/// [`grant_agents`] only, or by none.
+fn grant_tools() -> Vec<(&'static str, ToolDefinition)> {
+    vec![
+        // in no agent
+        ("hidden", tool("t_hidden", json!({}))),
+        // agent `table-a`'s, one of them switched off after its tokens were issued
+        ("a", tool("t_a", json!({}))),
+        ("a_off", tool("t_a_off", lifecycle("disabled"))),
+        // agent `table-b`'s only
+        ("b", tool("t_b", json!({}))),
+        // two releases of one name: agent `table-ranged`'s range picks the newer
+        ("ranged_old", tool("t_ranged", json!({}))),
+        ("ranged_new", tool("t_ranged", json!({"toolId": "t_ranged@1.1.0"}))),
+        // the collaborator's
+        ("collab", tool("t_collab", json!({}))),
+    ]
+}
+
+/// The tools of the call stages, by short name.
+fn base_tools() -> Vec<(&'static str, ToolDefinition)> {
     let access = json!({"accessRules": [
         {"id": "no-contractors", "effect": "deny",
          "condition": "has(user.userType) && user.userType == 'contractor'"},
@@ -134,8 +162,11 @@ fn tools() -> Vec<(&'static str, ToolDefinition)> {
 
 fn agent(id: &str, limits: Option<Value>) -> AgentDefinition {
     // an agent may not name a retired tool
-    let tool_ids: Vec<String> =
-        tools().iter().filter(|(n, _)| *n != "retired").map(|(_, t)| t.tool_id.clone()).collect();
+    let tool_ids: Vec<String> = base_tools()
+        .iter()
+        .filter(|(n, _)| *n != "retired")
+        .map(|(_, t)| t.tool_id.clone())
+        .collect();
     let mut agent = json!({
         "agentId": id,
         "basePrompt": "You convert units for the decision table.",
@@ -149,7 +180,74 @@ fn agent(id: &str, limits: Option<Value>) -> AgentDefinition {
 }
 
 fn agents() -> Vec<AgentDefinition> {
-    vec![agent(PLAIN_AGENT, None), agent(BUDGET_AGENT, Some(json!({"maxToolCalls": 1})))]
+    let mut all =
+        vec![agent(PLAIN_AGENT, None), agent(BUDGET_AGENT, Some(json!({"maxToolCalls": 1})))];
+    all.extend(grant_agents());
+    all
+}
+
+/// The agent deleted after its tokens were issued (stored, then deleted, by
+/// [`World::new`]).
+const DELETED_AGENT: &str = "table-deleted";
+
+/// Agents switched off or deleted after their tokens were issued: the in-process
+/// authorizer still holds them as the runtime resolved them.
+const REVOKED_AGENTS: [&str; 3] = ["table-disabled", "table-retired", DELETED_AGENT];
+
+/// The agents of the grant's cases, as stored (the revoked ones switched off).
+fn grant_agents() -> Vec<AgentDefinition> {
+    let t_a = "t_a@1.0.0";
+    let a = |id: &str, tools: Value, more: Value| {
+        let mut agent = json!({
+            "agentId": id,
+            "basePrompt": "You convert units for the decision table's grant.",
+            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+            "toolIds": tools
+        });
+        merge(&mut agent, more);
+        serde_json::from_value::<AgentDefinition>(agent).unwrap()
+    };
+    vec![
+        a("table-a", json!([t_a, "t_a_off@1.0.0"]), json!({})),
+        a("table-b", json!(["t_b@1.0.0"]), json!({})),
+        a(
+            "table-ruled",
+            json!([t_a]),
+            json!({"accessRules": [
+                {"id": "no-interns", "effect": "deny", "condition": "'intern' in user.roles"},
+                {"id": "everyone", "effect": "allow"}
+            ]}),
+        ),
+        a(
+            "table-rollout",
+            json!([t_a]),
+            json!({"rolloutPolicy": {"regionRestrictions": ["eu-west-1"]}}),
+        ),
+        a("table-ranged", json!(["t_ranged@^1"]), json!({})),
+        a(
+            "table-supervisor",
+            json!([t_a]),
+            json!({"collaborators": [{"agentId": "table-collab",
+                "instruction": "Converts for the supervisor.", "historyRelay": "TO_COLLABORATOR"}]}),
+        ),
+        a("table-collab", json!(["t_collab@1.0.0"]), json!({})),
+        a("table-disabled", json!([t_a]), lifecycle("disabled")),
+        a("table-retired", json!([t_a]), lifecycle("retired")),
+        a(DELETED_AGENT, json!([t_a]), json!({"limits": {"maxToolCalls": 1}})),
+    ]
+}
+
+/// The live definitions of the table's world (the deleted agent gone): what a
+/// resolution reads, and what a runtime holding its resolution keeps.
+fn live_definitions() -> DefinitionMap {
+    let mut defs = DefinitionMap::default();
+    for (_, tool) in tools() {
+        defs.insert_tool(tool);
+    }
+    for agent in agents().into_iter().filter(|a| a.agent_id != DELETED_AGENT) {
+        defs.insert_agent(agent);
+    }
+    defs
 }
 
 // ---------------------------------------------------------------------------------
@@ -294,6 +392,21 @@ impl Case {
         self.store = Db::Down;
         self
     }
+    /// The call made with a token of `agent` (a case of the grant).
+    fn by(mut self, agent: &'static str) -> Self {
+        self.agent = agent;
+        self
+    }
+    /// The call belonging to a session, after `before` calls in it.
+    fn in_session(mut self, before: usize) -> Self {
+        self.session = true;
+        self.before = before;
+        self
+    }
+    /// Whether this is a case of the grant (an agent of [`grant_agents`]).
+    fn of_grant(&self) -> bool {
+        self.agent != PLAIN_AGENT && self.agent != BUDGET_AGENT
+    }
 }
 
 fn cases() -> Vec<Case> {
@@ -412,7 +525,60 @@ fn cases() -> Vec<Case> {
         case("store unreachable", "active", Seen::Refused(Before::Unavailable)).store_down(),
         case("store unreachable, a counted tool", "rate", Seen::Refused(Before::Unavailable))
             .store_down(),
+        // the grant (SPEC section 21): what resolving the token's agent reaches
+        case("grant: the agent's own tool", "a", allow(call, Some("allow-calls"))).by("table-a"),
+        case("grant: a tool in no agent", "hidden", not_granted()).by("table-a"),
+        case("grant: another agent's tool", "b", not_granted()).by("table-a"),
+        case("grant: that agent's token for it", "b", allow(call, Some("allow-calls")))
+            .by("table-b"),
+        case("grant: a token replayed at another gateway target", "active", not_granted())
+            .by("table-a"),
+        case("grant: the agent's own rule denies the principal", "a", not_granted())
+            .by("table-ruled")
+            .who(Who::Intern),
+        case("grant: the agent's own rule allows", "a", allow(call, Some("allow-calls")))
+            .by("table-ruled"),
+        case("grant: the agent's rollout leaves the caller out", "a", not_granted())
+            .by("table-rollout"),
+        case("grant: the release the range picks", "ranged_new", allow(call, Some("allow-calls")))
+            .by("table-ranged"),
+        case("grant: a range that resolves to another release", "ranged_old", not_granted())
+            .by("table-ranged"),
+        case("grant: an inlined collaborator's tool", "collab", allow(call, Some("allow-calls")))
+            .by("table-supervisor"),
+        case("grant: the collaborator's token for the supervisor's tool", "a", not_granted())
+            .by("table-collab"),
+        case("grant: checked before a call rule would deny", "hidden", not_granted())
+            .by("table-a")
+            .value(huge),
+        // revocation: switched off or deleted after the token was issued
+        case("revoked: the agent disabled after issue", "a", not_granted()).by("table-disabled"),
+        case("revoked: the agent retired after issue", "a", not_granted()).by("table-retired"),
+        case("revoked: the agent deleted after issue", "a", not_granted()).by(DELETED_AGENT),
+        case("revoked: a deleted agent's session has no unlimited budget", "a", not_granted())
+            .by(DELETED_AGENT)
+            .in_session(2),
+        case("revoked: the agent's tool disabled after issue", "a_off", deny("lifecycle", None))
+            .by("table-a"),
+        case(
+            "revoked: the agent's tool disabled after issue, in a session",
+            "a_off",
+            deny("lifecycle", None),
+        )
+        .by("table-a")
+        .in_session(1),
     ]
+}
+
+/// Whether a gateway's `tools/list` keeps a tool whose call was decided `seen`: when
+/// the lifecycle, grant and access stages let the call through.
+fn listed(seen: &Seen) -> bool {
+    matches!(seen, Seen::Decided { stage, .. } if stage == "call" || stage == "limit")
+}
+
+/// A call outside what the token's agent grants: denied at stage `grant`, no rule.
+fn not_granted() -> Seen {
+    deny("grant", None)
 }
 
 // ---------------------------------------------------------------------------------
@@ -448,8 +614,12 @@ const POINTS: [Point; 7] = [
 fn cannot(point: Point, case: &Case) -> Option<&'static str> {
     let signed_only =
         matches!(case.who, Who::Missing | Who::Expired | Who::Forged | Who::OtherSession);
+    let revoked = REVOKED_AGENTS.contains(&case.agent);
     match point {
         Point::Guard | Point::Remote => None,
+        Point::Authorize if case.session && case.agent == DELETED_AGENT => Some(
+            "a body naming a session must name a live agent that uses the tool (400 at /agentId); the token form is the Remote point's",
+        ),
         Point::Authorize if signed_only => {
             Some("takes the request context as sent: there is no signed principal to miss")
         }
@@ -457,6 +627,9 @@ fn cannot(point: Point, case: &Case) -> Option<&'static str> {
         Point::Authorizer if signed_only => {
             Some("takes the request context as the runtime holds it: no signed principal")
         }
+        Point::Authorizer if revoked => Some(
+            "holds the definitions the runtime resolved with: a revocation reaches it when the runtime resolves again (decision 98)",
+        ),
         Point::Authorizer if case.store == Db::Down && case.tool != "rate" => {
             Some("holds the tool in process: a call nothing counts reads no store")
         }
@@ -605,6 +778,8 @@ impl World {
         for agent in agents() {
             store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
         }
+        // deleted after its tokens were issued (the table signs them itself)
+        store.delete(registry_core::Kind::Agent, DELETED_AGENT, 1).await.unwrap();
         let endpoint = registry_store_dynamodb::local::endpoint().unwrap().to_owned();
         let table = Table { name: store.table().to_owned(), endpoint };
         let reader = TokenFile::add_token(dir, "table-reader", Role::Reader).unwrap();
@@ -697,6 +872,10 @@ impl World {
                 let agent = agents().into_iter().find(|a| a.agent_id == case.agent).unwrap();
                 let mut authorizer =
                     RuleSetAuthorizer::new(tool).unwrap().for_agent(agent).counting_in(counters);
+                if case.of_grant() {
+                    // the runtime keeps the definitions it resolved with
+                    authorizer = authorizer.with_definitions(live_definitions());
+                }
                 if case.session {
                     authorizer = authorizer.in_session(session);
                 }
@@ -760,7 +939,27 @@ impl World {
         let line = &lines[before];
         let allowed = output["mcp"].get("transformedGatewayRequest").is_some();
         assert_eq!(allowed, line["effect"] == "allow", "{}: {output} vs {line}", case.name);
-        seen(line)
+        let seen = seen(line);
+        if case.of_grant() {
+            // the RESPONSE point's tools/list keeps the tool exactly when the call's first
+            // stages (lifecycle, grant, access) let it through
+            let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+            let answer = agentcore::tools_list_answer(json!(2), &[name.as_str()], None);
+            let before = lambda.decision_lines("gateway-interceptor").len();
+            let output =
+                lambda.call(&agentcore::response_event(&list, Some(&headers), &answer)).await;
+            let tools = &output["mcp"]["transformedGatewayResponse"]["body"]["result"]["tools"];
+            let kept = tools.as_array().is_some_and(|t| t.len() == 1);
+            assert_eq!(
+                kept,
+                listed(&seen),
+                "{}: the list and the call differ: {output}",
+                case.name
+            );
+            let lines = lambda.decision_lines("gateway-interceptor");
+            assert_eq!(lines.len(), before + 1, "{}: one line per list", case.name);
+        }
+        seen
     }
 
     /// `case` as agentgateway sends a `tools/call` of the backend named by the tool's id
@@ -815,6 +1014,35 @@ impl World {
             "{}: the code answered and the decision line differ: {line}",
             case.name
         );
+        if case.of_grant() {
+            // the tools/list answer keeps the tool exactly when the call's first stages do
+            let response = McpResponse {
+                service_names: vec![tool.tool_id.clone()],
+                method: "tools/list".into(),
+                metadata_context: principal(case, user, session).map(|token| prost_types::Struct {
+                    fields: [(
+                        "token".to_owned(),
+                        prost_types::Value {
+                            kind: Some(prost_types::value::Kind::StringValue(token)),
+                        },
+                    )]
+                    .into(),
+                }),
+                mcp_response: json!({"tools": [{"name": case.function}]}).to_string().into_bytes(),
+            };
+            let before = grpc.records.lock().unwrap().len();
+            let answer = grpc.client.clone().check_response(response).await.unwrap().into_inner();
+            let kept = match answer.result.unwrap() {
+                mcp_response_result::Result::Mutated(bytes) => {
+                    let result: Value = serde_json::from_slice(&bytes).unwrap();
+                    result["tools"].as_array().is_some_and(|t| t.len() == 1)
+                }
+                other => panic!("{}: ExtMCP answered the list {other:?}", case.name),
+            };
+            assert_eq!(kept, listed(&seen), "{}: the list and the call differ", case.name);
+            let records = grpc.records.lock().unwrap().len();
+            assert_eq!(records, before + 1, "{}: one line per list", case.name);
+        }
         seen
     }
 
@@ -883,6 +1111,9 @@ impl World {
     }
 
     fn resolve(&self, case: &Case, tool: &ToolDefinition, user: &str) -> Seen {
+        if case.of_grant() {
+            return resolve_grant(case, tool, user);
+        }
         let mut defs = DefinitionMap::default();
         defs.insert_tool(tool.clone());
         let mut agent = agent("table-resolved", None);
@@ -905,6 +1136,35 @@ impl World {
             },
             other => panic!("{}: the resolver left the tool out as {other:?}", case.name),
         }
+    }
+}
+
+/// What resolving the case's own agent over the live definitions gives for the tool:
+/// not granted when the agent is not resolved or does not reach the release, else the
+/// tool's own outcome.
+fn resolve_grant(case: &Case, tool: &ToolDefinition, user: &str) -> Seen {
+    let context: RequestContext = serde_json::from_value(context(case.who, user)).unwrap();
+    let defs = live_definitions();
+    let Ok(resolution) = resolve(&defs, &BoundedCache::default(), case.agent, &context) else {
+        return not_granted();
+    };
+    let mut traces = vec![&resolution.trace];
+    traces.extend(
+        resolution.trace.collaborators.iter().filter(|c| c.outcome == AgentOutcome::Resolved),
+    );
+    let entry = traces.iter().flat_map(|t| &t.tools).find(|t| t.tool_id == tool.tool_id);
+    let Some(entry) = entry else { return not_granted() };
+    let rule = entry.access.as_ref().and_then(|d| d.rule_id.as_deref().map(str::to_owned));
+    match entry.outcome {
+        ToolOutcome::Included => Seen::Granted,
+        ToolOutcome::Disabled | ToolOutcome::Retired => deny("lifecycle", None),
+        ToolOutcome::Denied => Seen::Decided {
+            effect: "deny".into(),
+            outcome: "deny".into(),
+            stage: "access".into(),
+            rule,
+        },
+        _ => not_granted(),
     }
 }
 
@@ -1015,6 +1275,7 @@ async fn every_enforcement_point_decides_every_case_alike() {
     let world = World::new(dir.path()).await;
     let cases = cases();
     assert!(cases.len() >= 40, "{} cases", cases.len());
+    assert!(cases.iter().filter(|c| c.of_grant()).count() >= 15, "the grant's cases");
     let mut report = Vec::new();
     let mut diverged = Vec::new();
     for (n, case) in cases.iter().enumerate() {

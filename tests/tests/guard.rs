@@ -27,9 +27,13 @@ const TOOL_ID: &str = "convert_units@1.0.0";
 /// The Bedrock session of the events.
 const SESSION: &str = "e2e-session";
 
-/// A registry table holding the example tool, written by the registry's store.
+/// A registry table holding the example tool and agent `support-bot` using it (the
+/// tokens' agent: a token is granted only its agent's tools), written by the
+/// registry's store.
 async fn seeded_table() -> Table {
-    seeded().await.0
+    let (table, store) = seeded().await;
+    seed_agent(&store, Value::Null).await;
+    table
 }
 
 /// [`seeded_table`] and the store on it.
@@ -332,12 +336,17 @@ fn in_session(value: &str, session: &str) -> Value {
 
 /// Stores agent `support-bot`, which uses the tool, with 3 tool calls per session.
 async fn seed_budgeted_agent(store: &DynamoStore) {
+    seed_agent(store, json!({"maxToolCalls": 3})).await;
+}
+
+/// Stores agent `support-bot`, which uses the tool, with `limits` (`null`: none).
+async fn seed_agent(store: &DynamoStore, limits: Value) {
     let agent: AgentDefinition = serde_json::from_value(json!({
         "agentId": "support-bot",
         "basePrompt": "You help travellers convert units, a few times per conversation.",
         "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
         "toolIds": [TOOL_ID],
-        "limits": {"maxToolCalls": 3}
+        "limits": limits
     }))
     .unwrap();
     store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();

@@ -33,6 +33,19 @@ impl RuleSource for Memory {
         Ok((id == self.0.tool_id).then(|| self.0.clone()))
     }
 
+    async fn agent(
+        &self,
+        id: &str,
+    ) -> Result<Option<registry_core::AgentDefinition>, registry_store::StoreError> {
+        let agent = json!({
+            "agentId": "support-bot",
+            "basePrompt": "You convert units.",
+            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+            "toolIds": [self.0.tool_id]
+        });
+        Ok((id == "support-bot").then(|| serde_json::from_value(agent).unwrap()))
+    }
+
     async fn tools_tagged(
         &self,
         key: &str,

@@ -4,23 +4,34 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use gateway_interceptor::{Interceptor, POINT};
-use registry_core::{LifecycleStatus, ToolDefinition};
-use registry_gateway::{Gateway, GatewayConfig};
+use registry_core::{AgentDefinition, LifecycleStatus, ToolDefinition};
+use registry_gateway::{DecisionRecord, Gateway, GatewayConfig};
 use registry_guard::RuleSource;
 use registry_store::StoreError;
 use registry_token::{DEFAULT_AUDIENCE, KeyRing, TokenRequest};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
 
 const ISSUER: &str = "http://registry.test";
 const NOW_MS: i64 = 1_795_608_000_000;
 
-/// The example tool as target `units`, in memory.
+/// The example tool as target `units`, in memory, and agent `support-bot` that uses it.
 struct Memory(ToolDefinition);
 
 impl RuleSource for Memory {
     async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, StoreError> {
         Ok((id == self.0.tool_id).then(|| self.0.clone()))
+    }
+
+    async fn agent(&self, id: &str) -> Result<Option<AgentDefinition>, StoreError> {
+        let agent = json!({
+            "agentId": "support-bot",
+            "basePrompt": "You convert units.",
+            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+            "toolIds": [self.0.tool_id]
+        });
+        Ok((id == "support-bot").then(|| serde_json::from_value(agent).unwrap()))
     }
 
     async fn tools_tagged(
@@ -34,6 +45,12 @@ impl RuleSource for Memory {
 }
 
 fn setup() -> (Interceptor<Memory>, String) {
+    let (interceptor, token, _) = setup_logged();
+    (interceptor, token)
+}
+
+/// [`setup`], with the decision lines it writes.
+fn setup_logged() -> (Interceptor<Memory>, String, Arc<Mutex<Vec<DecisionRecord>>>) {
     let keys = KeyRing::generate(NOW_MS / 1000).unwrap();
     let jwks = serde_json::to_string(&keys.jwks()).unwrap();
     let config = GatewayConfig::from_vars(|name| match name {
@@ -59,7 +76,9 @@ fn setup() -> (Interceptor<Memory>, String) {
             ttl_seconds: 3_600,
         })
         .unwrap();
-    (Interceptor::new(gateway, |_| {}), token)
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&lines);
+    (Interceptor::new(gateway, move |r| sink.lock().unwrap().push(r)), token, lines)
 }
 
 /// The REQUEST event around the client's `body` (JSON text), with the bearer `token`.
@@ -158,7 +177,7 @@ async fn raw_events_get_documents_a_strict_parser_reads() {
 
 #[tokio::test]
 async fn a_huge_tool_list_is_filtered_in_bounded_time() {
-    let (interceptor, token) = setup();
+    let (interceptor, token, lines) = setup_logged();
     let description = "d".repeat(500);
     let mut tools: Vec<Value> = (0..10_000)
         .map(|i| json!({"name": format!("t{i}___x"), "description": description}))
@@ -179,6 +198,11 @@ async fn a_huge_tool_list_is_filtered_in_bounded_time() {
         json!({"tools": [{"name": "units___convert", "description": "kept"}], "nextCursor": "c"})
     );
     assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+    // one decision line for the list, not one per listed tool
+    let lines = lines.lock().unwrap();
+    assert_eq!(lines.len(), 1, "{} lines", lines.len());
+    let listed = lines[0].listed.clone().unwrap();
+    assert_eq!((listed.kept, listed.withheld), (1, 10_000));
 }
 
 #[tokio::test]

@@ -22,5 +22,5 @@ pub use diagnostics::{ContextError, ContextJsonError, RuleError};
 pub use evaluate::decision::{Decision, EvalError, LogOnlyOutcome, Outcome, ReasonCode, WouldBe};
 pub use evaluate::dry_run::{DryRun, dry_run};
 pub use evaluate::{Engine, RuleOutcome, RuleResult};
-pub use record::{DecisionPoint, DecisionRecord};
+pub use record::{DecisionPoint, DecisionRecord, Listing};
 pub use rule::{AccessRule, Effect, RuleMode};

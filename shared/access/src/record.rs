@@ -89,6 +89,22 @@ pub struct DecisionRecord {
     pub arguments: Option<Value>,
     /// The request context: only when the operator asked for it.
     pub context: Option<Value>,
+    /// For a `tools/list`: how many listed tools were kept and withheld (one line per
+    /// list, not per tool).
+    pub listed: Option<Listing>,
+}
+
+/// What one `tools/list` kept and withheld.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listing {
+    /// Tools kept in the list.
+    pub kept: u64,
+    /// Tools withheld from it.
+    pub withheld: u64,
+    /// The withheld tools counted by reason code (`NOT_GRANTED`, `NO_MATCH`,
+    /// `UNKNOWN_TOOL`...).
+    pub withheld_by: std::collections::BTreeMap<String, u64>,
 }
 
 /// A decision line in CloudWatch embedded metric format: the record's fields, the
@@ -172,6 +188,7 @@ impl DecisionRecord {
             message: None,
             arguments: None,
             context: None,
+            listed: None,
         };
         record.set_decision(decision);
         record

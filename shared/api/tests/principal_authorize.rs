@@ -93,11 +93,17 @@ async fn the_token_names_the_principal_and_its_session_counts() {
     // another session of the same principal has its own budget
     let r = authorize(&s, &token(&s, "carol", "session-2"), &refund(5.0)).await;
     assert_eq!(r.body["effect"], "allow", "{}", r.text);
-    // a token's agent that is not (or no longer) live has no limits, as in a guard
+    // a token's agent that is not (or no longer) live grants nothing (decision 98)
     let ghost = token_of(&s, "ghost", "carol", "session-3");
     for _ in 0..2 {
         let r = authorize(&s, &ghost, &refund(5.0)).await;
-        assert_eq!(r.body["effect"], "allow", "{}", r.text);
+        assert_eq!(
+            (r.body["effect"].as_str(), r.body["stage"].as_str(), r.body["reason"].as_str()),
+            (Some("deny"), Some("grant"), Some("NOT_GRANTED")),
+            "{}",
+            r.text
+        );
+        assert!(r.body.get("session").is_none(), "nothing counted: {}", r.text);
     }
 }
 
@@ -175,4 +181,44 @@ async fn test_invoke_checks_its_principal_before_invoking() {
     body["sessionId"] = json!("session-1");
     let r = invoke(body).await;
     assert!(r.status.as_u16() >= 500, "{} {}", r.status, r.text);
+}
+
+#[tokio::test]
+async fn a_token_is_granted_its_agents_tools_only_and_stops_when_its_agent_is_switched_off() {
+    let s = setup().await;
+    // an agent that does not use the refund tool: its token is not granted it
+    assert_eq!(s.create_agent(&agent_json("other", &[])).await.status, 201);
+    let other = token_of(&s, "other", "carol", "session-o");
+    let r = authorize(&s, &other, &refund(5.0)).await;
+    assert_eq!(r.status, 200, "a denial, not an error: {}", r.text);
+    assert_eq!(
+        (r.body["stage"].as_str(), r.body["reason"].as_str()),
+        (Some("grant"), Some("NOT_GRANTED"))
+    );
+    // the body form naming that agent decides alike
+    let mut body = refund(5.0);
+    body["context"] = json!({"user": {"userId": "carol"}});
+    body["agentId"] = json!("other");
+    let path = format!("/tools/{TOOL}/authorize");
+    let r = s.send(s.req(Method::POST, &path, &s.reader).json(&body)).await;
+    assert_eq!(r.body["reason"], "NOT_GRANTED", "{}", r.text);
+    // the support agent's token is granted it, until the agent is disabled: at once
+    let carol = token(&s, "carol", "session-d");
+    assert_eq!(authorize(&s, &carol, &refund(5.0)).await.body["effect"], "allow");
+    let patched = s
+        .send(
+            s.req(Method::PATCH, "/agents/support", &s.admin)
+                .header("if-match", "\"1\"")
+                .header("content-type", "application/merge-patch+json")
+                .json(&json!({"lifecycle": {"status": "disabled"}})),
+        )
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.text);
+    let r = authorize(&s, &token(&s, "carol", "session-e"), &refund(5.0)).await;
+    assert_eq!(
+        (r.body["stage"].as_str(), r.body["reason"].as_str()),
+        (Some("grant"), Some("NOT_GRANTED")),
+        "{}",
+        r.text
+    );
 }

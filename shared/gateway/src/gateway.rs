@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use registry_access::{
-    Decision, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode, ToolCall,
+    Decision, DecisionPoint, DecisionRecord, Effect, Listing, PreparedContext, ReasonCode, ToolCall,
 };
 use registry_config::ConfigError;
 use registry_core::validate::{is_id, is_tag_value};
@@ -178,11 +178,19 @@ impl<S: RuleSource> Gateway<S> {
                 message: format!("invalid arguments: {}", listed.join("; ")),
             });
         }
+        let grant = match known.agent_id.as_deref() {
+            Some(agent_id) => {
+                Some(point.grant(agent_id, &context, &loaded.tool().tool_id, now_ms).await?)
+            }
+            None => None,
+        };
         let session_id = known.session_id.as_deref().or(call.session_id);
         let session = Session { agent_id: known.agent_id.as_deref(), session_id };
         let tool_call =
             ToolCall { function: call.tool, http_method: None, arguments: call.arguments };
-        let decided = point.decide(&loaded, &mut context, session, tool_call, now_ms).await?;
+        let grant = grant.as_ref();
+        let decided =
+            point.decide(&loaded, &mut context, session, grant, tool_call, now_ms).await?;
         let mut record = decided.record(self.point, Stamp::at(now_ms));
         record.session_id = session_id
             .filter(|s| registry_core::session::session_id_problem(s).is_none())
@@ -190,52 +198,113 @@ impl<S: RuleSource> Gateway<S> {
         Ok((Verdict::of(&decided, loaded.tool()), record))
     }
 
-    /// Whether each listed tool is granted to `caller`: the tool's lifecycle and access
-    /// rules, as `tools/call` decides them first. An unknown tool, no principal or no
-    /// way to decide: not granted. One decision line per tool.
+    /// Whether each listed tool is granted to `caller`: the tool's lifecycle, the
+    /// agent's grant and the tool's access rules, as `tools/call` decides them first.
+    /// An unknown tool, no principal or no way to decide: not granted. One decision
+    /// line for the whole list, with how many tools were kept and withheld (and why).
     pub async fn list(&self, caller: Caller<'_>, tools: &[Listed<'_>]) -> Vec<bool> {
+        let started = Instant::now();
         let now_ms = self.clock.now_ms();
-        let known = match &self.setup {
-            Err(e) => Err(not_configured(e)),
-            Ok((config, point)) => identify(config, point, caller, now_ms).await,
+        let mut about = About::default();
+        let mut listing = Listing::default();
+        let granted = match self.keep(caller, tools, now_ms, &mut about).await {
+            Ok(kept) => kept,
+            Err(refused) => {
+                let code = refused.refusal.code().to_owned();
+                let record = self.refusal(Stamp::at(now_ms), refused);
+                let withheld = u64::try_from(tools.len()).unwrap_or(u64::MAX);
+                listing.withheld = withheld;
+                listing.withheld_by.insert(code, withheld);
+                self.log_list(record, about, listing, started);
+                return vec![false; tools.len()];
+            }
         };
-        let mut context = known.as_ref().map_err(Clone::clone).and_then(|known| {
-            let mut context = prepared(known)?;
-            context.set_agent_id(known.agent_id.as_deref());
-            Ok(context)
-        });
-        let agent_id = known.as_ref().ok().and_then(|k| k.agent_id.clone());
-        let mut granted = Vec::with_capacity(tools.len());
+        let mut kept = Vec::with_capacity(tools.len());
+        for outcome in granted {
+            match outcome {
+                Ok(()) => {
+                    listing.kept += 1;
+                    kept.push(true);
+                }
+                Err(code) => {
+                    listing.withheld += 1;
+                    *listing.withheld_by.entry(code.to_owned()).or_default() += 1;
+                    kept.push(false);
+                }
+            }
+        }
+        let effect = if listing.kept > 0 { Effect::Allow } else { Effect::Deny };
+        let stamp = Stamp::at(now_ms);
+        let mut record = DecisionRecord::of(
+            &Decision::new(effect, ReasonCode::NoRules),
+            self.point,
+            stamp.id,
+            stamp.time,
+        );
+        record.reason = "TOOLS_LISTED".to_owned();
+        self.log_list(record, about, listing, started);
+        kept
+    }
+
+    /// Each listed tool kept (`Ok`) or withheld with its reason code, for the principal
+    /// of `caller`; `Err` when no tool can be decided (no principal, not configured, the
+    /// agent's grant unreadable).
+    async fn keep(
+        &self,
+        caller: Caller<'_>,
+        tools: &[Listed<'_>],
+        now_ms: i64,
+        about: &mut About,
+    ) -> Result<Vec<Result<(), &'static str>>, Refused> {
+        let (config, point) = self.setup.as_ref().map_err(not_configured)?;
+        let known = identify(config, point, caller, now_ms).await?;
+        about.agent_id.clone_from(&known.agent_id);
+        let mut context = prepared(&known)?;
+        about.principal_id = context.user_id().map(str::to_owned);
+        let agent_grant = match known.agent_id.as_deref() {
+            Some(agent_id) => Some(point.agent_grant(agent_id, &context, now_ms).await?),
+            None => None,
+        };
+        context.set_agent_id(known.agent_id.as_deref());
+        let mut kept = Vec::with_capacity(tools.len());
         for listed in tools {
-            let started = Instant::now();
-            let stamp = Stamp::at(now_ms);
-            let decided = match (&self.setup, &mut context) {
-                (Err(e), _) => Err(not_configured(e)),
-                (_, Err(refused)) => Err(refused.clone()),
-                (Ok((_, point)), Ok(context)) => {
-                    match self.find(point, listed.target, listed.tool, now_ms).await {
-                        Ok(Found { loaded }) => {
-                            let decided = decide_access(loaded.tool(), loaded.rules(), context);
-                            let mut record = decided.record(self.point, stamp.clone());
-                            record.principal_id = context.user_id().map(str::to_owned);
-                            record.tool_id = Some(loaded.tool().tool_id.clone());
-                            record.tool_version = loaded.tool().server.version;
-                            Ok((decided.is_allowed(), record))
-                        }
-                        Err(refused) => Err(refused),
-                    }
+            let loaded = match self.find(point, listed.target, listed.tool, now_ms).await {
+                Ok(Found { loaded }) => loaded,
+                Err(refused) => {
+                    kept.push(Err(refused.refusal.code()));
+                    continue;
                 }
             };
-            let (allowed, mut record) =
-                decided.unwrap_or_else(|refused| (false, self.refusal(stamp, refused)));
-            record.agent_id.clone_from(&agent_id);
-            record.tool_id = record.tool_id.or_else(|| Some(named(listed.target)));
-            record.function = Some(named(listed.tool));
-            record.eval_micros = registry_access::record::micros_since(started);
-            (self.log)(record);
-            granted.push(allowed);
+            let tool = loaded.tool();
+            let grant = match (&agent_grant, known.agent_id.as_deref()) {
+                (Some(granted), Some(agent_id)) => Some(granted.grant(agent_id, &tool.tool_id)),
+                _ => None,
+            };
+            let decided = decide_access(tool, loaded.rules(), &mut context, grant.as_ref());
+            kept.push(match decided.is_allowed() {
+                true => Ok(()),
+                false => Err(decided.reason_code(self.point)),
+            });
         }
-        granted
+        Ok(kept)
+    }
+
+    /// Writes the one decision line of a `tools/list`.
+    fn log_list(
+        &self,
+        mut record: DecisionRecord,
+        about: About,
+        listing: Listing,
+        started: Instant,
+    ) {
+        about.onto(&mut record);
+        if record.message.is_none() {
+            record.message =
+                Some(format!("tools/list: {} kept, {} withheld", listing.kept, listing.withheld));
+        }
+        record.listed = Some(listing);
+        record.eval_micros = registry_access::record::micros_since(started);
+        (self.log)(record);
     }
 
     /// The decision line of a refusal before (or instead of) a rule deciding.

@@ -49,6 +49,12 @@ async fn setup(claims: Option<&str>) -> Setup {
         "accessRules": [{"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}]
     });
     store.put(Definition::Tool(example_tool(staff_only)), Expected::Absent).await.unwrap();
+    // a tool no agent uses: no token of an agent is granted it
+    let hidden = json!({
+        "toolId": "hidden_units@1.0.0", "name": "hidden_units",
+        "tags": {"gateway-target": "hidden"}
+    });
+    store.put(Definition::Tool(example_tool(hidden)), Expected::Absent).await.unwrap();
     let agent: AgentDefinition = serde_json::from_value(json!({
         "agentId": "budget-bot", "description": "Two calls per session.",
         "basePrompt": "You convert units for people, using the tool you are given.",
@@ -203,13 +209,64 @@ async fn a_list_keeps_exactly_the_granted_tools() {
         Listed { target: "staff", tool: "convert" },
         Listed { target: "units", tool: "nope" },
         Listed { target: "nowhere", tool: "convert" },
+        Listed { target: "hidden", tool: "convert" },
     ];
     let staff = token(&s.ring, &["staff"], "s-4");
-    assert_eq!(s.gateway.list(Caller::Bearer(&staff), &listed).await, [true, true, false, false]);
+    let kept = s.gateway.list(Caller::Bearer(&staff), &listed).await;
+    assert_eq!(kept, [true, true, false, false, false]);
     let guest = token(&s.ring, &["guest"], "s-5");
-    assert_eq!(s.gateway.list(Caller::Bearer(&guest), &listed).await, [true, false, false, false]);
-    assert_eq!(s.gateway.list(Caller::Anonymous, &listed).await, [false; 4]);
-    assert_eq!(s.lines.lock().unwrap().len(), 12, "one line per listed tool");
+    let kept = s.gateway.list(Caller::Bearer(&guest), &listed).await;
+    assert_eq!(kept, [true, false, false, false, false]);
+    assert_eq!(s.gateway.list(Caller::Anonymous, &listed).await, [false; 5]);
+    let lines = s.lines.lock().unwrap().clone();
+    assert_eq!(lines.len(), 3, "one line per list");
+    let listing = |n: usize| serde_json::to_value(&lines[n]).unwrap()["listed"].clone();
+    assert_eq!(
+        listing(0),
+        json!({"kept": 2, "withheld": 3, "withheldBy": {"NOT_GRANTED": 1, "UNKNOWN_TOOL": 2}})
+    );
+    assert_eq!(listing(1)["kept"], 1);
+    assert_eq!(listing(1)["withheld"], 4);
+    assert_eq!(listing(2), json!({"kept": 0, "withheld": 5, "withheldBy": {"NO_PRINCIPAL": 5}}));
+}
+
+#[tokio::test]
+async fn a_tool_outside_the_agents_grant_is_denied_not_granted() {
+    let s = setup(None).await;
+    let bearer = token(&s.ring, &["staff"], "s-6");
+    let ok = args(json!({"value": 5, "from": "km", "to": "m"}));
+    let verdict = s
+        .gateway
+        .call(Call {
+            caller: Caller::Bearer(&bearer),
+            target: "hidden",
+            tool: "convert",
+            arguments: &ok,
+            session_id: None,
+        })
+        .await;
+    assert_eq!(kind(&verdict), Some(DenialKind::Denied));
+    let line = last(&s);
+    assert_eq!(line["reason"], "NOT_GRANTED");
+    assert_eq!(line["stage"], "grant");
+    assert_eq!(line["agentId"], "budget-bot");
+}
+
+#[tokio::test]
+async fn three_thousand_listed_tools_write_one_decision_line() {
+    let s = setup(None).await;
+    let names: Vec<String> = (0..3_000).map(|i| format!("t{i}")).collect();
+    let mut listed: Vec<Listed<'_>> =
+        names.iter().map(|n| Listed { target: n.as_str(), tool: "x" }).collect();
+    listed.push(Listed { target: "units", tool: "convert" });
+    let staff = token(&s.ring, &["staff"], "s-7");
+    let kept = s.gateway.list(Caller::Bearer(&staff), &listed).await;
+    assert_eq!(kept.iter().filter(|k| **k).count(), 1);
+    let lines = s.lines.lock().unwrap().clone();
+    assert_eq!(lines.len(), 1, "one line for 3,001 listed tools");
+    let line = serde_json::to_value(&lines[0]).unwrap();
+    assert_eq!(line["listed"]["kept"], 1);
+    assert_eq!(line["listed"]["withheld"], 3_000);
 }
 
 #[tokio::test]

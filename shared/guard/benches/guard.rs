@@ -46,6 +46,19 @@ impl RuleSource for Memory {
     async fn tool(&self, _: &str) -> Result<Option<ToolDefinition>, registry_store::StoreError> {
         Ok(Some(self.0.clone()))
     }
+
+    async fn agent(
+        &self,
+        id: &str,
+    ) -> Result<Option<registry_core::AgentDefinition>, registry_store::StoreError> {
+        let agent = json!({
+            "agentId": "support-bot",
+            "basePrompt": "You convert units.",
+            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
+            "toolIds": [self.0.tool_id]
+        });
+        Ok((id == "support-bot").then(|| serde_json::from_value(agent).unwrap()))
+    }
 }
 
 fn tool() -> ToolDefinition {

@@ -1,6 +1,9 @@
 //! The in-process authorizer of returned calls: one tool's compiled rules, decided by
 //! `registry_policy::decide` as `POST /tools/{id}/authorize` decides them, for runtimes
-//! that keep the tool definitions they resolved.
+//! that keep the tool definitions they resolved. With an agent, the call is first
+//! checked against what resolving that agent grants (SPEC section 21) over the
+//! definitions the runtime holds: the agent and this tool, and any others it adds
+//! ([`RuleSetAuthorizer::with_definitions`]).
 
 use std::sync::Arc;
 
@@ -8,10 +11,11 @@ use bedrock_action_group::return_control::{
     self, Authorization, Authorizer, ControlCall, Operation,
 };
 use registry_access::{PreparedContext, RequestContext, ToolCall};
-use registry_core::resolve::CompileError;
+use registry_core::resolve::{BoundedCache, CompileError, DefinitionMap};
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_policy::{
     Budget, CallDecision, CallRequest, Counting, DecideError, Reason, counts_calls, decide,
+    grant_of,
 };
 use registry_store::Store;
 use registry_store::budget::Known;
@@ -32,6 +36,9 @@ use crate::Loaded;
 pub struct RuleSetAuthorizer {
     loaded: Loaded,
     agent: Option<AgentDefinition>,
+    /// What the agent's grant is resolved over: the agent, this tool and any added.
+    definitions: DefinitionMap,
+    compiled: BoundedCache,
     counters: Option<Arc<dyn Store>>,
     known: Known,
     session: Option<String>,
@@ -63,14 +70,40 @@ pub enum AuthorizeError {
 impl RuleSetAuthorizer {
     /// Compiles `tool`'s rules; a authorizer that counts nothing.
     pub fn new(tool: ToolDefinition) -> Result<Self, CompileError> {
+        let mut definitions = DefinitionMap::default();
+        definitions.insert_tool(tool.clone());
         let loaded = Loaded::compile(tool, 0)?;
-        Ok(Self { loaded, agent: None, counters: None, known: Known::default(), session: None })
+        Ok(Self {
+            loaded,
+            agent: None,
+            definitions,
+            compiled: BoundedCache::new(16),
+            counters: None,
+            known: Known::default(),
+            session: None,
+        })
     }
 
-    /// This authorizer deciding the calls of `agent` (`request.agentId`; its `limits`).
+    /// This authorizer deciding the calls of `agent` (`request.agentId`; its `limits`;
+    /// what resolving it grants).
     #[must_use]
     pub fn for_agent(mut self, agent: AgentDefinition) -> Self {
+        self.definitions.insert_agent(agent.clone());
         self.agent = Some(agent);
+        self
+    }
+
+    /// This authorizer resolving the agent's grant over `definitions` too (the
+    /// collaborators and the releases the runtime resolved with); this tool and the
+    /// agent of [`RuleSetAuthorizer::for_agent`] stay as given.
+    #[must_use]
+    pub fn with_definitions(mut self, definitions: DefinitionMap) -> Self {
+        let (tool, agent) = (self.loaded.tool.clone(), self.agent.clone());
+        self.definitions = definitions;
+        self.definitions.insert_tool(tool);
+        if let Some(agent) = agent {
+            self.definitions.insert_agent(agent);
+        }
         self
     }
 
@@ -130,9 +163,21 @@ impl RuleSetAuthorizer {
                 message: "this authorizer keeps no session counts".into(),
             },
         };
+        let grant = agent.map(|agent| {
+            let defs = Some(&self.definitions);
+            grant_of(defs, &self.compiled, &agent.agent_id, &prepared, &tool.tool_id)
+        });
         let now_ms = chrono::Utc::now().timestamp_millis();
-        let request =
-            CallRequest { tool, rules, context: &mut prepared, call, explain: false, now_ms };
+        let grant = grant.as_ref();
+        let request = CallRequest {
+            tool,
+            rules,
+            context: &mut prepared,
+            call,
+            grant,
+            explain: false,
+            now_ms,
+        };
         Ok(decide(request, counting).await?)
     }
 }

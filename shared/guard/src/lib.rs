@@ -218,8 +218,13 @@ impl<S: RuleSource> Guard<S> {
             ActionGroupEvent::Function(_) => None,
         };
         let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
+        let grant = match point.grant(&agent_id, &prepared, &loaded.tool.tool_id, now_ms).await {
+            Ok(grant) => grant,
+            Err(refusal) => return with_tool(refuse(refusal)),
+        };
         let session = Session { agent_id: Some(&agent_id), session_id: Some(event.session_id()) };
-        with_tool(match point.decide(&loaded, &mut prepared, session, call, now_ms).await {
+        let grant = Some(&grant);
+        with_tool(match point.decide(&loaded, &mut prepared, session, grant, call, now_ms).await {
             Ok(decided) => conclude(event, &loaded, &decided, now_ms),
             Err(refusal) => refuse(refusal),
         })
@@ -281,7 +286,7 @@ fn conclude(
         }
         Reason::BudgetsUnavailable => Some(Refusal::BudgetsUnavailable),
         Reason::InvalidSession => Some(Refusal::InvalidSession),
-        Reason::Rules(_) | Reason::Limit => None,
+        Reason::Rules(_) | Reason::Limit | Reason::NotGranted => None,
     };
     let response = match refusal {
         Some(refusal) => refusal.response(event),

@@ -2,14 +2,20 @@
 //! with the registry's table (the action-group [`Guard`](crate::Guard), and the MCP
 //! gateways' point in `registry-gateway`). It keeps the caches (verified tokens, each
 //! tool's compiled rules, the agents' limits, tags' tools) on one timer
-//! ([`Freshness`]) and calls `registry_policy::decide`.
+//! ([`Freshness`]) and calls `registry_policy::decide`. The grant of a principal's
+//! agent (SPEC section 21) is re-derived here from the agent's definitions, cached on
+//! the same timer: what disabling, retiring or deleting an agent changes stops its
+//! tokens within the staleness bound (decision 98).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use registry_access::{PreparedContext, ToolCall};
+use registry_core::resolve::BoundedCache;
 use registry_core::{LifecycleStatus, Release, release_order};
-use registry_policy::{CallDecision, CallRequest, DecideError, Stage, decide};
+use registry_policy::{
+    AgentGrant, CallDecision, CallRequest, DecideError, Fetched, Grant, Stage, agent_grant, decide,
+};
 use registry_store::StoreError;
 use registry_token::{KeySource, Principal};
 
@@ -24,6 +30,15 @@ use crate::verdict::Refusal;
 
 /// Most tag lookups remembered.
 const MAX_TAGS: usize = 1_000;
+
+/// Most agents whose definitions (for their grant) a point keeps.
+const MAX_GRANTS: usize = 1_000;
+
+/// Compiled agent and tool rules a point keeps for resolving grants, of each kind.
+const MAX_COMPILED: usize = 1_000;
+
+/// An agent's definitions as last read (`None`: there is no live agent), and when.
+type CachedDefinitions = (Option<Arc<Fetched>>, i64);
 
 /// A refusal before (or instead of) a rule deciding, and what went wrong (for the
 /// decision line).
@@ -59,6 +74,8 @@ pub struct Point<S> {
     verified: Verified,
     budgets: Budgets,
     tags: quick_cache::sync::Cache<(String, String), (Option<String>, i64)>,
+    grants: quick_cache::sync::Cache<String, CachedDefinitions>,
+    compiled: BoundedCache,
 }
 
 impl<S> std::fmt::Debug for Point<S> {
@@ -80,6 +97,8 @@ impl<S: RuleSource> Point<S> {
             verified: Verified::default(),
             budgets: Budgets::default(),
             tags: quick_cache::sync::Cache::new(MAX_TAGS),
+            grants: quick_cache::sync::Cache::new(MAX_GRANTS),
+            compiled: BoundedCache::new(MAX_COMPILED),
         }
     }
 
@@ -157,15 +176,66 @@ impl<S: RuleSource> Point<S> {
         }
     }
 
+    /// What the agent `agent_id` grants the principal of `context`
+    /// (`registry_policy::agent_grant`), on the agent's definitions read through the
+    /// point's one timer: re-read once half the bound old, served while the table does
+    /// not answer until the bound, then refused (fail closed). A missing agent grants
+    /// nothing.
+    pub async fn agent_grant(
+        &self,
+        agent_id: &str,
+        context: &PreparedContext<'_>,
+        now_ms: i64,
+    ) -> Result<AgentGrant, Refused> {
+        let cached = self.grants.get(agent_id);
+        let read = async {
+            self.source.definitions(agent_id).await.map(|d| d.map(Arc::new)).map_err(|e| {
+                Unread::Unreachable(format!("the registry's table could not be read: {e}"))
+            })
+        };
+        match self.fresh.serve(self.clock(), cached, now_ms, read).await {
+            Ok((defs, read_at, read_now)) => {
+                if read_now {
+                    self.grants.insert(agent_id.to_owned(), (defs.clone(), read_at));
+                }
+                Ok(agent_grant(defs.as_deref(), &self.compiled, agent_id, context))
+            }
+            Err(Stale::Never(message) | Stale::Absent(message)) => {
+                Err(Refused::new(Refusal::RulesUnavailable, message))
+            }
+            Err(Stale::Expired { age_ms, error }) => Err(Refused::new(
+                Refusal::RulesStale,
+                format!(
+                    "the cached agent is {age_ms} ms old, the bound is {} ms; {error}",
+                    self.fresh.bound_ms()
+                ),
+            )),
+        }
+    }
+
+    /// Whether the agent `agent_id` grants the release `tool_id` to the principal of
+    /// `context` ([`Point::agent_grant`] for one release).
+    pub async fn grant(
+        &self,
+        agent_id: &str,
+        context: &PreparedContext<'_>,
+        tool_id: &str,
+        now_ms: i64,
+    ) -> Result<Grant, Refused> {
+        Ok(self.agent_grant(agent_id, context, now_ms).await?.grant(agent_id, tool_id))
+    }
+
     /// Decides `call` of `loaded` (its arguments checked against the tool's schema) for
     /// the principal of `context`, counting it in `session`: `registry_policy::decide`
-    /// with the agent's limits and the counters of the table. Refused when the call
+    /// with the agent's `grant` ([`Point::grant`]; `None` only for a caller that names
+    /// no agent), its limits and the counters of the table. Refused when the call
     /// needs counting and cannot be counted, or the counters fail.
     pub async fn decide(
         &self,
         loaded: &Loaded,
         context: &mut PreparedContext<'_>,
         session: Session<'_>,
+        grant: Option<&Grant>,
         call: ToolCall<'_>,
         now_ms: i64,
     ) -> Result<CallDecision, Refused> {
@@ -176,6 +246,7 @@ impl<S: RuleSource> Point<S> {
             rules: &loaded.rules,
             context,
             call,
+            grant,
             explain: false,
             now_ms,
         };

@@ -234,7 +234,10 @@ fn concluded(event: &ActionGroupEvent, answer: Answer, now_ms: i64) -> Checked {
 
 /// The decision line's stage for the answer's.
 fn stage(stage: &str) -> Option<&'static str> {
-    ["lifecycle", "access", "limit", "call"].into_iter().find(|s| *s == stage)
+    registry_policy::Stage::ALL
+        .into_iter()
+        .map(registry_policy::Stage::as_str)
+        .find(|s| *s == stage)
 }
 
 /// A 400 of the registry: the token bound to another session (`SESSION_MISMATCH`), the

@@ -13,6 +13,7 @@ use registry_store::{ListQuery, Store, StoreError, TagFilter};
 use registry_store_dynamodb::DynamoStore;
 
 use registry_config::ConfigError;
+use registry_policy::{Fetched, fetch_definitions};
 
 use crate::config::{ENDPOINT_ENV, TABLE_ENV};
 
@@ -38,6 +39,28 @@ pub trait RuleSource: Send + Sync {
     ) -> impl Future<Output = Result<Option<AgentDefinition>, StoreError>> + Send {
         let _ = agent_id;
         async { Ok(None) }
+    }
+
+    /// Everything resolving the live agent `agent_id` reads, for its grant
+    /// (`registry_policy::fetch_definitions` on a store); `Ok(None)` when there is no
+    /// live agent. By default: the agent ([`RuleSource::agent`]) and the tools it names
+    /// exactly ([`RuleSource::tool`]); a source that lists no releases resolves no range
+    /// and reads no collaborator, so what they would grant is not granted (fail closed).
+    fn definitions(
+        &self,
+        agent_id: &str,
+    ) -> impl Future<Output = Result<Option<Fetched>, StoreError>> + Send {
+        async move {
+            let Some(agent) = self.agent(agent_id).await? else { return Ok(None) };
+            let mut defs = Fetched::default();
+            for id in registry_core::resolve::tools_to_fetch(&agent) {
+                if let Some(tool) = self.tool(&id).await? {
+                    defs.insert(Arc::new(Definition::Tool(tool)));
+                }
+            }
+            defs.insert(Arc::new(Definition::Agent(agent)));
+            Ok(Some(defs))
+        }
     }
 
     /// The store that keeps session and rate counters; none by default (a tool whose
@@ -84,6 +107,10 @@ impl RuleSource for StoreSource {
 
     async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
         live_agent(self.store.as_ref(), agent_id).await
+    }
+
+    async fn definitions(&self, agent_id: &str) -> Result<Option<Fetched>, StoreError> {
+        fetch_definitions(self.store.as_ref(), agent_id).await
     }
 
     fn counters(&self) -> Option<&dyn Store> {
@@ -165,7 +192,7 @@ impl DynamoSource {
             )
             .build();
         let client = aws_sdk_dynamodb::Client::from_conf(config);
-        // The guard only reads single items: no list cursor is ever signed.
+        // Lists (a tag lookup, a range's releases) are read whole here: no cursor leaves the process.
         Self { store: DynamoStore::new(client, table, b"registry-guard: no cursors") }
     }
 
@@ -190,6 +217,10 @@ impl RuleSource for DynamoSource {
 
     async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
         live_agent(&self.store, agent_id).await
+    }
+
+    async fn definitions(&self, agent_id: &str) -> Result<Option<Fetched>, StoreError> {
+        fetch_definitions(&self.store, agent_id).await
     }
 
     fn counters(&self) -> Option<&dyn Store> {

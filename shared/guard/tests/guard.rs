@@ -12,10 +12,11 @@ use std::time::Duration;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bedrock_action_group::{ActionGroupResponse, ResponseState, ToolError, parse_event};
-use registry_core::{AgentDefinition, ToolDefinition};
+use registry_core::{AgentDefinition, Definition, ToolDefinition};
 use registry_guard::{
     ConfigError, Guard, GuardConfig, RuleSource, TOOL_ID_ENV, Verdict, handle_guarded,
 };
+use registry_policy::Fetched;
 use registry_store::StoreError;
 use registry_token::{
     DEFAULT_AUDIENCE, KeyRing, KeySource, SESSION_ATTRIBUTE, TokenRequest, Verifier,
@@ -78,7 +79,7 @@ impl Default for Table {
     fn default() -> Self {
         Self {
             tool: Arc::new(Mutex::new(Ok(None))),
-            agent: Arc::new(Mutex::new(Ok(None))),
+            agent: Arc::new(Mutex::new(Ok(Some(agent(Value::Null))))),
             reads: Arc::default(),
             agent_reads: Arc::default(),
             clock: Arc::new(AtomicI64::new(NOW_MS)),
@@ -120,9 +121,23 @@ impl RuleSource for Table {
         self.answer(&self.tool).map_err(StoreError::Unavailable)
     }
 
-    async fn agent(&self, _: &str) -> Result<Option<AgentDefinition>, StoreError> {
+    async fn agent(&self, id: &str) -> Result<Option<AgentDefinition>, StoreError> {
         self.agent_reads.fetch_add(1, Ordering::SeqCst);
-        self.answer(&self.agent).map_err(StoreError::Unavailable)
+        self.answer(&self.agent).map_err(StoreError::Unavailable).map(|a| a.map(|a| named(a, id)))
+    }
+
+    /// The agent (named as asked) and the tool, read together for the agent's grant
+    /// (not counted: the counts are of the rules' and the limits' reads).
+    async fn definitions(&self, id: &str) -> Result<Option<Fetched>, StoreError> {
+        let agent = self.answer(&self.agent).map_err(StoreError::Unavailable)?;
+        let tool = self.answer(&self.tool).map_err(StoreError::Unavailable)?;
+        let Some(agent) = agent else { return Ok(None) };
+        let mut defs = Fetched::default();
+        defs.insert(Arc::new(Definition::Agent(named(agent, id))));
+        if let Some(tool) = tool {
+            defs.insert(Arc::new(Definition::Tool(tool)));
+        }
+        Ok(Some(defs))
     }
 }
 
@@ -475,10 +490,16 @@ async fn cached_rules_serve_until_the_staleness_bound_then_calls_are_refused() {
     assert_eq!(h.table.reads(), 3, "the denied call and this one came while backing off");
 
     *h.table.tool.lock().unwrap() = Ok(Some(example_tool()));
-    *h.table.agent.lock().unwrap() = Ok(None);
+    *h.table.agent.lock().unwrap() = Ok(Some(agent(Value::Null)));
     h.advance(2_000);
     assert!(h.call(&event("5", "m", Some(&token))).await.1, "a successful read serves again");
     assert_eq!(h.table.reads(), 4);
+}
+
+/// `agent` as the agent `id` (the stand-in holds one agent for every id).
+fn named(mut agent: AgentDefinition, id: &str) -> AgentDefinition {
+    id.clone_into(&mut agent.agent_id);
+    agent
 }
 
 fn agent(limits: Value) -> AgentDefinition {
@@ -703,4 +724,58 @@ fn configuration_from_the_environment_names_every_problem() {
     assert!(bad_keys.contains("REGISTRY_JWKS"), "{bad_keys}");
     assert!(registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "OFF")])));
     assert!(!registry_guard::switched_off(vars(&[("REGISTRY_GUARD", "on")])));
+}
+
+/// What the last call's decision line says: its reason and stage.
+fn reason_and_stage(h: &Harness) -> (String, String) {
+    let line = h.last_line();
+    let text = |k: &str| line[k].as_str().unwrap_or_default().to_owned();
+    (text("reason"), text("stage"))
+}
+
+#[tokio::test]
+async fn a_token_grants_only_its_agents_tools_and_stops_within_the_bound() {
+    let h = Harness::new();
+    let token = token();
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "the agent names the tool");
+
+    // another agent's tool: the agent no longer names this one
+    let mut other = agent(Value::Null);
+    other.tool_ids = vec!["another_tool@1.0.0".into()];
+    *h.table.agent.lock().unwrap() = Ok(Some(other));
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "cached definitions until the re-read");
+    h.advance(15_000);
+    let (response, ran) = h.call(&event("5", "m", Some(&token))).await;
+    assert!(!ran);
+    assert_eq!(response.state(), Some(ResponseState::Reprompt));
+    assert!(body(&response).contains("not granted"), "{}", body(&response));
+    assert_eq!(reason_and_stage(&h), ("NOT_GRANTED".into(), "grant".into()));
+
+    // disabled, then deleted: refused at the next re-read, half the bound
+    let mut disabled = agent(Value::Null);
+    disabled.lifecycle = Some(serde_json::from_value(json!({"status": "disabled"})).unwrap());
+    *h.table.agent.lock().unwrap() = Ok(Some(agent(Value::Null)));
+    h.advance(15_000);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "granted again");
+    *h.table.agent.lock().unwrap() = Ok(Some(disabled));
+    h.advance(14_999);
+    assert!(h.call(&event("5", "m", Some(&token))).await.1, "within half the bound: cached");
+    h.advance(1);
+    assert!(!h.call(&event("5", "m", Some(&token))).await.1, "a disabled agent grants nothing");
+    assert_eq!(reason_and_stage(&h), ("NOT_GRANTED".into(), "grant".into()));
+    *h.table.agent.lock().unwrap() = Ok(None);
+    h.advance(15_000);
+    assert!(!h.call(&event("5", "m", Some(&token))).await.1, "a deleted agent grants nothing");
+    assert_eq!(reason_and_stage(&h), ("NOT_GRANTED".into(), "grant".into()));
+}
+
+#[tokio::test]
+async fn a_deleted_agents_limits_are_not_lifted() {
+    let h = Harness::new();
+    *h.table.agent.lock().unwrap() = Ok(None);
+    let token = token();
+    for _ in 0..3 {
+        assert!(!h.call(&event("5", "m", Some(&token))).await.1, "never counted as unlimited");
+        assert_eq!(reason_and_stage(&h), ("NOT_GRANTED".into(), "grant".into()));
+    }
 }

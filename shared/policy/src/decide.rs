@@ -8,6 +8,7 @@ use registry_store::{Store, StoreError};
 
 use crate::decision::{AuthorizeTrace, CallDecision};
 use crate::error::DecideError;
+use crate::grant::Grant;
 use crate::stage::{Reason, Stage};
 
 /// The call to decide and what it is decided on.
@@ -22,6 +23,11 @@ pub struct CallRequest<'a, 'c> {
     pub context: &'a mut PreparedContext<'c>,
     /// The call, its arguments already checked against the tool's schema.
     pub call: ToolCall<'a>,
+    /// What the principal's agent grants ([`grant_of`](crate::grant_of)), when the
+    /// call is made for an agent; `None` only where no agent is named (an `authorize`
+    /// body without `agentId`, a caller known by a gateway's claims, a runtime holding
+    /// the tool itself).
+    pub grant: Option<&'a Grant>,
     /// Whether to keep every rule's result ([`CallDecision::trace`]).
     pub explain: bool,
     /// The call's time (Unix milliseconds): sessions and rates count at it.
@@ -80,23 +86,36 @@ pub fn counts_calls(
         || rules.call.reads_session()
 }
 
-/// The first two stages of [`decide`] (the tool's lifecycle, its access rules for the
-/// principal of `context`) as a decision: what a point that lists tools (a gateway's
-/// `tools/list`) keeps a tool by.
+/// The first three stages of [`decide`] (the tool's lifecycle, the agent's grant, the
+/// tool's access rules for the principal of `context`) as a decision: what a point that
+/// lists tools (a gateway's `tools/list`) keeps a tool by.
 pub fn decide_access(
     tool: &ToolDefinition,
     rules: &ToolRules,
     context: &mut PreparedContext<'_>,
+    grant: Option<&Grant>,
 ) -> CallDecision {
     match tool_access(tool, rules, context, false).0 {
         ToolAccess::SwitchedOff(status) => {
             CallDecision::refused(Stage::Lifecycle, Reason::SwitchedOff(status), None)
         }
-        ToolAccess::Decided(decision) => CallDecision::of_rules(Stage::Access, &decision),
+        ToolAccess::Decided(decision) => {
+            not_granted(grant).unwrap_or_else(|| CallDecision::of_rules(Stage::Access, &decision))
+        }
     }
 }
 
-/// Decides one call: the tool's lifecycle, its access rules for the principal, the
+/// The refusal of a call whose agent does not grant the tool, when it does not.
+fn not_granted(grant: Option<&Grant>) -> Option<CallDecision> {
+    match grant {
+        Some(Grant::NotGranted(why)) => {
+            Some(CallDecision::refused(Stage::Grant, Reason::NotGranted, Some(why.clone())))
+        }
+        Some(Grant::Granted) | None => None,
+    }
+}
+
+/// Decides one call: the tool's lifecycle, the agent's grant, its access rules for the principal, the
 /// session's budgets and the tool's rate, the call rules (on the session so far), and
 /// the log-only rules reached on the way (in the deciding stage's outcome). One
 /// exception to the order keeps refusals cheap: a call the call rules deny whatever
@@ -106,7 +125,7 @@ pub async fn decide(
     request: CallRequest<'_, '_>,
     counting: Counting<'_>,
 ) -> Result<CallDecision, DecideError> {
-    let CallRequest { tool, rules, context, call, explain, now_ms } = request;
+    let CallRequest { tool, rules, context, call, grant, explain, now_ms } = request;
     let (access, access_rules) = tool_access(tool, rules, context, explain);
     let access = match access {
         ToolAccess::SwitchedOff(status) => {
@@ -114,6 +133,9 @@ pub async fn decide(
         }
         ToolAccess::Decided(decision) => decision,
     };
+    if let Some(refused) = not_granted(grant) {
+        return Ok(refused);
+    }
     let trace = |call: Option<&Decision>, call_rules: Vec<RuleOutcome>| {
         explain.then(|| AuthorizeTrace {
             access: access.clone(),

@@ -107,6 +107,9 @@ impl CallDecision {
         }
         Some(match (self.stage, self.reason) {
             (Stage::Lifecycle, _) => "the tool is switched off in the registry".to_owned(),
+            (Stage::Grant, _) => {
+                "the tool is not granted to this session's agent for this principal".to_owned()
+            }
             (Stage::Access, _) => format!(
                 "the tool is not granted to this principal: {}",
                 self.why_rules(tool.access_rules.as_deref().unwrap_or_default())

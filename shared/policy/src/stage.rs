@@ -10,6 +10,10 @@ use serde::Serialize;
 pub enum Stage {
     /// The tool is disabled or retired.
     Lifecycle,
+    /// The principal's agent does not grant the tool release (SPEC section 21): the
+    /// agent is missing, switched off or refused to the principal, or its resolution
+    /// does not reach the release.
+    Grant,
     /// The tool's access rules deny the principal.
     Access,
     /// The call rules decided (or there are none: allowed).
@@ -20,10 +24,15 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage, in the order [`decide`](crate::decide) runs them.
+    pub const ALL: [Self; 5] =
+        [Self::Lifecycle, Self::Grant, Self::Access, Self::Call, Self::Limit];
+
     /// The stage's wire name.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Lifecycle => "lifecycle",
+            Self::Grant => "grant",
             Self::Access => "access",
             Self::Call => "call",
             Self::Limit => "limit",
@@ -38,6 +47,8 @@ pub enum Reason {
     Rules(ReasonCode),
     /// The tool's lifecycle status (`disabled` or `retired`).
     SwitchedOff(LifecycleStatus),
+    /// The principal's agent does not grant the tool release (`NOT_GRANTED`).
+    NotGranted,
     /// A session limit or the rate refused the call (`LIMIT`).
     Limit,
     /// The call needs counting and this point cannot count it, or its counts could not
@@ -57,6 +68,7 @@ impl Reason {
             Self::SwitchedOff(_) if point == DecisionPoint::Guard => "TOOL_SWITCHED_OFF",
             Self::SwitchedOff(LifecycleStatus::Retired) => "RETIRED",
             Self::SwitchedOff(_) => "DISABLED",
+            Self::NotGranted => "NOT_GRANTED",
             Self::Limit => "LIMIT",
             Self::BudgetsUnavailable => "BUDGETS_UNAVAILABLE",
             Self::InvalidSession => "INVALID_SESSION",

@@ -54,6 +54,7 @@ async fn run(
         rules: &rules,
         context: &mut prepared,
         call,
+        grant: None,
         explain: false,
         now_ms: 1_700_000_000_000,
     };

@@ -91,6 +91,20 @@ struct CelValues {
     slots: [OnceLock<Option<Boxed>>; SLOTS.len()],
 }
 
+/// A copy of the context: the same values, its `cel` values built again on first read.
+impl Clone for PreparedContext<'_> {
+    fn clone(&self) -> Self {
+        Self {
+            roots: self.roots.clone(),
+            agent_id: self.agent_id.clone(),
+            tool_id: self.tool_id.clone(),
+            slots: self.slots,
+            cel: CelValues::default(),
+            now: self.now.clone(),
+        }
+    }
+}
+
 impl std::fmt::Debug for PreparedContext<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedContext")

@@ -12,7 +12,10 @@ use registry_core::resolve::RuleCache;
 use registry_core::session::{SessionState, session_id_problem};
 use registry_core::{AgentDefinition, Kind, RequestContext, ToolDefinition, Violation};
 pub use registry_policy::{AuthorizeTrace, Stage};
-use registry_policy::{Budget, CallDecision, CallRequest, Counting, DecideError, Stamp, decide};
+use registry_policy::{
+    Budget, CallDecision, CallRequest, Counting, DecideError, Grant, Stamp, decide,
+    fetch_definitions, grant_of,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -76,7 +79,8 @@ pub struct Authorization {
     /// Which check decided.
     pub stage: Stage,
     /// The reason code (`NO_RULES`, `RULE_MATCH`, `NO_MATCH`, `ERROR`, `DISABLED`,
-    /// `RETIRED`).
+    /// `RETIRED`, `NOT_GRANTED`: the agent named does not grant the tool release,
+    /// `LIMIT`, `BUDGETS_UNAVAILABLE`, `INVALID_SESSION`).
     pub reason: String,
     /// The deciding rule's id, when a rule decided.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -255,6 +259,10 @@ impl CallPolicy {
         let compiled = self.rules.tool(&tool).map_err(|e| {
             ServiceError::Internal(format!("stored tool `{}` is unusable: {e}", tool.tool_id))
         })?;
+        let grant = match request.agent_id.as_deref() {
+            Some(agent_id) => Some(self.grant(agent_id, &context, &tool).await?),
+            None => None,
+        };
         context.set_agent_id(request.agent_id.as_deref());
         let session = self.session_of(&tool, request).await?;
         let store = self.store();
@@ -275,6 +283,7 @@ impl CallPolicy {
                 rules: &compiled.rules,
                 context: &mut context,
                 call,
+                grant: grant.as_ref(),
                 explain,
                 now_ms,
             },
@@ -290,10 +299,27 @@ impl CallPolicy {
         Ok(Authorization::of(decided, stamp.id, &tool))
     }
 
+    /// What the agent `agent_id` grants the principal of `context` for `tool`
+    /// (`registry_policy::grant_of` over the live definitions, read now): a missing or
+    /// switched-off agent grants nothing (decision 98).
+    async fn grant(
+        &self,
+        agent_id: &str,
+        context: &PreparedContext<'_>,
+        tool: &ToolDefinition,
+    ) -> Result<Grant, ServiceError> {
+        let store = self.store();
+        let defs = fetch_definitions(store.as_ref(), agent_id)
+            .await
+            .map_err(|e| ServiceError::from_store(Kind::Agent, agent_id, e))?;
+        Ok(grant_of(defs.as_ref(), self.rules.as_ref(), agent_id, context, &tool.tool_id))
+    }
+
     /// The session the call counts in (with `agentId` and `sessionId`): its counter key
     /// and its agent; `None` without a `sessionId`. Ids a body names must be those of a
-    /// live agent that uses the tool; a token's are counted as a guard counts them: the
-    /// agent's limits when it is live, none when it is not.
+    /// live agent that uses the tool; a token's agent, when it is not live, is refused
+    /// by the grant (`NOT_GRANTED`) before anything counts, never counted without
+    /// limits.
     async fn session_of(
         &self,
         tool: &ToolDefinition,

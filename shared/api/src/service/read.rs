@@ -12,7 +12,7 @@ use crate::service::{Catalog, Resource, ServiceError, encoded};
 pub const MAX_LIMIT: u32 = 100;
 
 /// Most releases of one tool name a `name` list returns.
-pub const MAX_RELEASES: usize = 1_000;
+pub use registry_policy::MAX_RELEASES;
 
 impl Catalog {
     /// The live definition `id` (secrets removed).

@@ -5,37 +5,19 @@ use registry_core::{
     AgentDefinition, Definition, Kind, LifecycleStatus, ToolDefinition, ToolRef, Violation,
     choose_release, pointer,
 };
-use registry_store::{ListFilter, ListQuery, Store};
+use registry_store::Store;
 
-use crate::service::read::MAX_RELEASES;
 use crate::service::{Resource, ServiceError};
 
-/// Every live release of the tool `name` (full definitions; at most [`MAX_RELEASES`]),
-/// read through the store's name index.
+/// Every live release of the tool `name` (full definitions; at most
+/// [`registry_policy::MAX_RELEASES`]), read through the store's name index.
 pub async fn live_releases(
     store: &dyn Store,
     name: &str,
 ) -> Result<Vec<ToolDefinition>, ServiceError> {
-    let mut query = ListQuery {
-        limit: 100,
-        cursor: None,
-        filter: ListFilter { name: Some(name.to_owned()), ..ListFilter::default() },
-    };
-    let mut out = Vec::new();
-    loop {
-        let page = store
-            .list(Kind::Tool, &query)
-            .await
-            .map_err(|e| ServiceError::from_store(Kind::Tool, name, e))?;
-        out.extend(page.items.into_iter().filter_map(|d| match d {
-            Definition::Tool(t) => Some(t),
-            Definition::Agent(_) => None,
-        }));
-        match page.next_cursor {
-            Some(next) if out.len() < MAX_RELEASES => query.cursor = Some(next),
-            _ => return Ok(out),
-        }
-    }
+    registry_policy::live_releases(store, name)
+        .await
+        .map_err(|e| ServiceError::from_store(Kind::Tool, name, e))
 }
 
 /// Violations for every range of `agent` (in `toolIds` and `toolOverrides` targets)

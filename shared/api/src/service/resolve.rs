@@ -3,23 +3,16 @@
 //! tools), then the pure resolver of `registry_core::resolve` with the registry's
 //! compiled-rule cache.
 
-use std::collections::HashSet;
-use std::sync::Arc;
-
 use std::time::Instant;
 
 use registry_access::{
     ContextJsonError, DecisionPoint, DecisionRecord, Effect, PreparedContext, ReasonCode,
 };
-use registry_core::resolve::{
-    AgentTrace, Definitions, MAX_COLLABORATOR_DEPTH, Resolution, ResolveError, Warning,
-    WarningCode, collaborators_to_fetch, tool_names_to_fetch, tools_to_fetch,
-};
-use registry_core::{AgentDefinition, Definition, Kind, RequestContext, ToolDefinition, Violation};
+use registry_core::resolve::{AgentTrace, Resolution, ResolveError, Warning, WarningCode};
+use registry_core::{Kind, RequestContext, Violation};
 
-use registry_store::Referenced;
-
-use crate::service::{Lines, PrincipalGrant, Resolver, ServiceError, references};
+use crate::service::{Lines, PrincipalGrant, Resolver, ServiceError};
+pub use registry_policy::Fetched;
 
 /// Why a resolution did not produce a configuration.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -222,99 +215,14 @@ impl Resolver {
     }
 
     /// Everything resolving `agent_id` may need: the agent, its tools (override
-    /// targets included) and its collaborators down to the depth limit, with theirs.
-    /// The definitions are shared with the store, not copied.
+    /// targets included) and its collaborators down to the depth limit, with theirs
+    /// (`registry_policy::fetch_definitions`, the one reader every point shares). The
+    /// definitions are shared with the store, not copied.
     pub async fn fetch_for_resolution(&self, agent_id: &str) -> Result<Fetched, ServiceError> {
-        // the agent and the tools it names exactly: one read
-        let root = self
-            .store()
-            .get_with_references_shared(Kind::Agent, agent_id)
+        registry_policy::fetch_definitions(self.store().as_ref(), agent_id)
             .await
-            .map_err(|e| ServiceError::from_store(Kind::Agent, agent_id, e))?;
-        let Some(Referenced { head: root, references, tools }) =
-            root.filter(|r| matches!(*r.head, Definition::Agent(_)))
-        else {
-            return Err(ServiceError::NotFound { kind: Kind::Agent, id: agent_id.to_owned() });
-        };
-        let mut defs = Fetched::default();
-        for tool in live_of(Kind::Tool, tools) {
-            defs.insert(tool);
-        }
-        // Most agents name their tools exactly and have no collaborators: nothing more to read.
-        if as_agent(&root).is_some_and(|agent| {
-            collaborators_to_fetch(agent).next().is_none() && tool_names_to_fetch(agent).is_empty()
-        }) {
-            defs.insert(root);
-            return Ok(defs);
-        }
-        let mut asked_tools: HashSet<String> = references.into_iter().collect();
-        let mut asked_names: HashSet<String> = HashSet::new();
-        let mut asked_agents: HashSet<String> = HashSet::from([root.id().to_owned()]);
-        let mut level = vec![root];
-        for depth in 0..=MAX_COLLABORATOR_DEPTH {
-            // The root's were read with it: `tools_to_fetch` is `references`.
-            let tool_ids: Vec<String> = if depth == 0 {
-                Vec::new()
-            } else {
-                level
-                    .iter()
-                    .filter_map(|d| as_agent(d))
-                    .flat_map(tools_to_fetch)
-                    .filter(|id| asked_tools.insert(id.clone()))
-                    .collect()
-            };
-            for found in self.get_many(Kind::Tool, &tool_ids).await? {
-                defs.insert(found);
-            }
-            let names: Vec<String> = level
-                .iter()
-                .filter_map(|d| as_agent(d))
-                .flat_map(tool_names_to_fetch)
-                .filter(|name| asked_names.insert(name.clone()))
-                .collect();
-            for name in names {
-                for tool in references::live_releases(self.store().as_ref(), &name).await? {
-                    defs.insert(Arc::new(Definition::Tool(tool)));
-                }
-            }
-            let next: Vec<String> = if depth < MAX_COLLABORATOR_DEPTH {
-                level
-                    .iter()
-                    .filter_map(|d| as_agent(d))
-                    .flat_map(collaborators_to_fetch)
-                    .filter(|id| asked_agents.insert((*id).to_owned()))
-                    .map(str::to_owned)
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            for agent in level.drain(..) {
-                defs.insert(agent);
-            }
-            level = self.get_many(Kind::Agent, &next).await?;
-            if level.is_empty() {
-                break;
-            }
-        }
-        Ok(defs)
-    }
-
-    /// The live definitions of `kind` among `ids` (one batch read; none for an empty
-    /// list).
-    async fn get_many(
-        &self,
-        kind: Kind,
-        ids: &[String],
-    ) -> Result<Vec<Arc<Definition>>, ServiceError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let found = self
-            .store()
-            .get_many_shared(kind, ids)
-            .await
-            .map_err(|e| ServiceError::from_store(kind, "", e))?;
-        Ok(live_of(kind, found).collect())
+            .map_err(|e| ServiceError::from_store(Kind::Agent, agent_id, e))?
+            .ok_or_else(|| ServiceError::NotFound { kind: Kind::Agent, id: agent_id.to_owned() })
     }
 }
 
@@ -346,72 +254,5 @@ fn trace_lines(trace: &AgentTrace, record: &mut DecisionRecord, lines: &mut Line
     }
     for collaborator in &trace.collaborators {
         trace_lines(collaborator, record, lines);
-    }
-}
-
-/// The live definitions of `kind` among the answers of a batch read.
-fn live_of(
-    kind: Kind,
-    found: Vec<Option<Arc<Definition>>>,
-) -> impl Iterator<Item = Arc<Definition>> {
-    found.into_iter().flatten().filter(move |d| d.kind() == kind)
-}
-
-fn as_agent(definition: &Definition) -> Option<&AgentDefinition> {
-    match definition {
-        Definition::Agent(agent) => Some(agent),
-        Definition::Tool(_) => None,
-    }
-}
-
-fn as_tool(definition: &Definition) -> Option<&ToolDefinition> {
-    match definition {
-        Definition::Tool(tool) => Some(tool),
-        Definition::Agent(_) => None,
-    }
-}
-
-/// The definitions a resolution reads, shared with the store: agents and tools, each
-/// sorted by id.
-#[derive(Debug, Clone, Default)]
-pub struct Fetched {
-    agents: Vec<Arc<Definition>>,
-    tools: Vec<Arc<Definition>>,
-}
-
-impl Fetched {
-    /// Adds (or replaces) a definition.
-    pub fn insert(&mut self, definition: Arc<Definition>) {
-        let list = match *definition {
-            Definition::Agent(_) => &mut self.agents,
-            Definition::Tool(_) => &mut self.tools,
-        };
-        match list.binary_search_by(|d| d.id().cmp(definition.id())) {
-            Ok(at) => list[at] = definition,
-            Err(at) => list.insert(at, definition),
-        }
-    }
-
-    fn find<'a>(list: &'a [Arc<Definition>], id: &str) -> Option<&'a Definition> {
-        let at = list.binary_search_by(|d| d.id().cmp(id)).ok()?;
-        list.get(at).map(AsRef::as_ref)
-    }
-}
-
-impl Definitions for Fetched {
-    fn agent(&self, id: &str) -> Option<&AgentDefinition> {
-        Self::find(&self.agents, id).and_then(as_agent)
-    }
-
-    fn tool(&self, id: &str) -> Option<&ToolDefinition> {
-        Self::find(&self.tools, id).and_then(as_tool)
-    }
-
-    fn releases(&self, name: &str) -> Vec<&ToolDefinition> {
-        self.tools
-            .iter()
-            .filter_map(|d| as_tool(d))
-            .filter(|t| t.tool_id.strip_prefix(name).is_some_and(|rest| rest.starts_with('@')))
-            .collect()
     }
 }
