@@ -148,11 +148,24 @@ async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
         get(&s, &format!("/v0.1/servers?updated_since={}", since.replace('+', "%2B")), &s.reader)
             .await;
     assert_eq!(since_q.status, StatusCode::OK, "{}", since_q.text);
+    // the spec: include_deleted is always true with updated_since, so a sub-registry
+    // syncing incrementally learns that `gone` was switched off
     assert_eq!(
-        names(&since_q).keys().collect::<Vec<_>>(),
-        ["new", "old"],
-        "old changed after `since`, gone is deleted"
+        names(&since_q),
+        BTreeMap::from([
+            ("gone".into(), "deleted".into()),
+            ("new".into(), "active".into()),
+            ("old".into(), "deprecated".into()),
+        ]),
+        "everything changed after `since`, the deleted release marked deleted"
     );
+    let gone = since_q.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["server"]["name"] == format!("{NS}/gone"))
+        .unwrap();
+    assert_eq!(gone["_meta"]["io.modelcontextprotocol.registry/official"]["isLatest"], false);
     let later = chrono::Utc::now() + chrono::Duration::seconds(5);
     let none = get(
         &s,
@@ -167,12 +180,13 @@ async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
 }
 
 #[tokio::test]
-async fn search_ranks_servers_by_relevance_then_matches_names() {
+async fn search_is_the_specs_substring_match_on_the_name() {
     let s = common::start().await;
     for (name, description) in [
+        ("files-mcp", "Files on a share."),
+        ("secret-mcp", "Secrets of files-mcp users."),
+        ("weather-mcp", "Weather, mcp files."),
         ("air_quality", "Air quality index and pollen counts for a city."),
-        ("pollen_maps", "Maps of pollen for allergy sufferers: tree and grass pollen."),
-        ("tides", "Tide tables for harbours."),
         ("quality_gate", "Build checks."),
     ] {
         let id = format!("{name}@1.0.0");
@@ -192,23 +206,92 @@ async fn search_ranks_servers_by_relevance_then_matches_names() {
             })
             .collect()
     };
-    let ranked = get(&s, "/v0.1/servers?search=pollen%20allergy", &s.reader).await;
-    assert_eq!(names(&ranked), ["pollen_maps", "air_quality"], "{}", ranked.text);
-    // a name substring the words do not stem to: the spec's substring match
-    let by_name = get(&s, "/v0.1/servers?search=qualit", &s.reader).await;
+    // a name, not words ranked over descriptions
+    let exact = get(&s, "/v0.1/servers?search=files-mcp", &s.reader).await;
+    assert_eq!(names(&exact), ["files-mcp"], "{}", exact.text);
+    let by_name = get(&s, "/v0.1/servers?search=QUALIT", &s.reader).await;
     assert_eq!(names(&by_name), ["air_quality", "quality_gate"], "{}", by_name.text);
-    // paging a ranked answer: the cursor continues after the last one returned
-    let first = get(&s, "/v0.1/servers?search=pollen%20allergy&limit=1", &s.reader).await;
-    assert_eq!(names(&first), ["pollen_maps"]);
+    let words = get(&s, "/v0.1/servers?search=pollen%20city", &s.reader).await;
+    assert_eq!(words.body["metadata"]["count"], 0, "{}", words.text);
+    // the namespace is part of the name
+    let all = get(&s, &format!("/v0.1/servers?search={NS}/"), &s.reader).await;
+    assert_eq!(all.body["metadata"]["count"], 5, "{}", all.text);
+    // paging a filtered answer: the cursor continues after the last one returned
+    let first = get(&s, "/v0.1/servers?search=-mcp&limit=2", &s.reader).await;
+    assert_eq!(names(&first), ["files-mcp", "secret-mcp"]);
     let cursor = first.body["metadata"]["nextCursor"].as_str().unwrap();
-    let second = get(
-        &s,
-        &format!("/v0.1/servers?search=pollen%20allergy&limit=1&cursor={cursor}"),
-        &s.reader,
-    )
-    .await;
-    assert_eq!(names(&second), ["air_quality"]);
+    let second =
+        get(&s, &format!("/v0.1/servers?search=-mcp&limit=2&cursor={cursor}"), &s.reader).await;
+    assert_eq!(names(&second), ["weather-mcp"]);
     assert!(second.body["metadata"]["nextCursor"].is_null());
+}
+
+#[tokio::test]
+async fn versions_honour_include_deleted_and_a_deleted_release_is_never_latest() {
+    let s = common::start().await;
+    let official = "io.modelcontextprotocol.registry/official";
+    apply(&s, "kill@1.0.0", mcp("kill@1.0.0", "kill", "Kill switch.", None)).await;
+    let mut disabled = mcp("kill@1.1.0", "kill", "Kill switch.", None);
+    disabled["lifecycle"] = json!({"status": "disabled"});
+    apply(&s, "kill@1.1.0", disabled).await;
+    let base = format!("/v0.1/servers/{NS}%2Fkill/versions");
+    let versions = |r: &common::Reply| -> Vec<(String, bool)> {
+        r.body["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["server"]["version"].as_str().unwrap().to_owned(),
+                    v["_meta"][official]["isLatest"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let plain = get(&s, &base, &s.reader).await;
+    assert_eq!(plain.status, StatusCode::OK, "{}", plain.text);
+    assert_eq!(versions(&plain), [("1.0.0".to_owned(), true)], "default: no deleted ones");
+    let all = get(&s, &format!("{base}?include_deleted=true"), &s.reader).await;
+    assert_eq!(
+        versions(&all),
+        [("1.1.0".to_owned(), false), ("1.0.0".to_owned(), true)],
+        "the disabled release is listed, never latest"
+    );
+    let one = get(&s, &format!("{base}/1.1.0"), &s.reader).await;
+    one.assert_problem(404, "NOT_FOUND");
+    let one = get(&s, &format!("{base}/1.1.0?include_deleted=true"), &s.reader).await;
+    assert_eq!(one.status, StatusCode::OK, "{}", one.text);
+    assert_eq!(one.body["_meta"][official]["status"], "deleted");
+    assert_eq!(one.body["_meta"][official]["isLatest"], false);
+    for query in ["", "?include_deleted=true"] {
+        let latest = get(&s, &format!("{base}/latest{query}"), &s.reader).await;
+        assert_eq!(latest.body["server"]["version"], "1.0.0", "{query}: {}", latest.text);
+    }
+    get(&s, &format!("{base}?include_deleted=maybe"), &s.reader)
+        .await
+        .assert_invalid_at("/include_deleted");
+    // every version deleted: none is latest, and the server is gone by default
+    let mut off = mcp("kill@1.0.0", "kill", "Kill switch.", None);
+    off["lifecycle"] = json!({"status": "disabled"});
+    apply(&s, "kill@1.0.0", off).await;
+    get(&s, &base, &s.reader).await.assert_problem(404, "NOT_FOUND");
+    let all = get(&s, &format!("{base}?include_deleted=true"), &s.reader).await;
+    assert_eq!(versions(&all), [("1.1.0".to_owned(), false), ("1.0.0".to_owned(), false)]);
+    get(&s, &format!("{base}/latest?include_deleted=true"), &s.reader)
+        .await
+        .assert_problem(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn a_missing_server_or_version_is_named_as_such() {
+    let s = common::start().await;
+    apply(&s, "known@1.0.0", mcp("known@1.0.0", "known", "Known.", None)).await;
+    let r = get(&s, &format!("/v0.1/servers/{NS}%2Fknown/versions/9.9.9"), &s.reader).await;
+    r.assert_problem(404, "NOT_FOUND");
+    assert_eq!(r.body["error"], format!("server `{NS}/known` has no version `9.9.9`"));
+    let r = get(&s, &format!("/v0.1/servers/{NS}%2Fnone/versions"), &s.reader).await;
+    assert_eq!(r.body["error"], format!("server `{NS}/none` not found"));
+    assert!(!r.text.contains("tool"), "{}", r.text);
 }
 
 #[tokio::test]
@@ -428,7 +511,7 @@ async fn each_principal_sees_exactly_what_resolve_grants_it() {
             mcp_ids(kept).iter().map(|id| id.split('@').next().unwrap().to_owned()).collect();
         assert_eq!(servers, want);
         assert!(entries.iter().any(|e| e["type"] == "application/a2a-agent-card+json"
-            && e["url"] == "/agent-cards/weather-agent"));
+            && e["url"] == format!("{}/agent-cards/weather-agent", common::ISSUER)));
         assert!(
             !entries.iter().any(|e| e["identifier"].as_str().unwrap().ends_with(":quiet-agent"))
         );
@@ -545,4 +628,81 @@ async fn answers_pass_the_outside_validators() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{report}");
     assert_eq!(report.matches("valid ").count(), files.len(), "{report}");
+}
+
+#[tokio::test]
+async fn the_ai_catalog_is_an_ai_catalog_document_with_absolute_urls() {
+    let s = example_registry().await;
+    let r = get(&s, "/.well-known/ai-catalog.json", &s.reader).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.content_type(), "application/ai-catalog+json");
+    assert_eq!(r.body["specVersion"], "1.0");
+    let entries = r.body["entries"].as_array().unwrap();
+    assert!(!entries.is_empty());
+    for entry in entries {
+        let url = entry["url"].as_str().unwrap();
+        assert!(url.starts_with(&format!("{}/", common::ISSUER)), "{url}");
+        // each URL answers the document it names
+        let path = url.strip_prefix(common::ISSUER).unwrap();
+        let doc = get(&s, path, &s.reader).await;
+        assert_eq!(doc.status, StatusCode::OK, "{url}: {}", doc.text);
+    }
+    // without an issuer, the request's host
+    let plain = common::start().await;
+    apply(&plain, "a@1.0.0", mcp("a@1.0.0", "a", "A.", None)).await;
+    let r = get(&plain, "/.well-known/ai-catalog.json", &plain.reader).await;
+    let url = r.body["entries"][0]["url"].as_str().unwrap();
+    assert_eq!(url, format!("{}/v0.1/servers/{NS}%2Fa/versions/latest", plain.base), "{}", r.text);
+}
+
+#[tokio::test]
+async fn discovery_publishes_protected_resource_metadata_and_names_it_on_a_401() {
+    let s = example_registry().await;
+    let metadata_url = format!("{}/.well-known/oauth-protected-resource", common::ISSUER);
+    for path in ["/v0.1/servers", "/.well-known/ai-catalog.json", "/agent-cards/weather-agent"] {
+        for token in ["", "not-a-token"] {
+            let r = get(&s, path, token).await;
+            r.assert_problem(401, "UNAUTHENTICATED");
+            let challenge = r.headers["www-authenticate"].to_str().unwrap();
+            assert!(challenge.starts_with("Bearer "), "{challenge}");
+            assert!(
+                challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+                "{path}: {challenge}"
+            );
+        }
+    }
+    let r = get(&s, "/.well-known/oauth-protected-resource", "").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["resource"], common::ISSUER);
+    assert_eq!(r.body["authorization_servers"], json!([common::ISSUER]));
+    assert_eq!(r.body["bearer_methods_supported"], json!(["header"]));
+    // the issuer the metadata names publishes its OpenID configuration
+    let oidc = get(&s, "/.well-known/openid-configuration", "").await;
+    assert_eq!(oidc.body["issuer"], r.body["authorization_servers"][0]);
+    // hostile callers: other methods, a garbage host, a huge query
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+        let r = s.send(s.req(method.clone(), "/.well-known/oauth-protected-resource", "")).await;
+        assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{method}: {}", r.text);
+    }
+    let r =
+        get(&s, &format!("/.well-known/oauth-protected-resource?x={}", "a".repeat(9000)), "").await;
+    assert!(r.status == StatusCode::OK || r.status == StatusCode::URI_TOO_LONG, "{}", r.text);
+    let plain = common::start().await;
+    let r = plain
+        .send(
+            plain
+                .req(Method::GET, "/.well-known/oauth-protected-resource", "")
+                .header("Host", "evil\"host"),
+        )
+        .await;
+    assert!(r.status.is_client_error() || r.body["resource"] == "http://localhost", "{}", r.text);
+    let r = plain.send(plain.req(Method::GET, "/v0.1/servers", "")).await;
+    let challenge = r.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains(&format!(
+            "resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+            plain.base
+        )),
+        "{challenge}"
+    );
 }

@@ -10,20 +10,24 @@ use axum::Json;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
 use crate::http::AppState;
 use crate::http::auth::at_most_one;
+use crate::http::json::json_ok;
 use crate::http::problem::Problem;
+use crate::http::protected_resource;
 use crate::http::responses::{CallErrors, NotFound};
 use crate::service::{
     Discovery, SearchQuery, SearchResults, ServerList, ServersQuery, ServiceError, VersionRef,
-    Viewer,
+    VersionsQuery, Viewer,
 };
 
-/// A problem with the MCP Registry spec's `error` member beside the problem's own.
+/// A problem with the MCP Registry spec's `error` member beside the problem's own, and
+/// on a 401 the challenge naming the protected-resource metadata (RFC 9728).
 #[derive(Debug, Clone)]
-pub struct DiscoveryProblem(pub Problem);
+pub struct DiscoveryProblem(pub Problem, pub Option<HeaderValue>);
 
 #[derive(Serialize)]
 struct WithError<'a> {
@@ -34,19 +38,23 @@ struct WithError<'a> {
 
 impl IntoResponse for DiscoveryProblem {
     fn into_response(self) -> Response {
-        self.0.respond(&WithError { problem: &self.0, error: &self.0.detail })
+        let mut response = self.0.respond(&WithError { problem: &self.0, error: &self.0.detail });
+        if let (StatusCode::UNAUTHORIZED, Some(challenge)) = (response.status(), self.1) {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        response
     }
 }
 
 impl From<Problem> for DiscoveryProblem {
     fn from(problem: Problem) -> Self {
-        Self(problem)
+        Self(problem, None)
     }
 }
 
 impl From<ServiceError> for DiscoveryProblem {
     fn from(err: ServiceError) -> Self {
-        Self(Problem::from(err))
+        Self(Problem::from(err), None)
     }
 }
 
@@ -61,12 +69,15 @@ impl FromRequestParts<AppState> for Discoverer {
         parts: &mut Parts,
         state: &AppState,
     ) -> Result<Self, DiscoveryProblem> {
-        at_most_one(&parts.headers, "Authorization")?;
+        let discovery = &state.registry.discovery;
+        let unauthenticated = |problem: Problem| {
+            DiscoveryProblem(problem, protected_resource::challenge(discovery, &parts.headers))
+        };
+        at_most_one(&parts.headers, "Authorization").map_err(unauthenticated)?;
         let refused = match state.authenticator.authenticate(parts) {
             Ok(_) => return Ok(Self(Viewer::Everyone)),
             Err(e) => e,
         };
-        let discovery = &state.registry.discovery;
         let bearer = parts
             .headers
             .get(http::header::AUTHORIZATION)
@@ -79,7 +90,7 @@ impl FromRequestParts<AppState> for Discoverer {
                 Some((agent_id, context)) => {
                     Ok(Self(Viewer::Principal { agent_id, context: Box::new(context) }))
                 }
-                None => Err(Problem::from(refused).into()),
+                None => Err(unauthenticated(Problem::from(refused))),
             },
             None => match (
                 parts.headers.contains_key(http::header::AUTHORIZATION),
@@ -89,7 +100,7 @@ impl FromRequestParts<AppState> for Discoverer {
                     agent_id: anonymous.agent_id.clone(),
                     context: Box::new(anonymous.context.clone()),
                 })),
-                _ => Err(Problem::from(refused).into()),
+                _ => Err(unauthenticated(Problem::from(refused))),
             },
         }
     }
@@ -100,8 +111,10 @@ impl FromRequestParts<AppState> for Discoverer {
 #[into_params(parameter_in = Query)]
 pub struct SearchParams {
     /// The words (at most 256 characters).
+    #[param(max_length = 256)]
     pub q: Option<String>,
     /// Most results, 1 to 100 (default 10).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
 }
 
@@ -170,7 +183,10 @@ pub async fn list_servers(
 
 /// MCP Registry API: every version of one server the caller may see, newest first.
 #[utoipa::path(get, path = "/v0.1/servers/{serverName}/versions", tag = "discovery",
-    params(("serverName" = String, Path, description = "URL-encoded server name (`com.example%2Fweather`)")),
+    params(
+        ("serverName" = String, Path, description = "URL-encoded server name (`com.example%2Fweather`)"),
+        VersionsQuery,
+    ),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The MCP Registry spec's ServerList", body = ServerList),
@@ -180,8 +196,10 @@ pub async fn server_versions(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
     DiscoveryPath(name): DiscoveryPath<String>,
+    params: Result<Query<VersionsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<ServerList>, DiscoveryProblem> {
-    Ok(Json(discovery.server_versions(&viewer, &name).await?))
+    let include_deleted = query(params)?.include_deleted()?;
+    Ok(Json(discovery.server_versions(&viewer, &name, include_deleted).await?))
 }
 
 /// MCP Registry API: one version of a server, or `latest`.
@@ -189,6 +207,7 @@ pub async fn server_versions(
     params(
         ("serverName" = String, Path, description = "URL-encoded server name"),
         ("version" = String, Path, description = "A version, or `latest`"),
+        VersionsQuery,
     ),
     security(("bearer" = [])),
     responses(
@@ -199,8 +218,11 @@ pub async fn server_version(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
     DiscoveryPath((name, version)): DiscoveryPath<(String, String)>,
+    params: Result<Query<VersionsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<registry_discovery::ServerResponse>, DiscoveryProblem> {
-    Ok(Json(discovery.server_version(&viewer, &name, VersionRef::parse(&version)).await?))
+    let include_deleted = query(params)?.include_deleted()?;
+    let version = VersionRef::parse(&version);
+    Ok(Json(discovery.server_version(&viewer, &name, version, include_deleted).await?))
 }
 
 /// The A2A agent card of an agent that declares an `endpoint`.
@@ -223,12 +245,20 @@ pub async fn agent_card(
 #[utoipa::path(get, path = "/.well-known/ai-catalog.json", tag = "discovery",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The catalog", body = registry_discovery::catalog::Catalog),
+        (status = 200, description = "An AI Catalog document", body = registry_discovery::catalog::Catalog, content_type = "application/ai-catalog+json"),
         CallErrors,
     ))]
 pub async fn ai_catalog(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
-) -> Result<Json<registry_discovery::catalog::Catalog>, DiscoveryProblem> {
-    Ok(Json(discovery.catalog(&viewer).await?))
+    headers: HeaderMap,
+) -> Result<Response, DiscoveryProblem> {
+    let base = protected_resource::base_url(&discovery, &headers);
+    let catalog = discovery.catalog(&viewer, &base).await?;
+    let mut response = json_ok(&catalog);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(registry_discovery::catalog::CATALOG_TYPE),
+    );
+    Ok(response)
 }
