@@ -599,9 +599,19 @@ async fn an_agent_endpoint_is_validated() {
 async fn answers_pass_the_outside_validators() {
     let python = std::env::var("REGISTRY_DISCOVERY_PYTHON").expect("REGISTRY_DISCOVERY_PYTHON");
     let s = example_registry().await;
+    // a deleted (disabled) release, so that include_deleted and updated_since matter
+    let since = chrono::Utc::now() - chrono::Duration::seconds(60);
+    let mut disabled = mcp("air_quality@0.9.0", "air_quality", "Old air quality.", None);
+    disabled["lifecycle"] = json!({"status": "disabled"});
+    apply(&s, "air_quality@0.9.0", disabled).await;
     let (internal, _) = resolve(&s, "internal-user").await;
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
+    let mut judge = |kind: &str, text: &str| {
+        let file = dir.path().join(format!("{}.json", files.len()));
+        std::fs::write(&file, text).unwrap();
+        files.push(format!("{kind}={}", file.display()));
+    };
     for (kind, path, token) in [
         ("ServerList", "/v0.1/servers", s.reader.as_str()),
         ("ServerList", "/v0.1/servers?version=latest&include_deleted=true", internal.as_str()),
@@ -613,21 +623,77 @@ async fn answers_pass_the_outside_validators() {
         ),
         ("AgentCard", "/agent-cards/weather-agent", internal.as_str()),
         ("AgentCard", "/agent-cards/weather-agent", s.reader.as_str()),
+        ("AICatalog", "/.well-known/ai-catalog.json", s.reader.as_str()),
+        ("AICatalog", "/.well-known/ai-catalog.json", internal.as_str()),
+        ("ProtectedResource", "/.well-known/oauth-protected-resource", ""),
     ] {
         let r = get(&s, path, token).await;
         assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
-        let file = dir.path().join(format!("{}.json", files.len()));
-        std::fs::write(&file, &r.text).unwrap();
-        files.push(format!("{kind}={}", file.display()));
+        judge(kind, &r.text);
     }
-    let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/mcp-registry-2025-12-01.json");
+    // requests and answers of the MCP Registry API, both judged against its operations:
+    // list, paging, every filter, versions
+    let since = since.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let page = get(&s, "/v0.1/servers?limit=2", &s.reader).await;
+    let cursor = page.body["metadata"]["nextCursor"].as_str().unwrap().to_owned();
+    let name = format!("{NS}%2Fair_quality");
+    let list = "/v0.1/servers".to_owned();
+    let versions = format!("/v0.1/servers/{name}/versions");
+    for (path, query) in [
+        (list.clone(), vec![]),
+        (list.clone(), vec![("limit", "2")]),
+        (list.clone(), vec![("limit", "2"), ("cursor", cursor.as_str())]),
+        (list.clone(), vec![("updated_since", since.as_str())]),
+        (list.clone(), vec![("include_deleted", "true"), ("version", "latest")]),
+        (list.clone(), vec![("include_deleted", "false")]),
+        (list.clone(), vec![("search", "air")]),
+        (list.clone(), vec![("version", "0.9.0"), ("include_deleted", "true")]),
+        (versions.clone(), vec![]),
+        (versions.clone(), vec![("include_deleted", "true")]),
+        (format!("{versions}/latest"), vec![]),
+        (format!("{versions}/0.9.0"), vec![("include_deleted", "true")]),
+        (format!("{versions}/1.0.0"), vec![("include_deleted", "false")]),
+    ] {
+        let r = s.send(s.req(Method::GET, &path, &s.reader).query(&query)).await;
+        assert_eq!(r.status, StatusCode::OK, "{path} {query:?}: {}", r.text);
+        let exchange = json!({
+            "method": "GET",
+            "path": path,
+            "query": query.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            "status": r.status.as_u16(),
+            "contentType": r.content_type(),
+            "body": r.body,
+        });
+        judge("McpRegistryExchange", &exchange.to_string());
+    }
+    // the issuer's metadata, on a registry whose issuer is an https URL (both specs ask
+    // for one)
+    let keys_dir = tempfile::tempdir().unwrap().keep();
+    let store = std::sync::Arc::new(registry_api::principal_keys::FileKeyStore::in_dir(&keys_dir));
+    let settings = registry_api::principal_keys::TokenSettings::new("https://registry.example");
+    let keys = std::sync::Arc::new(
+        registry_api::principal_keys::PrincipalKeys::open(store, settings).await.unwrap(),
+    );
+    let https =
+        common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys)).await;
+    let oidc = get(&https, "/.well-known/openid-configuration", "").await;
+    assert_eq!(oidc.status, StatusCode::OK, "{}", oidc.text);
+    judge("OpenIDConfiguration", &oidc.text);
+    let resource = get(&https, "/.well-known/oauth-protected-resource", "").await;
+    assert_eq!(resource.body["resource"], "https://registry.example");
+    judge("ProtectedResource", &resource.text);
+
+    let schemas = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/validate.py");
     let out =
-        std::process::Command::new(python).arg(script).arg(schema).args(&files).output().unwrap();
+        std::process::Command::new(python).arg(script).arg(schemas).args(&files).output().unwrap();
     let report =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{report}");
     assert_eq!(report.matches("valid ").count(), files.len(), "{report}");
+    for kind in ["McpRegistryExchange", "AICatalog", "OpenIDConfiguration", "ProtectedResource"] {
+        assert!(report.contains(&format!("valid {kind} ")), "{kind} judged: {report}");
+    }
 }
 
 #[tokio::test]
