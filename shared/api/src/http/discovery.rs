@@ -24,10 +24,9 @@ use crate::service::{
     VersionsQuery, Viewer,
 };
 
-/// A problem with the MCP Registry spec's `error` member beside the problem's own, and
-/// on a 401 the challenge naming the protected-resource metadata (RFC 9728).
+/// A problem with the MCP Registry spec's `error` member beside the problem's own.
 #[derive(Debug, Clone)]
-pub struct DiscoveryProblem(pub Problem, pub Option<HeaderValue>);
+pub struct DiscoveryProblem(pub Problem);
 
 #[derive(Serialize)]
 struct WithError<'a> {
@@ -38,8 +37,20 @@ struct WithError<'a> {
 
 impl IntoResponse for DiscoveryProblem {
     fn into_response(self) -> Response {
-        let mut response = self.0.respond(&WithError { problem: &self.0, error: &self.0.detail });
-        if let (StatusCode::UNAUTHORIZED, Some(challenge)) = (response.status(), self.1) {
+        self.0.respond(&WithError { problem: &self.0, error: &self.0.detail })
+    }
+}
+
+/// Why a caller may not discover: the problem, and on a 401 the challenge naming the
+/// protected-resource metadata (RFC 9728).
+#[derive(Debug)]
+pub struct DiscoveryRefusal(Box<(Problem, Option<HeaderValue>)>);
+
+impl IntoResponse for DiscoveryRefusal {
+    fn into_response(self) -> Response {
+        let (problem, challenge) = *self.0;
+        let mut response = DiscoveryProblem(problem).into_response();
+        if let (StatusCode::UNAUTHORIZED, Some(challenge)) = (response.status(), challenge) {
             response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
         }
         response
@@ -48,13 +59,13 @@ impl IntoResponse for DiscoveryProblem {
 
 impl From<Problem> for DiscoveryProblem {
     fn from(problem: Problem) -> Self {
-        Self(problem, None)
+        Self(problem)
     }
 }
 
 impl From<ServiceError> for DiscoveryProblem {
     fn from(err: ServiceError) -> Self {
-        Self(Problem::from(err), None)
+        Self(Problem::from(err))
     }
 }
 
@@ -63,15 +74,18 @@ impl From<ServiceError> for DiscoveryProblem {
 pub struct Discoverer(pub Viewer);
 
 impl FromRequestParts<AppState> for Discoverer {
-    type Rejection = DiscoveryProblem;
+    type Rejection = DiscoveryRefusal;
 
     async fn from_request_parts(
         parts: &mut Parts,
         state: &AppState,
-    ) -> Result<Self, DiscoveryProblem> {
+    ) -> Result<Self, DiscoveryRefusal> {
         let discovery = &state.registry.discovery;
         let unauthenticated = |problem: Problem| {
-            DiscoveryProblem(problem, protected_resource::challenge(discovery, &parts.headers))
+            DiscoveryRefusal(Box::new((
+                problem,
+                protected_resource::challenge(discovery, &parts.headers),
+            )))
         };
         at_most_one(&parts.headers, "Authorization").map_err(unauthenticated)?;
         let refused = match state.authenticator.authenticate(parts) {
