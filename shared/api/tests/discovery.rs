@@ -753,6 +753,19 @@ async fn discovery_publishes_protected_resource_metadata_and_names_it_on_a_401()
     let r =
         get(&s, &format!("/.well-known/oauth-protected-resource?x={}", "a".repeat(9000)), "").await;
     assert!(r.status == StatusCode::OK || r.status == StatusCode::URI_TOO_LONG, "{}", r.text);
+    let r = s
+        .send(
+            s.req(Method::GET, "/.well-known/oauth-protected-resource", "")
+                .header("X-Big", "b".repeat(70_000)),
+        )
+        .await;
+    r.assert_problem(431, "HEADERS_TOO_LARGE");
+    // any token, even a wrong one, reads the same public document
+    for token in [s.reader.as_str(), "not-a-token"] {
+        let r = get(&s, "/.well-known/oauth-protected-resource", token).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        assert_eq!(r.body["resource"], common::ISSUER);
+    }
     let plain = common::start().await;
     let r = plain
         .send(
