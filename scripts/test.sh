@@ -27,7 +27,7 @@ CEL_CONFORMANCE_JSON="$(scripts/cel-conformance.sh)"
 export CEL_CONFORMANCE_JSON
 echo "CEL_CONFORMANCE_JSON=$CEL_CONFORMANCE_JSON"
 
-step "discovery validators (openapi-schema-validator, a2a-sdk) into .venv-discovery"
+step "discovery validators (openapi-core, a2a-sdk, Authlib, schemathesis...) into .venv-discovery"
 REGISTRY_DISCOVERY_PYTHON="$(scripts/discovery-validators.sh)"
 export REGISTRY_DISCOVERY_PYTHON
 echo "REGISTRY_DISCOVERY_PYTHON=$REGISTRY_DISCOVERY_PYTHON"

@@ -148,11 +148,24 @@ async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
         get(&s, &format!("/v0.1/servers?updated_since={}", since.replace('+', "%2B")), &s.reader)
             .await;
     assert_eq!(since_q.status, StatusCode::OK, "{}", since_q.text);
+    // the spec: include_deleted is always true with updated_since, so a sub-registry
+    // syncing incrementally learns that `gone` was switched off
     assert_eq!(
-        names(&since_q).keys().collect::<Vec<_>>(),
-        ["new", "old"],
-        "old changed after `since`, gone is deleted"
+        names(&since_q),
+        BTreeMap::from([
+            ("gone".into(), "deleted".into()),
+            ("new".into(), "active".into()),
+            ("old".into(), "deprecated".into()),
+        ]),
+        "everything changed after `since`, the deleted release marked deleted"
     );
+    let gone = since_q.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["server"]["name"] == format!("{NS}/gone"))
+        .unwrap();
+    assert_eq!(gone["_meta"]["io.modelcontextprotocol.registry/official"]["isLatest"], false);
     let later = chrono::Utc::now() + chrono::Duration::seconds(5);
     let none = get(
         &s,
@@ -167,12 +180,13 @@ async fn updated_since_deprecation_and_deletion_behave_as_the_spec_says() {
 }
 
 #[tokio::test]
-async fn search_ranks_servers_by_relevance_then_matches_names() {
+async fn search_is_the_specs_substring_match_on_the_name() {
     let s = common::start().await;
     for (name, description) in [
+        ("files-mcp", "Files on a share."),
+        ("secret-mcp", "Secrets of files-mcp users."),
+        ("weather-mcp", "Weather, mcp files."),
         ("air_quality", "Air quality index and pollen counts for a city."),
-        ("pollen_maps", "Maps of pollen for allergy sufferers: tree and grass pollen."),
-        ("tides", "Tide tables for harbours."),
         ("quality_gate", "Build checks."),
     ] {
         let id = format!("{name}@1.0.0");
@@ -192,23 +206,92 @@ async fn search_ranks_servers_by_relevance_then_matches_names() {
             })
             .collect()
     };
-    let ranked = get(&s, "/v0.1/servers?search=pollen%20allergy", &s.reader).await;
-    assert_eq!(names(&ranked), ["pollen_maps", "air_quality"], "{}", ranked.text);
-    // a name substring the words do not stem to: the spec's substring match
-    let by_name = get(&s, "/v0.1/servers?search=qualit", &s.reader).await;
+    // a name, not words ranked over descriptions
+    let exact = get(&s, "/v0.1/servers?search=files-mcp", &s.reader).await;
+    assert_eq!(names(&exact), ["files-mcp"], "{}", exact.text);
+    let by_name = get(&s, "/v0.1/servers?search=QUALIT", &s.reader).await;
     assert_eq!(names(&by_name), ["air_quality", "quality_gate"], "{}", by_name.text);
-    // paging a ranked answer: the cursor continues after the last one returned
-    let first = get(&s, "/v0.1/servers?search=pollen%20allergy&limit=1", &s.reader).await;
-    assert_eq!(names(&first), ["pollen_maps"]);
+    let words = get(&s, "/v0.1/servers?search=pollen%20city", &s.reader).await;
+    assert_eq!(words.body["metadata"]["count"], 0, "{}", words.text);
+    // the namespace is part of the name
+    let all = get(&s, &format!("/v0.1/servers?search={NS}/"), &s.reader).await;
+    assert_eq!(all.body["metadata"]["count"], 5, "{}", all.text);
+    // paging a filtered answer: the cursor continues after the last one returned
+    let first = get(&s, "/v0.1/servers?search=-mcp&limit=2", &s.reader).await;
+    assert_eq!(names(&first), ["files-mcp", "secret-mcp"]);
     let cursor = first.body["metadata"]["nextCursor"].as_str().unwrap();
-    let second = get(
-        &s,
-        &format!("/v0.1/servers?search=pollen%20allergy&limit=1&cursor={cursor}"),
-        &s.reader,
-    )
-    .await;
-    assert_eq!(names(&second), ["air_quality"]);
+    let second =
+        get(&s, &format!("/v0.1/servers?search=-mcp&limit=2&cursor={cursor}"), &s.reader).await;
+    assert_eq!(names(&second), ["weather-mcp"]);
     assert!(second.body["metadata"]["nextCursor"].is_null());
+}
+
+#[tokio::test]
+async fn versions_honour_include_deleted_and_a_deleted_release_is_never_latest() {
+    let s = common::start().await;
+    let official = "io.modelcontextprotocol.registry/official";
+    apply(&s, "kill@1.0.0", mcp("kill@1.0.0", "kill", "Kill switch.", None)).await;
+    let mut disabled = mcp("kill@1.1.0", "kill", "Kill switch.", None);
+    disabled["lifecycle"] = json!({"status": "disabled"});
+    apply(&s, "kill@1.1.0", disabled).await;
+    let base = format!("/v0.1/servers/{NS}%2Fkill/versions");
+    let versions = |r: &common::Reply| -> Vec<(String, bool)> {
+        r.body["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["server"]["version"].as_str().unwrap().to_owned(),
+                    v["_meta"][official]["isLatest"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let plain = get(&s, &base, &s.reader).await;
+    assert_eq!(plain.status, StatusCode::OK, "{}", plain.text);
+    assert_eq!(versions(&plain), [("1.0.0".to_owned(), true)], "default: no deleted ones");
+    let all = get(&s, &format!("{base}?include_deleted=true"), &s.reader).await;
+    assert_eq!(
+        versions(&all),
+        [("1.1.0".to_owned(), false), ("1.0.0".to_owned(), true)],
+        "the disabled release is listed, never latest"
+    );
+    let one = get(&s, &format!("{base}/1.1.0"), &s.reader).await;
+    one.assert_problem(404, "NOT_FOUND");
+    let one = get(&s, &format!("{base}/1.1.0?include_deleted=true"), &s.reader).await;
+    assert_eq!(one.status, StatusCode::OK, "{}", one.text);
+    assert_eq!(one.body["_meta"][official]["status"], "deleted");
+    assert_eq!(one.body["_meta"][official]["isLatest"], false);
+    for query in ["", "?include_deleted=true"] {
+        let latest = get(&s, &format!("{base}/latest{query}"), &s.reader).await;
+        assert_eq!(latest.body["server"]["version"], "1.0.0", "{query}: {}", latest.text);
+    }
+    get(&s, &format!("{base}?include_deleted=maybe"), &s.reader)
+        .await
+        .assert_invalid_at("/include_deleted");
+    // every version deleted: none is latest, and the server is gone by default
+    let mut off = mcp("kill@1.0.0", "kill", "Kill switch.", None);
+    off["lifecycle"] = json!({"status": "disabled"});
+    apply(&s, "kill@1.0.0", off).await;
+    get(&s, &base, &s.reader).await.assert_problem(404, "NOT_FOUND");
+    let all = get(&s, &format!("{base}?include_deleted=true"), &s.reader).await;
+    assert_eq!(versions(&all), [("1.1.0".to_owned(), false), ("1.0.0".to_owned(), false)]);
+    get(&s, &format!("{base}/latest?include_deleted=true"), &s.reader)
+        .await
+        .assert_problem(404, "NOT_FOUND");
+}
+
+#[tokio::test]
+async fn a_missing_server_or_version_is_named_as_such() {
+    let s = common::start().await;
+    apply(&s, "known@1.0.0", mcp("known@1.0.0", "known", "Known.", None)).await;
+    let r = get(&s, &format!("/v0.1/servers/{NS}%2Fknown/versions/9.9.9"), &s.reader).await;
+    r.assert_problem(404, "NOT_FOUND");
+    assert_eq!(r.body["error"], format!("server `{NS}/known` has no version `9.9.9`"));
+    let r = get(&s, &format!("/v0.1/servers/{NS}%2Fnone/versions"), &s.reader).await;
+    assert_eq!(r.body["error"], format!("server `{NS}/none` not found"));
+    assert!(!r.text.contains("tool"), "{}", r.text);
 }
 
 #[tokio::test]
@@ -428,7 +511,7 @@ async fn each_principal_sees_exactly_what_resolve_grants_it() {
             mcp_ids(kept).iter().map(|id| id.split('@').next().unwrap().to_owned()).collect();
         assert_eq!(servers, want);
         assert!(entries.iter().any(|e| e["type"] == "application/a2a-agent-card+json"
-            && e["url"] == "/agent-cards/weather-agent"));
+            && e["url"] == format!("{}/agent-cards/weather-agent", common::ISSUER)));
         assert!(
             !entries.iter().any(|e| e["identifier"].as_str().unwrap().ends_with(":quiet-agent"))
         );
@@ -516,9 +599,19 @@ async fn an_agent_endpoint_is_validated() {
 async fn answers_pass_the_outside_validators() {
     let python = std::env::var("REGISTRY_DISCOVERY_PYTHON").expect("REGISTRY_DISCOVERY_PYTHON");
     let s = example_registry().await;
+    // a deleted (disabled) release, so that include_deleted and updated_since matter
+    let since = chrono::Utc::now() - chrono::Duration::seconds(60);
+    let mut disabled = mcp("air_quality@0.9.0", "air_quality", "Old air quality.", None);
+    disabled["lifecycle"] = json!({"status": "disabled"});
+    apply(&s, "air_quality@0.9.0", disabled).await;
     let (internal, _) = resolve(&s, "internal-user").await;
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
+    let mut judge = |kind: &str, text: &str| {
+        let file = dir.path().join(format!("{}.json", files.len()));
+        std::fs::write(&file, text).unwrap();
+        files.push(format!("{kind}={}", file.display()));
+    };
     for (kind, path, token) in [
         ("ServerList", "/v0.1/servers", s.reader.as_str()),
         ("ServerList", "/v0.1/servers?version=latest&include_deleted=true", internal.as_str()),
@@ -530,19 +623,165 @@ async fn answers_pass_the_outside_validators() {
         ),
         ("AgentCard", "/agent-cards/weather-agent", internal.as_str()),
         ("AgentCard", "/agent-cards/weather-agent", s.reader.as_str()),
+        ("AICatalog", "/.well-known/ai-catalog.json", s.reader.as_str()),
+        ("AICatalog", "/.well-known/ai-catalog.json", internal.as_str()),
+        ("ProtectedResource", "/.well-known/oauth-protected-resource", ""),
     ] {
         let r = get(&s, path, token).await;
         assert_eq!(r.status, StatusCode::OK, "{path}: {}", r.text);
-        let file = dir.path().join(format!("{}.json", files.len()));
-        std::fs::write(&file, &r.text).unwrap();
-        files.push(format!("{kind}={}", file.display()));
+        judge(kind, &r.text);
     }
-    let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/mcp-registry-2025-12-01.json");
+    // requests and answers of the MCP Registry API, both judged against its operations:
+    // list, paging, every filter, versions
+    let since = since.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let page = get(&s, "/v0.1/servers?limit=2", &s.reader).await;
+    let cursor = page.body["metadata"]["nextCursor"].as_str().unwrap().to_owned();
+    let name = format!("{NS}%2Fair_quality");
+    let list = "/v0.1/servers".to_owned();
+    let versions = format!("/v0.1/servers/{name}/versions");
+    for (path, query) in [
+        (list.clone(), vec![]),
+        (list.clone(), vec![("limit", "2")]),
+        (list.clone(), vec![("limit", "2"), ("cursor", cursor.as_str())]),
+        (list.clone(), vec![("updated_since", since.as_str())]),
+        (list.clone(), vec![("include_deleted", "true"), ("version", "latest")]),
+        (list.clone(), vec![("include_deleted", "false")]),
+        (list.clone(), vec![("search", "air")]),
+        (list.clone(), vec![("version", "0.9.0"), ("include_deleted", "true")]),
+        (versions.clone(), vec![]),
+        (versions.clone(), vec![("include_deleted", "true")]),
+        (format!("{versions}/latest"), vec![]),
+        (format!("{versions}/0.9.0"), vec![("include_deleted", "true")]),
+        (format!("{versions}/1.0.0"), vec![("include_deleted", "false")]),
+    ] {
+        let r = s.send(s.req(Method::GET, &path, &s.reader).query(&query)).await;
+        assert_eq!(r.status, StatusCode::OK, "{path} {query:?}: {}", r.text);
+        let exchange = json!({
+            "method": "GET",
+            "path": path,
+            "query": query.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            "status": r.status.as_u16(),
+            "contentType": r.content_type(),
+            "body": r.body,
+        });
+        judge("McpRegistryExchange", &exchange.to_string());
+    }
+    // the issuer's metadata, on a registry whose issuer is an https URL (both specs ask
+    // for one)
+    let keys_dir = tempfile::tempdir().unwrap().keep();
+    let store = std::sync::Arc::new(registry_api::principal_keys::FileKeyStore::in_dir(&keys_dir));
+    let settings = registry_api::principal_keys::TokenSettings::new("https://registry.example");
+    let keys = std::sync::Arc::new(
+        registry_api::principal_keys::PrincipalKeys::open(store, settings).await.unwrap(),
+    );
+    let https =
+        common::start_with_registry(Default::default(), |r| r.with_principal_keys(keys)).await;
+    let oidc = get(&https, "/.well-known/openid-configuration", "").await;
+    assert_eq!(oidc.status, StatusCode::OK, "{}", oidc.text);
+    judge("OpenIDConfiguration", &oidc.text);
+    let resource = get(&https, "/.well-known/oauth-protected-resource", "").await;
+    assert_eq!(resource.body["resource"], "https://registry.example");
+    judge("ProtectedResource", &resource.text);
+
+    let schemas = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/schemas/validate.py");
     let out =
-        std::process::Command::new(python).arg(script).arg(schema).args(&files).output().unwrap();
+        std::process::Command::new(python).arg(script).arg(schemas).args(&files).output().unwrap();
     let report =
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{report}");
     assert_eq!(report.matches("valid ").count(), files.len(), "{report}");
+    for kind in ["McpRegistryExchange", "AICatalog", "OpenIDConfiguration", "ProtectedResource"] {
+        assert!(report.contains(&format!("valid {kind} ")), "{kind} judged: {report}");
+    }
+}
+
+#[tokio::test]
+async fn the_ai_catalog_is_an_ai_catalog_document_with_absolute_urls() {
+    let s = example_registry().await;
+    let r = get(&s, "/.well-known/ai-catalog.json", &s.reader).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.content_type(), "application/ai-catalog+json");
+    assert_eq!(r.body["specVersion"], "1.0");
+    let entries = r.body["entries"].as_array().unwrap();
+    assert!(!entries.is_empty());
+    for entry in entries {
+        let url = entry["url"].as_str().unwrap();
+        assert!(url.starts_with(&format!("{}/", common::ISSUER)), "{url}");
+        // each URL answers the document it names
+        let path = url.strip_prefix(common::ISSUER).unwrap();
+        let doc = get(&s, path, &s.reader).await;
+        assert_eq!(doc.status, StatusCode::OK, "{url}: {}", doc.text);
+    }
+    // without an issuer, the request's host
+    let plain = common::start().await;
+    apply(&plain, "a@1.0.0", mcp("a@1.0.0", "a", "A.", None)).await;
+    let r = get(&plain, "/.well-known/ai-catalog.json", &plain.reader).await;
+    let url = r.body["entries"][0]["url"].as_str().unwrap();
+    assert_eq!(url, format!("{}/v0.1/servers/{NS}%2Fa/versions/latest", plain.base), "{}", r.text);
+}
+
+#[tokio::test]
+async fn discovery_publishes_protected_resource_metadata_and_names_it_on_a_401() {
+    let s = example_registry().await;
+    let metadata_url = format!("{}/.well-known/oauth-protected-resource", common::ISSUER);
+    for path in ["/v0.1/servers", "/.well-known/ai-catalog.json", "/agent-cards/weather-agent"] {
+        for token in ["", "not-a-token"] {
+            let r = get(&s, path, token).await;
+            r.assert_problem(401, "UNAUTHENTICATED");
+            let challenge = r.headers["www-authenticate"].to_str().unwrap();
+            assert!(challenge.starts_with("Bearer "), "{challenge}");
+            assert!(
+                challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+                "{path}: {challenge}"
+            );
+        }
+    }
+    let r = get(&s, "/.well-known/oauth-protected-resource", "").await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    assert_eq!(r.body["resource"], common::ISSUER);
+    assert_eq!(r.body["authorization_servers"], json!([common::ISSUER]));
+    assert_eq!(r.body["bearer_methods_supported"], json!(["header"]));
+    // the issuer the metadata names publishes its OpenID configuration
+    let oidc = get(&s, "/.well-known/openid-configuration", "").await;
+    assert_eq!(oidc.body["issuer"], r.body["authorization_servers"][0]);
+    // hostile callers: other methods, a garbage host, a huge query
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+        let r = s.send(s.req(method.clone(), "/.well-known/oauth-protected-resource", "")).await;
+        assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED, "{method}: {}", r.text);
+    }
+    let r =
+        get(&s, &format!("/.well-known/oauth-protected-resource?x={}", "a".repeat(9000)), "").await;
+    assert!(r.status == StatusCode::OK || r.status == StatusCode::URI_TOO_LONG, "{}", r.text);
+    let r = s
+        .send(
+            s.req(Method::GET, "/.well-known/oauth-protected-resource", "")
+                .header("X-Big", "b".repeat(70_000)),
+        )
+        .await;
+    r.assert_problem(431, "HEADERS_TOO_LARGE");
+    // any token, even a wrong one, reads the same public document
+    for token in [s.reader.as_str(), "not-a-token"] {
+        let r = get(&s, "/.well-known/oauth-protected-resource", token).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+        assert_eq!(r.body["resource"], common::ISSUER);
+    }
+    let plain = common::start().await;
+    let r = plain
+        .send(
+            plain
+                .req(Method::GET, "/.well-known/oauth-protected-resource", "")
+                .header("Host", "evil\"host"),
+        )
+        .await;
+    assert!(r.status.is_client_error() || r.body["resource"] == "http://localhost", "{}", r.text);
+    let r = plain.send(plain.req(Method::GET, "/v0.1/servers", "")).await;
+    let challenge = r.headers["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains(&format!(
+            "resource_metadata=\"{}/.well-known/oauth-protected-resource\"",
+            plain.base
+        )),
+        "{challenge}"
+    );
 }

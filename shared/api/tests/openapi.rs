@@ -86,8 +86,14 @@ fn operations_declare_problems_and_auth() {
                     "{method} {path} lacks the {status} problem"
                 );
             }
-            // unauthenticated: health, this document, the principal token's key set
-            let public = ["/healthz", "/openapi.json", "/.well-known/jwks.json"];
+            // unauthenticated: health, this document, the principal token's key set, the
+            // discovery routes' protected-resource metadata
+            let public = [
+                "/healthz",
+                "/openapi.json",
+                "/.well-known/jwks.json",
+                "/.well-known/oauth-protected-resource",
+            ];
             if public.contains(&path.as_str()) || path == "/.well-known/openid-configuration" {
                 assert!(op.get("security").is_none(), "{method} {path} needs no token");
                 continue;

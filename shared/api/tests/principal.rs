@@ -18,6 +18,12 @@ async fn the_key_set_is_public_and_the_keys_are_the_admins() {
     assert_eq!(r.headers["cache-control"], "public, max-age=300");
     assert_eq!(r.body["issuer"], common::ISSUER);
     assert_eq!(r.body["jwks_uri"], format!("{}/.well-known/jwks.json", common::ISSUER));
+    // the members OIDC Discovery 1.0 and RFC 8414 require (no OAuth grant: no
+    // authorization or token endpoint)
+    assert_eq!(r.body["response_types_supported"], json!(["id_token"]));
+    assert_eq!(r.body["subject_types_supported"], json!(["public"]));
+    assert_eq!(r.body["id_token_signing_alg_values_supported"], json!(["RS256"]));
+    assert_eq!(r.body["grant_types_supported"], json!([]));
     let r = s.send(s.req(Method::GET, "/.well-known/jwks.json", "")).await;
     assert_eq!(r.status, StatusCode::OK, "{}", r.text);
     assert_eq!(r.headers["cache-control"], "public, max-age=300");

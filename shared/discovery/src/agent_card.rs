@@ -76,7 +76,7 @@ pub struct AgentSkill {
     pub name: String,
     /// The function's description (else the tool's).
     pub description: String,
-    /// The tool's name and its tag values.
+    /// The tool's name (never the definition's tags: those are the operator's).
     pub tags: Vec<String>,
 }
 
@@ -117,8 +117,9 @@ pub fn agent_card(agent: &AgentDefinition, tools: &[&ToolDefinition]) -> Option<
     let skills = tools
         .iter()
         .flat_map(|tool| {
-            let mut tags = vec![tool.name.clone()];
-            tags.extend(tool.tags.iter().flatten().map(|(k, v)| format!("{k}:{v}")));
+            // the tool's name only: a definition's tags are the operator's metadata
+            // (routing such as `gateway-target`, `review`), not for the card's readers
+            let tags = vec![tool.name.clone()];
             tool.function_schema.iter().flatten().map(move |function| AgentSkill {
                 id: format!("{}.{}", tool.name, function.name),
                 name: function.name.clone(),
@@ -156,4 +157,28 @@ pub fn agent_card(agent: &AgentDefinition, tools: &[&ToolDefinition]) -> Option<
         default_output_modes: vec!["text/plain".to_owned()],
         skills,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skill_tags_name_the_tool_and_never_the_operators_tags() {
+        let tool: ToolDefinition = serde_json::from_value(serde_json::json!({
+            "toolId": "files@1.0.0", "executionType": "mcp", "name": "files",
+            "displayName": "Files", "description": "Files.", "supportedAgentFrameworks": ["bedrock"],
+            "url": "https://mcp.example.com/files",
+            "tags": {"gateway-target": "files", "review": "required"},
+            "functionSchema": [{"name": "read", "description": "Reads.", "parameters": {}}],
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let agent: AgentDefinition = serde_json::from_value(serde_json::json!({
+            "agentId": "a1", "basePrompt": "p", "toolIds": ["files@1.0.0"],
+            "endpoint": "https://agents.example.com/a1",
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        let card = agent_card(&agent, &[&tool]).unwrap_or_else(|| panic!("no card"));
+        assert_eq!(card.skills[0].tags, ["files"]);
+    }
 }

@@ -3,6 +3,12 @@
 
 use serde::Serialize;
 
+/// The media type of an AI Catalog document.
+pub const CATALOG_TYPE: &str = "application/ai-catalog+json";
+
+/// The revision of the AI Catalog draft the documents follow (its `specVersion`).
+pub const SPEC_VERSION: &str = "1.0";
+
 /// The media type of an A2A agent card.
 pub const AGENT_CARD_TYPE: &str = "application/a2a-agent-card+json";
 
@@ -18,7 +24,7 @@ pub struct CatalogEntry {
     /// The document's media type.
     #[serde(rename = "type")]
     pub media_type: &'static str,
-    /// Where the document is (a path on this registry).
+    /// Where the document is (an absolute URL on this registry).
     pub url: String,
     /// What it is.
     pub description: String,
@@ -28,7 +34,10 @@ pub struct CatalogEntry {
 
 /// The catalog.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct Catalog {
+    /// [`SPEC_VERSION`].
+    pub spec_version: &'static str,
     /// Agent cards first (by agent id), then MCP servers (by name).
     pub entries: Vec<CatalogEntry>,
 }

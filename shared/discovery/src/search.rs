@@ -267,14 +267,6 @@ impl ToolIndex {
             .collect()
     }
 
-    /// Every tool matching `query` with its score (its best document's), in no order.
-    pub fn scores_by_tool(&self, query: &str) -> Vec<(&Arc<ToolDefinition>, f32)> {
-        self.best_documents(query)
-            .into_iter()
-            .filter_map(|(tool, (score, _))| Some((self.tools.get(tool)?, score)))
-            .collect()
-    }
-
     /// Each matching tool's best document and its score (ties: the first document).
     fn best_documents(&self, query: &str) -> HashMap<usize, (f32, u32)> {
         let mut best: HashMap<usize, (f32, u32)> = HashMap::new();

@@ -31,9 +31,9 @@ pub enum Malformed {
     #[error("the params are {0} bytes; at most {MAX_PARAMS_BYTES} are read")]
     TooLarge(usize),
     /// The bytes are not a JSON object (or nest too deep).
-    #[error("the {what} are not a JSON object: {detail}")]
+    #[error("{what} not a JSON object: {detail}")]
     Json {
-        /// `params` or `result`.
+        /// What was read, with its verb: `the params are` or `the result is`.
         what: &'static str,
         /// What the JSON parser said.
         detail: String,

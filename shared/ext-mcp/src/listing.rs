@@ -43,7 +43,7 @@ where
         return Err(Malformed::TooLarge(result.len()));
     }
     let mut value: Value = serde_json::from_slice(result)
-        .map_err(|e| Malformed::Json { what: "result", detail: e.to_string() })?;
+        .map_err(|e| Malformed::Json { what: "the result is", detail: e.to_string() })?;
     let Some(tools) = value.get_mut("tools").and_then(Value::as_array_mut) else {
         return Err(Malformed::Tools);
     };
@@ -59,7 +59,7 @@ where
     let mut granted = granted.into_iter();
     tools.retain(|_| granted.next().unwrap_or(false));
     serde_json::to_vec(&value)
-        .map_err(|e| Malformed::Json { what: "result", detail: e.to_string() })
+        .map_err(|e| Malformed::Json { what: "the result is", detail: e.to_string() })
 }
 
 #[cfg(test)]
@@ -84,5 +84,14 @@ mod tests {
         assert_eq!(backend_of(&b, "issue"), None);
         assert_eq!(backend_of(&b, "payments_"), None);
         assert_eq!(backend_of(&[], "x"), None);
+    }
+
+    #[tokio::test]
+    async fn a_result_that_is_no_json_object_is_named_in_good_grammar() {
+        let Err(e) = filter_tools(&names(&["a"]), b"[1", |_| async { Vec::new() }).await else {
+            panic!("garbage passed");
+        };
+        let text = e.to_string();
+        assert!(text.starts_with("the result is not a JSON object: "), "{text}");
     }
 }

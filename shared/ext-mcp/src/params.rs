@@ -25,9 +25,9 @@ pub fn parse_tool_call(params: &[u8]) -> Result<ToolCall, Malformed> {
     }
     // a member named twice is refused: the tool's parser may take the other one
     let value = registry_core::strict_json::parse_strict(params)
-        .map_err(|e| Malformed::Json { what: "params", detail: e.to_string() })?;
+        .map_err(|e| Malformed::Json { what: "the params are", detail: e.to_string() })?;
     let Value::Object(mut object) = value else {
-        return Err(Malformed::Json { what: "params", detail: "not an object".into() });
+        return Err(Malformed::Json { what: "the params are", detail: "not an object".into() });
     };
     let name = match object.remove("name") {
         Some(Value::String(name)) if !name.is_empty() => name,

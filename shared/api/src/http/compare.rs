@@ -63,8 +63,8 @@ fn violation(key: &str, message: &str) -> Violation {
 /// (`breaking`, `additive`, `documentation`), and the smallest version bump they allow.
 #[utoipa::path(get, path = "/tools/{id}/compare", tag = "tools",
     params(("id" = String, Path, description = "Tool name (the part of release ids before `@`)"),
-        ("from" = String, Query, description = "Older version, e.g. `1.2.0`"),
-        ("to" = String, Query, description = "Newer version, e.g. `1.3.0`")),
+        ("from" = String, Query, pattern = "^(0|[1-9][0-9]{0,8})(\\.(0|[1-9][0-9]{0,8})){0,2}$", description = "Older version, e.g. `1.2.0` (`1` and `1.2` are completed)"),
+        ("to" = String, Query, pattern = "^(0|[1-9][0-9]{0,8})(\\.(0|[1-9][0-9]{0,8})){0,2}$", description = "Newer version, e.g. `1.3.0`")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "Every change between the two releases", body = Comparison),

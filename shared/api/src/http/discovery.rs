@@ -10,15 +10,18 @@ use axum::Json;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use http::request::Parts;
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use serde::{Deserialize, Serialize};
 
 use crate::http::AppState;
 use crate::http::auth::at_most_one;
+use crate::http::json::json_ok;
 use crate::http::problem::Problem;
+use crate::http::protected_resource;
 use crate::http::responses::{CallErrors, NotFound};
 use crate::service::{
     Discovery, SearchQuery, SearchResults, ServerList, ServersQuery, ServiceError, VersionRef,
-    Viewer,
+    VersionsQuery, Viewer,
 };
 
 /// A problem with the MCP Registry spec's `error` member beside the problem's own.
@@ -35,6 +38,22 @@ struct WithError<'a> {
 impl IntoResponse for DiscoveryProblem {
     fn into_response(self) -> Response {
         self.0.respond(&WithError { problem: &self.0, error: &self.0.detail })
+    }
+}
+
+/// Why a caller may not discover: the problem, and on a 401 the challenge naming the
+/// protected-resource metadata (RFC 9728).
+#[derive(Debug)]
+pub struct DiscoveryRefusal(Box<(Problem, Option<HeaderValue>)>);
+
+impl IntoResponse for DiscoveryRefusal {
+    fn into_response(self) -> Response {
+        let (problem, challenge) = *self.0;
+        let mut response = DiscoveryProblem(problem).into_response();
+        if let (StatusCode::UNAUTHORIZED, Some(challenge)) = (response.status(), challenge) {
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, challenge);
+        }
+        response
     }
 }
 
@@ -55,18 +74,24 @@ impl From<ServiceError> for DiscoveryProblem {
 pub struct Discoverer(pub Viewer);
 
 impl FromRequestParts<AppState> for Discoverer {
-    type Rejection = DiscoveryProblem;
+    type Rejection = DiscoveryRefusal;
 
     async fn from_request_parts(
         parts: &mut Parts,
         state: &AppState,
-    ) -> Result<Self, DiscoveryProblem> {
-        at_most_one(&parts.headers, "Authorization")?;
+    ) -> Result<Self, DiscoveryRefusal> {
+        let discovery = &state.registry.discovery;
+        let unauthenticated = |problem: Problem| {
+            DiscoveryRefusal(Box::new((
+                problem,
+                protected_resource::challenge(discovery, &parts.headers),
+            )))
+        };
+        at_most_one(&parts.headers, "Authorization").map_err(unauthenticated)?;
         let refused = match state.authenticator.authenticate(parts) {
             Ok(_) => return Ok(Self(Viewer::Everyone)),
             Err(e) => e,
         };
-        let discovery = &state.registry.discovery;
         let bearer = parts
             .headers
             .get(http::header::AUTHORIZATION)
@@ -79,7 +104,7 @@ impl FromRequestParts<AppState> for Discoverer {
                 Some((agent_id, context)) => {
                     Ok(Self(Viewer::Principal { agent_id, context: Box::new(context) }))
                 }
-                None => Err(Problem::from(refused).into()),
+                None => Err(unauthenticated(Problem::from(refused))),
             },
             None => match (
                 parts.headers.contains_key(http::header::AUTHORIZATION),
@@ -89,7 +114,7 @@ impl FromRequestParts<AppState> for Discoverer {
                     agent_id: anonymous.agent_id.clone(),
                     context: Box::new(anonymous.context.clone()),
                 })),
-                _ => Err(Problem::from(refused).into()),
+                _ => Err(unauthenticated(Problem::from(refused))),
             },
         }
     }
@@ -100,8 +125,10 @@ impl FromRequestParts<AppState> for Discoverer {
 #[into_params(parameter_in = Query)]
 pub struct SearchParams {
     /// The words (at most 256 characters).
+    #[param(max_length = 256)]
     pub q: Option<String>,
     /// Most results, 1 to 100 (default 10).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
 }
 
@@ -170,7 +197,10 @@ pub async fn list_servers(
 
 /// MCP Registry API: every version of one server the caller may see, newest first.
 #[utoipa::path(get, path = "/v0.1/servers/{serverName}/versions", tag = "discovery",
-    params(("serverName" = String, Path, description = "URL-encoded server name (`com.example%2Fweather`)")),
+    params(
+        ("serverName" = String, Path, description = "URL-encoded server name (`com.example%2Fweather`)"),
+        VersionsQuery,
+    ),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The MCP Registry spec's ServerList", body = ServerList),
@@ -180,8 +210,10 @@ pub async fn server_versions(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
     DiscoveryPath(name): DiscoveryPath<String>,
+    params: Result<Query<VersionsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<ServerList>, DiscoveryProblem> {
-    Ok(Json(discovery.server_versions(&viewer, &name).await?))
+    let include_deleted = query(params)?.include_deleted()?;
+    Ok(Json(discovery.server_versions(&viewer, &name, include_deleted).await?))
 }
 
 /// MCP Registry API: one version of a server, or `latest`.
@@ -189,6 +221,7 @@ pub async fn server_versions(
     params(
         ("serverName" = String, Path, description = "URL-encoded server name"),
         ("version" = String, Path, description = "A version, or `latest`"),
+        VersionsQuery,
     ),
     security(("bearer" = [])),
     responses(
@@ -199,8 +232,11 @@ pub async fn server_version(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
     DiscoveryPath((name, version)): DiscoveryPath<(String, String)>,
+    params: Result<Query<VersionsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<registry_discovery::ServerResponse>, DiscoveryProblem> {
-    Ok(Json(discovery.server_version(&viewer, &name, VersionRef::parse(&version)).await?))
+    let include_deleted = query(params)?.include_deleted()?;
+    let version = VersionRef::parse(&version);
+    Ok(Json(discovery.server_version(&viewer, &name, version, include_deleted).await?))
 }
 
 /// The A2A agent card of an agent that declares an `endpoint`.
@@ -223,12 +259,20 @@ pub async fn agent_card(
 #[utoipa::path(get, path = "/.well-known/ai-catalog.json", tag = "discovery",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The catalog", body = registry_discovery::catalog::Catalog),
+        (status = 200, description = "An AI Catalog document", body = registry_discovery::catalog::Catalog, content_type = "application/ai-catalog+json"),
         CallErrors,
     ))]
 pub async fn ai_catalog(
     State(discovery): State<Discovery>,
     Discoverer(viewer): Discoverer,
-) -> Result<Json<registry_discovery::catalog::Catalog>, DiscoveryProblem> {
-    Ok(Json(discovery.catalog(&viewer).await?))
+    headers: HeaderMap,
+) -> Result<Response, DiscoveryProblem> {
+    let base = protected_resource::base_url(&discovery, &headers);
+    let catalog = discovery.catalog(&viewer, &base).await?;
+    let mut response = json_ok(&catalog);
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(registry_discovery::catalog::CATALOG_TYPE),
+    );
+    Ok(response)
 }

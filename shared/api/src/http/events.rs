@@ -86,11 +86,11 @@ impl<S: Send + Sync> FromRequestParts<S> for EventParams {
 /// same transaction as the change.
 #[utoipa::path(get, path = "/events", tag = "events",
     params(("after" = Option<String>, Query, description = "The `cursor` of a previous page (absent: from the first event)"),
-        ("limit" = Option<u32>, Query, description = "Page size, 1..1000 (default 100)"),
-        ("kind" = Option<String>, Query, description = "`agent` or `tool`"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "Page size, 1..1000 (default 100)"),
+        ("kind" = Option<String>, Query, pattern = "^(agent|tool)$", description = "`agent` or `tool`"),
         ("id" = Option<String>, Query, description = "Definition id"),
         ("actor" = Option<String>, Query, description = "Principal"),
-        ("action" = Option<String>, Query, description = "Action, e.g. `patch` or `proposal.applied`")),
+        ("action" = Option<String>, Query, pattern = "^(create|replace|patch|delete|lifecycle|publish|unpublish|proposal\\.(opened|approved|rejected|cancelled|applied|stale))$", description = "Action, e.g. `patch` or `proposal.applied`")),
     security(("bearer" = [])),
     responses((status = 200, description = "One page of events", body = EventPageBody), CallErrors))]
 pub async fn list_events(

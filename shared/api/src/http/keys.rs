@@ -16,15 +16,25 @@ use crate::http::responses::CallErrors;
 use crate::principal_keys::{KeysError, PrincipalKeys};
 use crate::service::Resolver;
 
-/// The issuer's OpenID Provider metadata, as much of it as a verifier needs.
+/// The issuer's OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3, RFC
+/// 8414 section 2): every member both make REQUIRED for an issuer of signed tokens.
+/// Principal tokens are issued by resolution, not through OAuth: no grant type is
+/// supported, so there is no authorization endpoint and no token endpoint (the one
+/// deliberate omission, docs/discovery.md).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct OpenIdConfiguration {
     /// The `iss` of every token.
     pub issuer: String,
     /// Where the public keys are.
     pub jwks_uri: String,
+    /// `id_token`: what the registry issues is a signed JWT about a subject.
+    pub response_types_supported: Vec<&'static str>,
+    /// `public`: the subject is the agent id, the same for every verifier.
+    pub subject_types_supported: Vec<&'static str>,
     /// The one signing algorithm.
     pub id_token_signing_alg_values_supported: Vec<String>,
+    /// None: tokens come from resolution, no OAuth grant.
+    pub grant_types_supported: Vec<&'static str>,
 }
 
 fn keys_of(resolver: &Resolver) -> Result<&PrincipalKeys, Problem> {
@@ -57,11 +67,12 @@ pub async fn jwks(State(resolver): State<Resolver>) -> Result<Response, Problem>
     Ok(cacheable(json_ok(&keys.ring().jwks())))
 }
 
-/// The issuer's metadata (OpenID Connect Discovery, minimal: `issuer`, `jwks_uri`; no
-/// authentication), for gateways that find the key set from the issuer.
+/// The issuer's metadata (OpenID Connect Discovery 1.0 / RFC 8414: `issuer`, `jwks_uri`
+/// and the required members; no authentication), for gateways that find the key set
+/// from the issuer.
 #[utoipa::path(get, path = "/.well-known/openid-configuration", tag = "system",
     responses(
-        (status = 200, description = "`issuer` and `jwks_uri`; `Cache-Control: public, max-age=300`", body = OpenIdConfiguration),
+        (status = 200, description = "`issuer`, `jwks_uri` and the members OIDC Discovery and RFC 8414 require (no authorization or token endpoint: no OAuth grant); `Cache-Control: public, max-age=300`", body = OpenIdConfiguration),
         (status = 404, description = "This registry issues no principal tokens", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn openid_configuration(State(resolver): State<Resolver>) -> Result<Response, Problem> {
@@ -70,7 +81,10 @@ pub async fn openid_configuration(State(resolver): State<Resolver>) -> Result<Re
     let metadata = OpenIdConfiguration {
         issuer,
         jwks_uri,
+        response_types_supported: vec!["id_token"],
+        subject_types_supported: vec!["public"],
         id_token_signing_alg_values_supported: vec![ALGORITHM.to_owned()],
+        grant_types_supported: Vec::new(),
     };
     Ok(cacheable(json_ok(&metadata)))
 }

@@ -17,6 +17,7 @@ pub mod params;
 pub mod principal;
 pub mod problem;
 pub mod proposals;
+pub mod protected_resource;
 pub mod resolve;
 pub mod resource;
 pub mod resource_routes;

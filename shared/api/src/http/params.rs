@@ -40,28 +40,76 @@ impl<S: Send + Sync> FromRequestParts<S> for IdVersion {
     }
 }
 
-/// Query parameters of a list (for the OpenAPI document; parsed by [`ListParams`]).
+/// Query parameters of the agent list (for the OpenAPI document; parsed by
+/// [`ListParams`]).
 #[derive(Debug, Clone, Default, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[allow(dead_code)]
-pub struct ListParamsDoc {
+pub struct AgentListParamsDoc {
     /// Page size, 1..100 (default 25).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Opaque cursor: the `nextCursor` of the previous page.
     cursor: Option<String>,
     /// Tag filter: `key` (any value) or `key=value`.
+    #[param(pattern = "^[^=]")]
     tag: Option<String>,
-    /// Lifecycle status: `active`, `deprecated`, `disabled` or `retired`.
-    status: Option<String>,
-    /// Tools only: `lambda`, `mcp` or `inline`.
-    #[param(rename = "executionType")]
-    execution_type: Option<String>,
+    /// Lifecycle status.
+    #[param(inline)]
+    status: Option<StatusParam>,
     /// Principal that created the definition.
     #[param(rename = "createdBy")]
     created_by: Option<String>,
-    /// Tools only: every release of this tool name (`<name>@<version>`), in ascending
-    /// semantic order, in one page (not with `limit` or `cursor`).
+}
+
+/// Query parameters of the tool list (for the OpenAPI document; parsed by
+/// [`ListParams`]).
+#[derive(Debug, Clone, Default, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[allow(dead_code)]
+pub struct ToolListParamsDoc {
+    /// Page size, 1..100 (default 25); not with `name`.
+    #[param(minimum = 1, maximum = 100)]
+    limit: Option<u32>,
+    /// Opaque cursor: the `nextCursor` of the previous page; not with `name`.
+    cursor: Option<String>,
+    /// Tag filter: `key` (any value) or `key=value`.
+    #[param(pattern = "^[^=]")]
+    tag: Option<String>,
+    /// Lifecycle status.
+    #[param(inline)]
+    status: Option<StatusParam>,
+    /// How the tool runs.
+    #[param(rename = "executionType", inline)]
+    execution_type: Option<ExecutionTypeParam>,
+    /// Principal that created the definition.
+    #[param(rename = "createdBy")]
+    created_by: Option<String>,
+    /// Every release of this tool name (`<name>@<version>`), in ascending semantic
+    /// order, in one page (not with `limit` or `cursor`).
+    #[param(pattern = "^[^@]+$")]
     name: Option<String>,
+}
+
+/// A lifecycle status, as a list filter.
+#[derive(Debug, Clone, utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum StatusParam {
+    Active,
+    Deprecated,
+    Disabled,
+    Retired,
+}
+
+/// An execution type, as a list filter.
+#[derive(Debug, Clone, utoipa::ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum ExecutionTypeParam {
+    Lambda,
+    Mcp,
+    Inline,
 }
 
 /// Query parameters of a version history (for the OpenAPI document).
@@ -70,6 +118,7 @@ pub struct ListParamsDoc {
 #[allow(dead_code)]
 pub struct PageParamsDoc {
     /// Page size, 1..100 (default 25).
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<u32>,
     /// Opaque cursor: the `nextCursor` of the previous page.
     cursor: Option<String>,

@@ -253,7 +253,9 @@ impl From<ServiceError> for Problem {
             ServiceError::Upstream(_) => {
                 Self::new(StatusCode::BAD_GATEWAY, Code::UpstreamFailed, detail)
             }
-            ServiceError::ProposalNotFound(_) => Self::not_found(detail),
+            ServiceError::ProposalNotFound(_) | ServiceError::ServerNotFound { .. } => {
+                Self::not_found(detail)
+            }
             ServiceError::ProposalConflict(_) => {
                 Self::new(StatusCode::CONFLICT, Code::Conflict, detail)
             }

@@ -115,10 +115,10 @@ fn proposal_query(ListParams(pairs): ListParams) -> Result<ProposalQuery, Proble
 
 /// List proposals, oldest first.
 #[utoipa::path(get, path = "/proposals", tag = "proposals",
-    params(("state" = Option<String>, Query, description = "open, approved, applied, rejected, cancelled or stale"),
-        ("kind" = Option<String>, Query, description = "`agent` or `tool`"),
+    params(("state" = Option<String>, Query, pattern = "^(open|approved|applied|rejected|cancelled|stale)$", description = "open, approved, applied, rejected, cancelled or stale"),
+        ("kind" = Option<String>, Query, pattern = "^(agent|tool)$", description = "`agent` or `tool`"),
         ("id" = Option<String>, Query, description = "Definition id"),
-        ("limit" = Option<u32>, Query, description = "Page size, 1..100 (default 25)"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size, 1..100 (default 25)"),
         ("cursor" = Option<String>, Query, description = "The `nextCursor` of the previous page")),
     security(("bearer" = [])),
     responses((status = 200, description = "One page of proposals", body = ProposalPageBody), CallErrors))]

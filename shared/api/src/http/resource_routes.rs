@@ -7,10 +7,11 @@
 //! `version`, and `routes` adding them all to a router.
 
 /// Writes the module `$module` of the routes of `$kind` under `/$plural`: `$item` and
-/// `$Item` name one definition, `$an` and `$An` with its article; `$write_params`, if
-/// any, documents the query of a create or replace.
+/// `$Item` name one definition, `$an` and `$An` with its article; `$list_params`
+/// documents the query of a list; `$write_params`, if any, the query of a create or
+/// replace.
 macro_rules! resource_routes {
-    ($module:ident, $kind:ident, $plural:tt, $item:tt, $Item:tt, $an:tt, $An:tt $(, $write_params:ident)?) => {
+    ($module:ident, $kind:ident, $plural:tt, $item:tt, $Item:tt, $an:tt, $An:tt, $list_params:ident $(, $write_params:ident)?) => {
         #[doc = concat!("The routes of ", $plural, " (`/", $plural, "`).")]
         pub mod $module {
             use axum::extract::State;
@@ -24,7 +25,7 @@ macro_rules! resource_routes {
             use crate::http::etag::IfMatch;
             use crate::http::json::{JsonBody, MergePatchBody};
             use crate::http::params::{
-                Id, IdVersion, ListParams, ListParamsDoc, PageParamsDoc, $($write_params)?
+                Id, IdVersion, ListParams, $list_params, PageParamsDoc, $($write_params)?
             };
             use crate::http::problem::Problem;
             use crate::http::proposals::ProposalNote;
@@ -51,7 +52,7 @@ macro_rules! resource_routes {
             #[doc = concat!("List ", $plural, ".")]
             #[utoipa::path(get, path = concat!("/", $plural), tag = $plural,
                 operation_id = concat!("list_", $plural), summary = concat!("List ", $plural, "."),
-                params(ListParamsDoc),
+                params($list_params),
                 security(("bearer" = [])),
                 responses(
                     (status = 200, description = concat!("One page of ", $plural), body = PageBody<$kind>),
@@ -202,7 +203,7 @@ macro_rules! resource_routes {
                 operation_id = concat!($item, "_version"),
                 summary = concat!("One immutable version of ", $an, "."),
                 params(("id" = String, Path, description = concat!($Item, " id")),
-                    ("v" = u64, Path, description = "Version")),
+                    ("v" = u64, Path, minimum = 1, description = "Version")),
                 security(("bearer" = [])),
                 responses(
                     (status = 200, description = "The snapshot", body = $kind, headers(("ETag" = String))),
@@ -219,7 +220,16 @@ macro_rules! resource_routes {
     };
 }
 
-resource_routes!(agents, AgentDefinition, "agents", "agent", "Agent", "an agent", "An agent");
+resource_routes!(
+    agents,
+    AgentDefinition,
+    "agents",
+    "agent",
+    "Agent",
+    "an agent",
+    "An agent",
+    AgentListParamsDoc
+);
 resource_routes!(
     tools,
     ToolDefinition,
@@ -228,5 +238,6 @@ resource_routes!(
     "Tool",
     "a tool",
     "A tool",
+    ToolListParamsDoc,
     VerifyParamsDoc
 );

@@ -29,6 +29,7 @@ pub fn api() -> OpenApiRouter<AppState> {
         .routes(routes!(crate::http::discovery::server_version))
         .routes(routes!(crate::http::discovery::agent_card))
         .routes(routes!(crate::http::discovery::ai_catalog))
+        .routes(routes!(crate::http::protected_resource::protected_resource_metadata))
         .routes(routes!(schema::tool_schema))
         .routes(routes!(schema::validate_call))
         .routes(routes!(authorize::authorize_call))

@@ -79,6 +79,18 @@ pub enum ServiceError {
     /// No proposal with that id.
     #[error("proposal `{0}` not found")]
     ProposalNotFound(String),
+    /// No MCP server of that name (or none the caller may see), or not that version of
+    /// one: discovery's 404, which names the server (and the version), never a tool.
+    #[error("{}", match version {
+        Some(v) => format!("server `{name}` has no version `{v}`"),
+        None => format!("server `{name}` not found"),
+    })]
+    ServerNotFound {
+        /// The server name asked for.
+        name: String,
+        /// The version asked for, when the server exists.
+        version: Option<String>,
+    },
     /// The proposal's state does not allow the operation (closed, stale, approved
     /// twice by one approver, changed concurrently).
     #[error("{0}")]

@@ -38,7 +38,8 @@ pub use authorize::{Authorization, AuthorizeRequest, CallInput, Stage, VerifiedP
 pub use decisions::{DecisionFormat, DecisionLog, Delivery, Lines};
 pub use discovery::{
     AnonymousPrincipal, DEFAULT_NAMESPACE, Discovery, DiscoverySettings, SearchQuery, SearchResult,
-    SearchResults, ServerList, ServerListMetadata, ServersQuery, SettingsError, VersionRef, Viewer,
+    SearchResults, ServerList, ServerListMetadata, ServersQuery, SettingsError, VersionRef,
+    VersionsQuery, Viewer,
 };
 pub use error::ServiceError;
 pub use evaluate::{EvaluateRequest, Evaluation};

@@ -16,7 +16,7 @@ use registry_core::{RequestContext, ToolDefinition};
 use registry_discovery::search::{self, Match};
 use serde::{Deserialize, Serialize};
 
-pub use servers::{ServerList, ServerListMetadata, ServersQuery, VersionRef};
+pub use servers::{ServerList, ServerListMetadata, ServersQuery, VersionRef, VersionsQuery};
 pub(crate) use snapshot::Snapshots;
 pub use visible::Viewer;
 
@@ -140,6 +140,11 @@ impl Discovery {
     /// The namespace of server names.
     pub fn namespace(&self) -> &str {
         &self.settings.namespace
+    }
+
+    /// The issuer of principal tokens (the registry's configured URL), if it issues them.
+    pub fn issuer(&self) -> Option<String> {
+        self.resolver.principal_keys().map(|keys| keys.settings().issuer.clone())
     }
 
     /// The principal a caller without credentials discovers as, if configured.

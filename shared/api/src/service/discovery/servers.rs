@@ -30,15 +30,21 @@ pub struct ServersQuery {
     /// The `metadata.nextCursor` of the previous page.
     pub cursor: Option<String>,
     /// Servers per page, 1 to 100 (default 30).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
-    /// Words ranked by relevance (BM25, as `/tools/search`), best first; servers whose
-    /// name contains them (the spec's substring match) follow.
+    /// Servers whose name contains this text, in any case (the spec's substring match;
+    /// ranked search is `/tools/search`); at most 256 characters.
+    #[param(max_length = 256)]
     pub search: Option<String>,
-    /// Only versions updated after this RFC 3339 time.
+    /// Only versions updated after this RFC 3339 time; deleted ones too (incremental
+    /// sync: an aggregator learns of a release switched off).
+    #[param(value_type = Option<String>, format = DateTime)]
     pub updated_since: Option<String>,
     /// `latest` (each server's latest version) or one exact version.
+    #[param(min_length = 1, max_length = 255)]
     pub version: Option<String>,
-    /// `true`: versions whose status is `deleted` too.
+    /// `true`: versions whose status is `deleted` too (always with `updated_since`).
+    #[param(value_type = Option<bool>)]
     pub include_deleted: Option<String>,
 }
 
@@ -102,11 +108,10 @@ impl ServersQuery {
             errors
                 .push(violation("version", format!("must be 1 to {MAX_VERSION_CHARS} characters")));
         }
-        let include_deleted = match self.include_deleted.as_deref() {
-            None | Some("false") => false,
-            Some("true") => true,
-            Some(_) => {
-                errors.push(violation("include_deleted", "must be `true` or `false`"));
+        let include_deleted = match include_deleted(self.include_deleted.as_deref()) {
+            Ok(flag) => flag,
+            Err(v) => {
+                errors.push(v);
                 false
             }
         };
@@ -117,10 +122,37 @@ impl ServersQuery {
             cursor,
             limit: limit as usize,
             search,
+            // the spec: "always true when updated_since is provided", so a sub-registry
+            // syncing incrementally learns of a release switched off
+            include_deleted: include_deleted || updated_since.is_some(),
             updated_since,
             version: self.version.clone(),
-            include_deleted,
         })
+    }
+}
+
+/// The query of a server's versions: `include_deleted` alone.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct VersionsQuery {
+    /// `true`: versions whose status is `deleted` too (default `false`).
+    #[param(value_type = Option<bool>)]
+    pub include_deleted: Option<String>,
+}
+
+impl VersionsQuery {
+    /// Whether deleted versions are included.
+    pub fn include_deleted(&self) -> Result<bool, ServiceError> {
+        include_deleted(self.include_deleted.as_deref()).map_err(|v| ServiceError::Invalid(vec![v]))
+    }
+}
+
+/// `include_deleted` as sent: `true`, `false` or absent.
+fn include_deleted(value: Option<&str>) -> Result<bool, Violation> {
+    match value {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(violation("include_deleted", "must be `true` or `false`")),
     }
 }
 
@@ -168,25 +200,21 @@ struct Entry<'a> {
 }
 
 /// Each visible MCP tool release with its key and whether it is its server's latest:
-/// the highest version not deleted (else the highest), among what the viewer sees.
+/// the highest version not deleted, among what the viewer sees (a deleted release is
+/// never the latest; a server whose every version is deleted has none).
 fn entries<'a>(
     namespace: &'a str,
     tools: impl Iterator<Item = &'a Arc<ToolDefinition>> + 'a,
 ) -> Vec<Entry<'a>> {
     let mut all: Vec<(ServerKey, &Arc<ToolDefinition>)> = servers_of(namespace, tools).collect();
     all.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut latest: BTreeMap<&str, (bool, &semver::Version)> = BTreeMap::new();
+    let mut latest: BTreeMap<String, semver::Version> = BTreeMap::new();
     for (key, tool) in &all {
-        let live = Status::of(tool) != Status::Deleted;
-        let better = latest
-            .get(key.name.as_str())
-            .is_none_or(|(was_live, version)| (live, &key.version) > (*was_live, *version));
-        if better {
-            latest.insert(&key.name, (live, &key.version));
+        // sorted by version within a name: the last live one wins
+        if Status::of(tool) != Status::Deleted {
+            latest.insert(key.name.clone(), key.version.clone());
         }
     }
-    let latest: BTreeMap<String, semver::Version> =
-        latest.into_iter().map(|(n, (_, v))| (n.to_owned(), v.clone())).collect();
     all.into_iter()
         .map(|(key, tool)| {
             let is_latest = latest.get(&key.name) == Some(&key.version);
@@ -195,8 +223,27 @@ fn entries<'a>(
         .collect()
 }
 
+/// What a URL path segment keeps as it is (RFC 3986 unreserved); `/` and the rest are
+/// percent-encoded.
+const SEGMENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+
+/// `segment` as one URL path segment.
+fn encode_segment(segment: &str) -> String {
+    percent_encoding::utf8_percent_encode(segment, SEGMENT).to_string()
+}
+
 fn not_found(name: &str) -> ServiceError {
-    ServiceError::NotFound { kind: Kind::Tool, id: name.to_owned() }
+    ServiceError::ServerNotFound { name: name.to_owned(), version: None }
+}
+
+/// A server the viewer sees, without the version asked for.
+fn version_not_found(name: &str, version: VersionRef<'_>) -> ServiceError {
+    let version = match version {
+        VersionRef::Latest => "latest",
+        VersionRef::Exact(v) => v,
+    };
+    ServiceError::ServerNotFound { name: name.to_owned(), version: Some(version.to_owned()) }
 }
 
 impl Discovery {
@@ -209,7 +256,7 @@ impl Discovery {
         let query = query.check()?;
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
-        let mut list: Vec<(f32, Entry<'_>)> = entries(namespace, view.tools())
+        let mut list: Vec<Entry<'_>> = entries(namespace, view.tools())
             .into_iter()
             .filter(|e| query.include_deleted || Status::of(e.tool) != Status::Deleted)
             .filter(|e| {
@@ -226,37 +273,18 @@ impl Discovery {
                 Some("latest") => e.latest,
                 Some(exact) => e.key.version.to_string() == exact,
             })
-            .map(|e| (0.0, e))
             .collect();
         if let Some(words) = &query.search {
-            // BM25 over what the viewer sees; a server whose name contains the words
-            // (the spec's substring match, any case) is kept too, after the ranked ones.
-            let mut scores: BTreeMap<String, f32> = BTreeMap::new();
-            for (tool, found) in view.index().scores_by_tool(words) {
-                if let Some(key) = registry_discovery::server_key(namespace, tool) {
-                    let score = scores.entry(key.name).or_insert(found);
-                    *score = score.max(found);
-                }
-            }
+            // the spec's substring match on the name, in any case (ranking is
+            // `/tools/search`'s)
             let needle = words.trim().to_lowercase();
-            list.retain_mut(|(score, e)| match scores.get(&e.key.name) {
-                Some(s) => {
-                    *score = *s;
-                    true
-                }
-                None => e.key.name.to_lowercase().contains(&needle),
-            });
-            list.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.key.cmp(&b.1.key)));
+            list.retain(|e| e.key.name.to_lowercase().contains(&needle));
         }
         let start = match &query.cursor {
             None => 0,
-            Some(after) if query.search.is_some() => {
-                list.iter().position(|(_, e)| &e.key == after).map_or(list.len(), |at| at + 1)
-            }
-            Some(after) => list.partition_point(|(_, e)| &e.key <= after),
+            Some(after) => list.partition_point(|e| &e.key <= after),
         };
-        let page: Vec<&Entry<'_>> =
-            list.iter().skip(start).take(query.limit).map(|(_, e)| e).collect();
+        let page: Vec<&Entry<'_>> = list.iter().skip(start).take(query.limit).collect();
         let next_cursor = (start + page.len() < list.len())
             .then(|| page.last().map(|e| cursor::encode(&e.key)))
             .flatten();
@@ -276,11 +304,15 @@ impl Discovery {
         &self,
         viewer: &Viewer,
         name: &str,
+        include_deleted: bool,
     ) -> Result<ServerList, ServiceError> {
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
-        let mut versions: Vec<Entry<'_>> =
-            entries(namespace, view.tools()).into_iter().filter(|e| e.key.name == name).collect();
+        let mut versions: Vec<Entry<'_>> = entries(namespace, view.tools())
+            .into_iter()
+            .filter(|e| e.key.name == name)
+            .filter(|e| include_deleted || Status::of(e.tool) != Status::Deleted)
+            .collect();
         if versions.is_empty() {
             return Err(not_found(name));
         }
@@ -301,20 +333,26 @@ impl Discovery {
         viewer: &Viewer,
         name: &str,
         version: VersionRef<'_>,
+        include_deleted: bool,
     ) -> Result<ServerResponse, ServiceError> {
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
-        entries(namespace, view.tools())
+        let versions: Vec<Entry<'_>> = entries(namespace, view.tools())
             .into_iter()
-            .find(|e| {
-                e.key.name == name
-                    && match version {
-                        VersionRef::Latest => e.latest,
-                        VersionRef::Exact(v) => e.key.version.to_string() == v,
-                    }
+            .filter(|e| e.key.name == name)
+            .filter(|e| include_deleted || Status::of(e.tool) != Status::Deleted)
+            .collect();
+        if versions.is_empty() {
+            return Err(not_found(name));
+        }
+        versions
+            .iter()
+            .find(|e| match version {
+                VersionRef::Latest => e.latest,
+                VersionRef::Exact(v) => e.key.version.to_string() == v,
             })
             .map(|e| registry_discovery::server_response(namespace, &e.key, e.tool, e.latest))
-            .ok_or_else(|| not_found(name))
+            .ok_or_else(|| version_not_found(name, version))
     }
 
     /// The A2A agent card of `agent_id`: not found unless the viewer may see the agent
@@ -337,6 +375,7 @@ impl Discovery {
     pub async fn catalog(
         &self,
         viewer: &Viewer,
+        base_url: &str,
     ) -> Result<registry_discovery::catalog::Catalog, ServiceError> {
         let view = self.view(viewer).await?;
         let namespace = self.namespace();
@@ -348,7 +387,7 @@ impl Discovery {
                 Some(CatalogEntry {
                     identifier: format!("urn:air:{namespace}:a2a:{}", agent.agent_id),
                     media_type: AGENT_CARD_TYPE,
-                    url: format!("/agent-cards/{}", agent.agent_id),
+                    url: format!("{base_url}/agent-cards/{}", encode_segment(&agent.agent_id)),
                     description: card.description,
                     version: card.version,
                 })
@@ -366,11 +405,17 @@ impl Discovery {
                     server.name.rsplit('/').next().unwrap_or_default()
                 ),
                 media_type: MCP_SERVER_TYPE,
-                url: format!("/v0.1/servers/{}/versions/latest", server.name.replace('/', "%2F")),
+                url: format!(
+                    "{base_url}/v0.1/servers/{}/versions/latest",
+                    encode_segment(&server.name)
+                ),
                 description: server.description,
                 version: server.version,
             });
         }
-        Ok(registry_discovery::catalog::Catalog { entries: entries_out })
+        Ok(registry_discovery::catalog::Catalog {
+            spec_version: registry_discovery::catalog::SPEC_VERSION,
+            entries: entries_out,
+        })
     }
 }
