@@ -11,6 +11,7 @@
 
 use std::time::Duration;
 
+use aws_credential_types::provider::SharedCredentialsProvider;
 use bedrock_action_group::return_control::authorize_path;
 use bedrock_action_group::{
     ActionGroupEvent, ArgumentError, Arguments, InvalidArguments, ToolError, respond,
@@ -19,7 +20,6 @@ use registry_access::{DecisionPoint, DecisionRecord, Effect, Outcome};
 use registry_config::{ConfigError, Problem, Vars, names};
 use registry_policy::Stamp;
 use registry_token::{PRINCIPAL_HEADER, SESSION_ATTRIBUTE, SESSION_HEADER};
-use aws_credential_types::provider::SharedCredentialsProvider;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -177,7 +177,10 @@ impl Remote {
     /// `request` with its authentication: the bearer token, or a SigV4 signature of
     /// its method, URL, headers and body by the function's credentials; `Err` says why
     /// it cannot be sent.
-    async fn authenticated(&self, mut request: reqwest::Request) -> Result<reqwest::Request, String> {
+    async fn authenticated(
+        &self,
+        mut request: reqwest::Request,
+    ) -> Result<reqwest::Request, String> {
         use aws_credential_types::provider::ProvideCredentials;
         use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
         let region = match &self.config.auth {
@@ -189,7 +192,8 @@ impl Remote {
             }
             RemoteAuth::SigV4 { region } => region,
         };
-        let unsigned = |e: &dyn std::fmt::Display| format!("cannot be asked: no SigV4 signature: {e}");
+        let unsigned =
+            |e: &dyn std::fmt::Display| format!("cannot be asked: no SigV4 signature: {e}");
         let provider = self
             .credentials
             .get_or_init(|| async {
@@ -224,9 +228,9 @@ impl Remote {
         let (instructions, _) = sign(signable, &params).map_err(|e| unsigned(&e))?.into_parts();
         let (headers, _) = instructions.into_parts();
         for header in headers {
-            let name = http::HeaderName::from_bytes(header.name().as_bytes()).map_err(|e| unsigned(&e))?;
-            let value =
-                http::HeaderValue::try_from(header.value()).map_err(|e| unsigned(&e))?;
+            let name =
+                http::HeaderName::from_bytes(header.name().as_bytes()).map_err(|e| unsigned(&e))?;
+            let value = http::HeaderValue::try_from(header.value()).map_err(|e| unsigned(&e))?;
             request.headers_mut().insert(name, value);
         }
         Ok(request)
@@ -236,7 +240,10 @@ impl Remote {
     /// the environment gives (`aws_config`'s default chain: a Lambda's role).
     #[must_use]
     pub fn with_credentials(self, provider: SharedCredentialsProvider) -> Self {
-        Self { credentials: std::sync::Arc::new(tokio::sync::OnceCell::from(Some(provider))), ..self }
+        Self {
+            credentials: std::sync::Arc::new(tokio::sync::OnceCell::from(Some(provider))),
+            ..self
+        }
     }
 
     /// The tool whose calls are decided.

@@ -110,9 +110,11 @@ async fn sigv4_signs_the_request_with_the_functions_credentials() {
         url: format!("{url}/").parse().unwrap(),
         auth: RemoteAuth::SigV4 { region: "eu-west-1".into() },
     };
-    let credentials = Credentials::new("AKIDGUARD", "guard-secret", Some("session-1".into()), None, "test");
-    let remote =
-        Remote::new(config).unwrap().with_credentials(SharedCredentialsProvider::new(credentials.clone()));
+    let credentials =
+        Credentials::new("AKIDGUARD", "guard-secret", Some("session-1".into()), None, "test");
+    let remote = Remote::new(config)
+        .unwrap()
+        .with_credentials(SharedCredentialsProvider::new(credentials.clone()));
     let guard: Guard<DynamoSource> = Guard::remote(remote);
     let (response, ran) = call(&guard, &event(json!({"registryPrincipal": TOKEN}))).await;
     assert!(ran, "{response}");
