@@ -57,6 +57,11 @@ impl Template {
             .map(|(id, _)| id.as_str())
     }
 
+    /// The condition `name` of the template's `Conditions` (long form).
+    pub fn condition(&self, name: &str) -> Option<&Value> {
+        self.0.get("Conditions")?.get(name)
+    }
+
     /// A parameter's default value.
     pub fn parameter_default(&self, name: &str) -> Option<String> {
         let default = self.0.get("Parameters")?.get(name)?.get("Default")?;

@@ -714,7 +714,8 @@ async fn api_server(store: Arc<dyn Store>, dir: &std::path::Path) -> Api {
     let (auth, _) = TokenFile::load_or_init(dir, None).unwrap();
     // the guards' keys: the registry verifies the tokens the table's guards verify
     let key_file = registry_api::principal_keys::FileKeyStore::in_dir(dir);
-    let _ = registry_api::principal_keys::KeyStore::save(&key_file, &ring().to_text()).await;
+    let _ =
+        registry_api::principal_keys::KeyStore::replace(&key_file, &ring().to_text(), None).await;
     let settings = registry_api::principal_keys::TokenSettings::new(tokens::ISSUER);
     let keys = registry_api::principal_keys::PrincipalKeys::open(Arc::new(key_file), settings);
     let registry = Registry::new(store).with_principal_keys(Arc::new(keys.await.unwrap()));

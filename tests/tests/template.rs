@@ -275,3 +275,150 @@ fn no_tool_function_holds_or_reads_a_signing_key() {
     let env = &tool["Properties"]["Environment"]["Variables"];
     assert!(env["REGISTRY_JWKS_URL"].to_string().contains("/.well-known/jwks.json"), "{env}");
 }
+
+/// The signing keys outlive the stack: deleting it, or an update that replaces the
+/// secret, keeps the ring (tokens in flight verify; nothing mints a new key by accident).
+#[test]
+fn the_signing_key_secret_is_retained_on_delete_and_replace() {
+    let template = Template::load().unwrap();
+    let secret = template.resource("SigningKeysSecret").unwrap();
+    assert_eq!(secret["Type"], "AWS::SecretsManager::Secret");
+    assert_eq!(secret["DeletionPolicy"], "Retain", "{secret}");
+    assert_eq!(secret["UpdateReplacePolicy"], "Retain", "{secret}");
+}
+
+/// AgentCore's gateway name rule (the CloudFormation schema's `Name` pattern
+/// `^([0-9a-zA-Z][-]?){1,48}$`), checked by hand.
+fn agentcore_gateway_name_ok(name: &str) -> bool {
+    let alnum = name.chars().filter(char::is_ascii_alphanumeric).count();
+    name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !name.starts_with('-')
+        && !name.contains("--")
+        && (1..=48).contains(&alnum)
+}
+
+/// `Fn::Sub` / `Fn::Select` / `Fn::Split` / `Ref AWS::StackId|StackName` of the example,
+/// for a stack named `stack` with id `stack_id`.
+fn evaluate(value: &Value, stack: &str, stack_id: &str) -> Value {
+    let Some((key, arg)) = value.as_object().and_then(|m| m.iter().next()) else {
+        return value.clone();
+    };
+    match key.as_str() {
+        "Ref" if arg == "AWS::StackId" => json!(stack_id),
+        "Ref" if arg == "AWS::StackName" => json!(stack),
+        "Fn::Split" => {
+            let text = evaluate(&arg[1], stack, stack_id);
+            let parts = text.as_str().unwrap().split(arg[0].as_str().unwrap());
+            Value::Array(parts.map(|p| json!(p)).collect())
+        }
+        "Fn::Select" => {
+            evaluate(&arg[1], stack, stack_id)[arg[0].as_u64().unwrap() as usize].clone()
+        }
+        "Fn::Sub" => {
+            let (text, vars) = match arg {
+                Value::String(text) => (text.as_str(), serde_json::Map::new()),
+                _ => (arg[0].as_str().unwrap(), arg[1].as_object().unwrap().clone()),
+            };
+            let mut out = text.replace("${AWS::StackName}", stack);
+            for (name, v) in vars {
+                let v = evaluate(&v, stack, stack_id);
+                out = out.replace(&format!("${{{name}}}"), v.as_str().unwrap());
+            }
+            assert!(!out.contains("${"), "{out}");
+            json!(out)
+        }
+        other => panic!("{other} is not evaluated here"),
+    }
+}
+
+/// The example gateway's name fits AgentCore's rule whatever the stack is named: long
+/// names, names with `--`, the longest stack name CloudFormation allows.
+#[test]
+fn the_example_gateway_name_is_valid_for_every_stack_name() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../infra/examples/agentcore-gateway.yaml");
+    let example = Template::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let name = &example.resource("Gateway").unwrap()["Properties"]["Name"];
+    let long = format!("a{}", "b-".repeat(60));
+    let double = "registry--tools".to_owned();
+    let longest = format!("A{}", "z".repeat(127));
+    for stack in ["tools", "agent-registry-prod", long.as_str(), double.as_str(), &longest] {
+        let id = format!(
+            "arn:aws:cloudformation:us-east-1:123456789012:stack/{stack}/\
+             9f3a2b10-4c5d-11ef-8e2a-0affd0e1b2c3"
+        );
+        let value = evaluate(name, stack, &id);
+        let value = value.as_str().unwrap();
+        assert!(agentcore_gateway_name_ok(value), "stack {stack}: {value}");
+    }
+    // the rule as checked here refuses what the old name gave
+    assert!(!agentcore_gateway_name_ok("registry--tools-tools"));
+    assert!(!agentcore_gateway_name_ok(&format!("{long}-tools")));
+}
+
+/// Every verifier the template deploys reads the keys without SigV4 (decision 101): its
+/// `REGISTRY_JWKS_URL` is a route of the API with authorization `NONE` whose
+/// integration is the admin API, as is the issuer's metadata; every other path is the
+/// `$default` route, `AWS_IAM`. The issuer (`REGISTRY_TOKEN_ISSUER` of the admin API and
+/// of every verifier) is by default the API's https URL, the JWKS URL's origin.
+#[test]
+fn verifiers_read_the_keys_from_public_routes_and_expect_the_api_url_as_issuer() {
+    let template = Template::load().unwrap();
+    let deployment = Deployment::new(&template);
+    let mut routes = BTreeMap::new();
+    for (id, resource) in template.resources() {
+        if resource["Type"] == "AWS::ApiGatewayV2::Route" {
+            let p = &resource["Properties"];
+            let target = deployment.resolve(&p["Target"]).unwrap();
+            let key = p["RouteKey"].as_str().unwrap().to_owned();
+            routes.insert(key, (p["AuthorizationType"].clone(), target, id.clone()));
+        }
+    }
+    let integration = template.resource("AdminApiIntegration").unwrap();
+    assert_eq!(
+        integration["Properties"]["IntegrationUri"]["Fn::GetAtt"],
+        json!(["AdminApiFunction", "Arn"])
+    );
+    let admin = json!(format!(
+        "integrations/{}",
+        deployment.resolve(&json!({"Ref": "AdminApiIntegration"})).unwrap().as_str().unwrap()
+    ));
+    let public: Vec<&str> = routes
+        .iter()
+        .filter(|(_, (auth, _, _))| auth == "NONE")
+        .map(|(key, _)| key.as_str())
+        .collect();
+    assert_eq!(
+        public,
+        ["GET /.well-known/jwks.json", "GET /.well-known/openid-configuration"],
+        "{routes:?}"
+    );
+    assert_eq!(routes["$default"].0, "AWS_IAM", "{routes:?}");
+    for (key, (_, target, _)) in &routes {
+        assert_eq!(target, &admin, "{key}");
+    }
+
+    // the default issuer: the API's own URL
+    let condition = template.condition("IssuerIsApiUrl").unwrap();
+    assert_eq!(condition, &json!({"Fn::Equals": [{"Ref": "TokenIssuer"}, ""]}));
+    assert_eq!(template.parameter_default("TokenIssuer").as_deref(), Some(""));
+    let issuer_of = |function: &str| {
+        let env = &template.resource(function).unwrap()["Properties"]["Environment"]["Variables"];
+        let choice = env["REGISTRY_TOKEN_ISSUER"]["Fn::If"].as_array().unwrap().clone();
+        assert_eq!(choice[0], "IssuerIsApiUrl", "{function}");
+        assert_eq!(choice[2], json!({"Ref": "TokenIssuer"}), "{function}");
+        deployment.resolve(&choice[1]).unwrap().as_str().unwrap().to_owned()
+    };
+    let issuer = issuer_of("AdminApiFunction");
+    assert!(issuer.starts_with("https://") && !issuer.ends_with('/'), "{issuer}");
+    for function in ["ExampleToolFunction", "GatewayInterceptorFunction"] {
+        assert_eq!(issuer_of(function), issuer, "{function}");
+        let env = &template.resource(function).unwrap()["Properties"]["Environment"]["Variables"];
+        let url = deployment.resolve(&env["REGISTRY_JWKS_URL"]).unwrap();
+        let path = url
+            .as_str()
+            .unwrap()
+            .strip_prefix(issuer.as_str())
+            .unwrap_or_else(|| panic!("{function}: {url} is not below the issuer {issuer}"));
+        assert_eq!(routes[&format!("GET {path}")].0, "NONE", "{function}: {path}");
+    }
+}

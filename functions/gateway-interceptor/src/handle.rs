@@ -1,7 +1,8 @@
 //! One event of either interception point in, its output document out (decision 89).
 //!
 //! - REQUEST, `tools/call`: the call decided by the gateway core ([`registry_gateway::Gateway::call`]);
-//!   allowed: the request goes on unchanged; denied: the gateway answers with a tool
+//!   allowed: the request goes on unchanged but for the caller's `Authorization` header,
+//!   which the target never gets; denied: the gateway answers with a tool
 //!   error naming why (`isError`, status 200), and the target is never called. A
 //!   `tools/call` without a tool name, with arguments that are not an object, with a
 //!   member given twice or with arguments the tool's schema refuses gets the JSON-RPC
@@ -26,8 +27,8 @@ use crate::wire::{
     is_object,
 };
 
-/// The header carrying the caller's bearer token.
-pub const AUTHORIZATION: &str = "Authorization";
+/// The header carrying the caller's bearer token (never passed on to the target).
+pub const AUTHORIZATION: &str = crate::wire::NOT_FORWARDED;
 /// The MCP session header: the session budgets count in when the token names none.
 pub const SESSION_HEADER: &str = "Mcp-Session-Id";
 

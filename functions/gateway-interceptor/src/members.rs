@@ -82,6 +82,34 @@ impl<'a> Headers<'a> {
     }
 }
 
+/// Headers serialized without the ones named `skip` (compared without regard to ASCII
+/// case), the others as [`Headers`] writes them.
+#[derive(Debug)]
+pub struct Without<'h, 'a> {
+    /// The headers.
+    pub headers: &'h Headers<'a>,
+    /// The names left out.
+    pub skip: &'h [&'h str],
+}
+
+impl Serialize for Without<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kept = self
+            .headers
+            .0
+            .iter()
+            .filter(|(key, _)| !self.skip.iter().any(|name| key.eq_ignore_ascii_case(name)));
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in kept {
+            match value {
+                Header::Text(text) => map.serialize_entry(key, text)?,
+                Header::Other(other) => map.serialize_entry(key, other)?,
+            }
+        }
+        map.end()
+    }
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Headers<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Visit<'a>(PhantomData<&'a ()>);

@@ -10,13 +10,18 @@
 //! target) or `{... "transformedGatewayResponse": {"statusCode", "headers"?, "body"}}`
 //! (the gateway answers the client with it, and at the REQUEST point never calls the
 //! target). Values the interceptor passes on are kept as the gateway sent them
-//! ([`RawValue`]), byte for byte.
+//! ([`RawValue`]), byte for byte, except that a passed request carries no
+//! `Authorization` header ([`NOT_FORWARDED`]).
 
 use std::borrow::Cow;
 
-use crate::members::{Headers, Key, Repeated};
+use crate::members::{Headers, Key, Repeated, Without};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+
+/// The request header a passed request never carries on to the target: the caller's
+/// bearer token (the registry's principal token or the gateway's inbound JWT).
+pub const NOT_FORWARDED: &str = "Authorization";
 
 /// The only input and output version this function reads and writes.
 pub const VERSION: &str = "1.0";
@@ -50,7 +55,7 @@ pub struct McpInput<'a> {
 /// `gatewayRequest`, read in the same pass as the event: its members in order (`path`,
 /// `httpMethod` and any other kept as written), the headers decoded, the body raw.
 /// Written back member by member: what the gateway sent, header values re-encoded as
-/// the same JSON strings.
+/// the same JSON strings, except the caller's `Authorization` ([`NOT_FORWARDED`]).
 #[derive(Debug)]
 pub struct GatewayRequest<'a> {
     members: Vec<(Cow<'a, str>, Option<&'a RawValue>)>,
@@ -103,9 +108,14 @@ impl Serialize for GatewayRequest<'_> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(self.members.len()))?;
         for (key, value) in &self.members {
-            match value {
-                Some(raw) => map.serialize_entry(key, raw)?,
-                None => map.serialize_entry(key, &self.headers)?,
+            match (value, &self.headers) {
+                (Some(raw), _) => map.serialize_entry(key, raw)?,
+                // the caller's credentials are for the gateway and this function, never
+                // for the target (it gets the gateway's outbound credentials)
+                (None, Some(headers)) => {
+                    map.serialize_entry(key, &Without { headers, skip: &[NOT_FORWARDED] })?
+                }
+                (None, None) => map.serialize_entry(key, &self.headers)?,
             }
         }
         map.end()

@@ -100,6 +100,10 @@ async fn raw_events_get_documents_a_strict_parser_reads() {
     let allowed =
         interceptor.handle(&RawValue::from_string(event(&token, &call("1", ok))).unwrap()).await;
     assert!(allowed.get().contains("transformedGatewayRequest"), "{}", allowed.get());
+    // the caller's token goes no further than the interceptor: the target never gets it
+    let read: serde_json::Value = serde_json::from_str(allowed.get()).unwrap();
+    assert_eq!(read["mcp"]["transformedGatewayRequest"]["headers"], serde_json::json!({}));
+    assert!(!allowed.get().contains(&token), "{}", allowed.get());
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     let refused = [
         // a member twice

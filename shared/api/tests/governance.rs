@@ -446,11 +446,18 @@ async fn an_approved_proposal_applies_in_the_name_of_its_approver() {
     };
     store.save_proposal(approved, Some(open.revision), event).await.unwrap();
 
-    // The admin never approved it; its call only finishes what ann approved.
+    // The admin never approved it; its call only finishes what ann approved, and is
+    // answered a conflict naming her: it is not the admin's approval.
     let finished = post(&s, &format!("/proposals/{id}/approve"), &s.admin).await;
-    assert_eq!(finished.body["state"], "applied", "{}", finished.text);
-    assert_eq!(finished.body["closed"]["by"], "ann-approver", "{}", finished.text);
+    assert_eq!(finished.status, StatusCode::CONFLICT, "{}", finished.text);
+    assert!(finished.text.contains("ann-approver"), "{}", finished.text);
+    let shown = s.get(&format!("/proposals/{id}")).await;
+    assert_eq!(shown.body["state"], "applied", "{}", shown.text);
+    assert_eq!(shown.body["closed"]["by"], "ann-approver", "{}", shown.text);
     assert_eq!(applied_by(&s, "t", &id).await, ["ann-approver"]);
+    // ann's own call (a retry) is answered as hers
+    let again = post(&s, &format!("/proposals/{id}/approve"), &s.approver).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
     assert_eq!(s.get("/tools/t").await.etag(), "\"2\"");
 }
 
@@ -476,6 +483,10 @@ async fn racing_approvers_apply_in_the_name_of_the_approval_that_completed_it() 
                 reply.text
             );
         }
+        // exactly one of them is answered 200, and that one is the approver recorded
+        let ok: Vec<&common::Reply> =
+            [&a, &b].into_iter().filter(|r| r.status == StatusCode::OK).collect();
+        assert_eq!(ok.len(), 1, "round {round}: {} / {}", a.text, b.text);
         let shown = s.get(&format!("/proposals/{id}")).await;
         assert_eq!(shown.body["state"], "applied", "round {round}: {}", shown.text);
         let approvers: Vec<&str> = shown.body["approvals"]
@@ -487,6 +498,9 @@ async fn racing_approvers_apply_in_the_name_of_the_approval_that_completed_it() 
         assert_eq!(approvers.len(), 1, "round {round}: {}", shown.text);
         assert_eq!(shown.body["closed"]["by"], approvers[0], "round {round}: {}", shown.text);
         assert_eq!(applied_by(&s, "t", &id).await, approvers, "round {round}");
+        let answered_ann = a.status == StatusCode::OK;
+        assert_eq!(approvers[0] == "ann-approver", answered_ann, "round {round}: {}", shown.text);
+        assert_eq!(ok[0].body["approvals"], shown.body["approvals"], "round {round}");
     }
 }
 

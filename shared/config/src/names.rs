@@ -61,6 +61,11 @@ pub const ADMIN_TOKEN: &str = "REGISTRY_ADMIN_TOKEN";
 pub const URL: &str = "REGISTRY_URL";
 /// The bearer token of the CLI, and of a guard in remote mode.
 pub const TOKEN: &str = "REGISTRY_TOKEN";
+/// How a guard in remote mode authenticates to the registry: `bearer` (default,
+/// [`TOKEN`]: `serve`) or `sigv4` (its own AWS role: the admin API behind API Gateway).
+pub const AUTH: &str = "REGISTRY_AUTH";
+/// The AWS region (Lambda sets it): where a guard in remote mode signs its requests for.
+pub const AWS_REGION: &str = "AWS_REGION";
 /// `serve`'s listen address.
 pub const LISTEN: &str = "REGISTRY_LISTEN";
 /// `serve --ext-mcp` and `ext-mcp --listen`: where agentgateway's ExtMCP calls are answered.

@@ -29,7 +29,8 @@ pub fn backend_of<'a>(backends: &'a [String], name: &'a str) -> Option<(&'a str,
 /// listed tool's (backend, tool) and answers whether each stays. A name that maps to no
 /// backend is asked with the backend `""` (no registry tool has it: denied, and logged
 /// as such); a tool without a name is `None` and dropped. Everything else of the result
-/// is kept as it was.
+/// is kept as it was. A result that names a member twice anywhere is
+/// [`Malformed::Json`].
 pub async fn filter_tools<F, Fut>(
     backends: &[String],
     result: &[u8],
@@ -42,7 +43,9 @@ where
     if result.len() > crate::MAX_MESSAGE_BYTES {
         return Err(Malformed::TooLarge(result.len()));
     }
-    let mut value: Value = serde_json::from_slice(result)
+    // a member named twice (a tool's `name` above all) is refused, as the AgentCore
+    // interceptor refuses it: a client's parser might read the other value
+    let mut value: Value = registry_core::strict_json::parse_strict(result)
         .map_err(|e| Malformed::Json { what: "the result is", detail: e.to_string() })?;
     let Some(tools) = value.get_mut("tools").and_then(Value::as_array_mut) else {
         return Err(Malformed::Tools);

@@ -366,6 +366,12 @@ async fn huge_and_odd_lists_are_filtered_or_invalid() {
         b"null".to_vec(),
         b"[]".to_vec(),
         br#"{"tools":{}}"#.to_vec(),
+        // a member named twice: a tool's name (read either way by some parser), the
+        // tools, another member of a tool
+        br#"{"tools":[{"name":"t1","name":"convert"}]}"#.to_vec(),
+        br#"{"tools":[{"name":"convert","name":"t1"}]}"#.to_vec(),
+        br#"{"tools":[{"name":"t1"}],"tools":[{"name":"convert"}]}"#.to_vec(),
+        br#"{"tools":[{"name":"convert","description":"a","description":"b"}]}"#.to_vec(),
         deep.into_bytes(),
         vec![0xff],
     ] {

@@ -35,7 +35,9 @@ pub use handle::handle_guarded;
 pub use loaded::Loaded;
 pub use point::{Point, Refused, Session};
 pub use registry_config::ConfigError;
-pub use remote::{REMOTE_TIMEOUT, Remote, RemoteConfig, RemoteError, TOKEN_ENV, URL_ENV};
+pub use remote::{
+    AUTH_ENV, REMOTE_TIMEOUT, Remote, RemoteAuth, RemoteConfig, RemoteError, TOKEN_ENV, URL_ENV,
+};
 pub use run::{run_guarded, run_with_guard};
 pub use source::{DynamoSource, RuleSource, StoreSource};
 pub use verdict::{Refusal, Verdict};

@@ -4,9 +4,14 @@
 //! `registry_policy::decide` and counts the session): one round trip per call, within
 //! [`REMOTE_TIMEOUT`]; a registry that cannot be reached refuses the call
 //! (`REGISTRY_UNAVAILABLE`). The token stays opaque here.
+//!
+//! The guard authenticates as [`RemoteAuth`] says: a bearer token (`serve`), or SigV4
+//! for `execute-api` with the function's own role (the admin API on AWS, whose every
+//! route but the issuer's documents needs IAM authorization: decision 104).
 
 use std::time::Duration;
 
+use aws_credential_types::provider::SharedCredentialsProvider;
 use bedrock_action_group::return_control::authorize_path;
 use bedrock_action_group::{
     ActionGroupEvent, ArgumentError, Arguments, InvalidArguments, ToolError, respond,
@@ -26,6 +31,10 @@ pub const URL_ENV: &str = names::URL;
 /// The bearer token the guard presents to the registry (any role may authorize; give
 /// it a `runtime` or `reader` token).
 pub const TOKEN_ENV: &str = names::TOKEN;
+/// `bearer` (default: [`TOKEN_ENV`]) or `sigv4` (the function's role, in `AWS_REGION`).
+pub const AUTH_ENV: &str = names::AUTH;
+/// The service SigV4 signs for: API Gateway's IAM authorization.
+const SIGV4_SERVICE: &str = "execute-api";
 /// Longest one call's round trip to the registry may take, connection included.
 pub const REMOTE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -36,8 +45,30 @@ pub struct RemoteConfig {
     pub tool_id: String,
     /// The registry's API base URL.
     pub url: reqwest::Url,
-    /// The bearer token presented to the registry.
-    pub token: String,
+    /// How the guard authenticates to it.
+    pub auth: RemoteAuth,
+}
+
+/// How a guard in remote mode authenticates to the registry.
+#[derive(Clone)]
+pub enum RemoteAuth {
+    /// `Authorization: Bearer` with this token (`serve`'s tokens).
+    Bearer(String),
+    /// SigV4 for `execute-api` in `region` with the function's own AWS credentials (its
+    /// role; `REGISTRY_ROLE_MAP` of the admin API must map it to a role).
+    SigV4 {
+        /// The region of the registry's API.
+        region: String,
+    },
+}
+
+impl std::fmt::Debug for RemoteAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Bearer(_) => f.write_str("Bearer(..)"),
+            Self::SigV4 { region } => f.debug_struct("SigV4").field("region", region).finish(),
+        }
+    }
 }
 
 impl RemoteConfig {
@@ -57,7 +88,22 @@ impl RemoteConfig {
             }
             _ => Err("must be the registry's http(s) base URL"),
         });
-        let token = vars.required(TOKEN_ENV, "the guard's bearer token for the registry");
+        let sigv4 = vars
+            .parsed(AUTH_ENV, |text| match text.trim() {
+                "bearer" => Ok(false),
+                "sigv4" => Ok(true),
+                _ => Err("must be `bearer` or `sigv4`"),
+            })
+            .unwrap_or(false);
+        let auth = if sigv4 {
+            let region = vars.required(names::AWS_REGION, "the region the guard signs for");
+            RemoteAuth::SigV4 { region }
+        } else {
+            RemoteAuth::Bearer(vars.required(
+                TOKEN_ENV,
+                "the guard's bearer token for the registry (REGISTRY_AUTH=sigv4: its AWS role)",
+            ))
+        };
         let mut problems = Vec::new();
         if vars.optional(names::TABLE).is_some() {
             problems.push(Problem::Invalid {
@@ -74,7 +120,7 @@ impl RemoteConfig {
             return Err(ConfigError { problems });
         }
         match url {
-            Some(url) => Ok(Some(Self { tool_id, url, token })),
+            Some(url) => Ok(Some(Self { tool_id, url, auth })),
             None => Err(ConfigError::missing(URL_ENV, "the registry's base URL")),
         }
     }
@@ -85,6 +131,8 @@ impl RemoteConfig {
 pub struct Remote {
     config: RemoteConfig,
     client: reqwest::Client,
+    /// The function's AWS credentials (SigV4 only), found on first use.
+    credentials: std::sync::Arc<tokio::sync::OnceCell<Option<SharedCredentialsProvider>>>,
 }
 
 /// Why the registry could not be asked (the decision line's `message`).
@@ -123,7 +171,79 @@ impl Remote {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(RemoteError::Client)?;
-        Ok(Self { config, client })
+        Ok(Self { config, client, credentials: std::sync::Arc::default() })
+    }
+
+    /// `request` with its authentication: the bearer token, or a SigV4 signature of
+    /// its method, URL, headers and body by the function's credentials; `Err` says why
+    /// it cannot be sent.
+    async fn authenticated(
+        &self,
+        mut request: reqwest::Request,
+    ) -> Result<reqwest::Request, String> {
+        use aws_credential_types::provider::ProvideCredentials;
+        use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+        let region = match &self.config.auth {
+            RemoteAuth::Bearer(token) => {
+                let value = http::HeaderValue::try_from(format!("Bearer {token}"))
+                    .map_err(|_| format!("cannot be asked: {TOKEN_ENV} is not a header value"))?;
+                request.headers_mut().insert(http::header::AUTHORIZATION, value);
+                return Ok(request);
+            }
+            RemoteAuth::SigV4 { region } => region,
+        };
+        let unsigned =
+            |e: &dyn std::fmt::Display| format!("cannot be asked: no SigV4 signature: {e}");
+        let provider = self
+            .credentials
+            .get_or_init(|| async {
+                aws_config::load_defaults(aws_config::BehaviorVersion::latest())
+                    .await
+                    .credentials_provider()
+            })
+            .await
+            .as_ref()
+            .ok_or_else(|| unsigned(&"no AWS credentials provider"))?;
+        let credentials = provider.provide_credentials().await.map_err(|e| unsigned(&e))?;
+        let identity = credentials.into();
+        let params = aws_sigv4::sign::v4::SigningParams::builder()
+            .identity(&identity)
+            .region(region)
+            .name(SIGV4_SERVICE)
+            .time(std::time::SystemTime::now())
+            .settings(SigningSettings::default())
+            .build()
+            .map_err(|e| unsigned(&e))?
+            .into();
+        let body = request.body().and_then(reqwest::Body::as_bytes).unwrap_or_default();
+        let headers =
+            request.headers().iter().filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)));
+        let signable = SignableRequest::new(
+            request.method().as_str(),
+            request.url().as_str(),
+            headers,
+            SignableBody::Bytes(body),
+        )
+        .map_err(|e| unsigned(&e))?;
+        let (instructions, _) = sign(signable, &params).map_err(|e| unsigned(&e))?.into_parts();
+        let (headers, _) = instructions.into_parts();
+        for header in headers {
+            let name =
+                http::HeaderName::from_bytes(header.name().as_bytes()).map_err(|e| unsigned(&e))?;
+            let value = http::HeaderValue::try_from(header.value()).map_err(|e| unsigned(&e))?;
+            request.headers_mut().insert(name, value);
+        }
+        Ok(request)
+    }
+
+    /// This client signing with `provider`'s credentials (SigV4 only) instead of those
+    /// the environment gives (`aws_config`'s default chain: a Lambda's role).
+    #[must_use]
+    pub fn with_credentials(self, provider: SharedCredentialsProvider) -> Self {
+        Self {
+            credentials: std::sync::Arc::new(tokio::sync::OnceCell::from(Some(provider))),
+            ..self
+        }
     }
 
     /// The tool whose calls are decided.
@@ -148,19 +268,27 @@ impl Remote {
         let mut url = self.config.url.clone();
         let base = url.path().trim_end_matches('/').to_owned();
         url.set_path(&format!("{base}{}", authorize_path(&self.config.tool_id)));
-        let sent = self
-            .client
-            .post(url)
-            .bearer_auth(&self.config.token)
-            .header(PRINCIPAL_HEADER, token)
-            .header(SESSION_HEADER, event.session_id())
-            .json(&json!({"call": call}))
-            .send()
-            .await;
         let unavailable = |message: String| {
             let message = format!("the registry at {} {message}", self.config.url);
             refused(event, Refusal::RegistryUnavailable, message, now_ms)
         };
+        let request = self
+            .client
+            .post(url)
+            .header(PRINCIPAL_HEADER, token)
+            .header(SESSION_HEADER, event.session_id())
+            .json(&json!({"call": call}))
+            .build()
+            .map_err(|e| format!("cannot be asked: {}", error_chain(&e)));
+        let request = match request {
+            Ok(request) => self.authenticated(request).await,
+            Err(message) => Err(message),
+        };
+        let request = match request {
+            Ok(request) => request,
+            Err(message) => return unavailable(message),
+        };
+        let sent = self.client.execute(request).await;
         let response = match sent {
             Ok(response) => response,
             Err(e) => return unavailable(format!("was not reached: {}", error_chain(&e))),
@@ -177,8 +305,12 @@ impl Remote {
             },
             400 => refused_by_registry(event, &body, now_ms),
             401 | 403 => {
+                let credentials = match self.config.auth {
+                    RemoteAuth::Bearer(_) => TOKEN_ENV,
+                    RemoteAuth::SigV4 { .. } => "AWS role (its REGISTRY_ROLE_MAP entry)",
+                };
                 let message = format!(
-                    "the registry refused the guard's {TOKEN_ENV} ({status}): {}",
+                    "the registry refused the guard's {credentials} ({status}): {}",
                     problem_detail(&body)
                 );
                 refused(event, Refusal::NotConfigured, message, now_ms)

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bedrock_action_group::ToolError;
-use registry_guard::{DynamoSource, Guard, Remote, RemoteConfig, handle_guarded};
+use registry_guard::{DynamoSource, Guard, Remote, RemoteAuth, RemoteConfig, handle_guarded};
 use serde_json::{Value, json};
 
 fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
@@ -47,6 +47,135 @@ fn the_environment_chooses_the_mode_and_an_ambiguous_one_is_refused() {
     .unwrap_err()
     .to_string();
     assert!(bad.contains("REGISTRY_URL"), "{bad}");
+    // SigV4 with the function's role: no token, the region Lambda sets
+    let signed = RemoteConfig::from_vars(vars(&[
+        ("REGISTRY_URL", "https://a1b2c3d4e5.execute-api.eu-west-1.amazonaws.com/"),
+        ("REGISTRY_AUTH", "sigv4"),
+        ("AWS_REGION", "eu-west-1"),
+        ("REGISTRY_TOOL_ID", "convert_units@1.0.0"),
+    ]))
+    .unwrap()
+    .unwrap();
+    assert!(matches!(&signed.auth, RemoteAuth::SigV4 { region } if region == "eu-west-1"));
+    let problems = RemoteConfig::from_vars(vars(&[
+        ("REGISTRY_URL", "https://registry"),
+        ("REGISTRY_AUTH", "iam"),
+        ("REGISTRY_TOOL_ID", "t"),
+    ]))
+    .unwrap_err()
+    .to_string();
+    assert!(problems.contains("REGISTRY_AUTH"), "{problems}");
+}
+
+/// A registry stand-in that records each request (method, path, headers, body) and
+/// allows the call.
+async fn recording(seen: Arc<Mutex<Vec<http::Request<Vec<u8>>>>>) -> String {
+    let allow = json!({
+        "decisionId": "d1", "toolId": "convert_units@1.0.0", "version": 1,
+        "effect": "allow", "outcome": "allow", "stage": "call", "reason": "RULE_MATCH"
+    });
+    let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
+        let seen = Arc::clone(&seen);
+        let allow = allow.to_string();
+        async move {
+            let (parts, body) = request.into_parts();
+            let body = axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec();
+            seen.lock().unwrap().push(http::Request::from_parts(parts, body));
+            let mut response = axum::response::Response::new(axum::body::Body::from(allow));
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+/// Remote mode against the admin API on AWS: the request is SigV4-signed for
+/// `execute-api` with the function's credentials (here given; in a Lambda its role's),
+/// no bearer token; the signature is what API Gateway recomputes from the request as
+/// it arrived (re-signed here with aws-sigv4 at the request's own `x-amz-date`).
+#[tokio::test]
+async fn sigv4_signs_the_request_with_the_functions_credentials() {
+    use aws_credential_types::Credentials;
+    use aws_credential_types::provider::SharedCredentialsProvider;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let url = recording(Arc::clone(&seen)).await;
+    let config = RemoteConfig {
+        tool_id: "convert_units@1.0.0".into(),
+        url: format!("{url}/").parse().unwrap(),
+        auth: RemoteAuth::SigV4 { region: "eu-west-1".into() },
+    };
+    let credentials =
+        Credentials::new("AKIDGUARD", "guard-secret", Some("session-1".into()), None, "test");
+    let remote = Remote::new(config)
+        .unwrap()
+        .with_credentials(SharedCredentialsProvider::new(credentials.clone()));
+    let guard: Guard<DynamoSource> = Guard::remote(remote);
+    let (response, ran) = call(&guard, &event(json!({"registryPrincipal": TOKEN}))).await;
+    assert!(ran, "{response}");
+
+    let request = seen.lock().unwrap().pop().unwrap();
+    let header = |name: &str| {
+        request.headers().get(name).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
+    };
+    let authorization = header("authorization");
+    let date = header("x-amz-date");
+    assert!(
+        authorization.starts_with(&format!(
+            "AWS4-HMAC-SHA256 Credential=AKIDGUARD/{}/eu-west-1/execute-api/aws4_request, SignedHeaders=",
+            &date[..8]
+        )),
+        "{authorization}"
+    );
+    assert!(authorization.contains("x-registry-principal"), "the token is signed: {authorization}");
+    assert_eq!(header("x-amz-security-token"), "session-1");
+    assert_eq!(header("x-registry-principal"), TOKEN);
+
+    // recompute the signature over what arrived, as API Gateway does
+    let at = chrono::NaiveDateTime::parse_from_str(&date, "%Y%m%dT%H%M%SZ").unwrap().and_utc();
+    let identity = credentials.into();
+    let params = aws_sigv4::sign::v4::SigningParams::builder()
+        .identity(&identity)
+        .region("eu-west-1")
+        .name("execute-api")
+        .time(at.into())
+        .settings(aws_sigv4::http_request::SigningSettings::default())
+        .build()
+        .unwrap()
+        .into();
+    let signed: Vec<&str> = authorization
+        .split("SignedHeaders=")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .split(';')
+        .collect();
+    let headers: Vec<(&str, &str)> = request
+        .headers()
+        .iter()
+        .filter(|(n, _)| signed.contains(&n.as_str()) && n.as_str() != "x-amz-date")
+        .filter(|(n, _)| *n != http::header::AUTHORIZATION && n.as_str() != "x-amz-security-token")
+        .map(|(n, v)| (n.as_str(), v.to_str().unwrap()))
+        .collect();
+    let uri = format!("http://{}{}", header("host"), request.uri());
+    let signable = aws_sigv4::http_request::SignableRequest::new(
+        request.method().as_str(),
+        &uri,
+        headers.into_iter(),
+        aws_sigv4::http_request::SignableBody::Bytes(request.body()),
+    )
+    .unwrap();
+    let (instructions, _) = aws_sigv4::http_request::sign(signable, &params).unwrap().into_parts();
+    let (expected, _) = instructions.into_parts();
+    let expected = expected.iter().find(|h| h.name() == "authorization").unwrap();
+    assert_eq!(expected.value(), authorization);
 }
 
 /// A guard asking a registry at `url`, and its decision lines.
@@ -54,7 +183,7 @@ fn guard(url: &str) -> (Guard<DynamoSource>, Arc<Mutex<Vec<Value>>>) {
     let config = RemoteConfig {
         tool_id: "convert_units@1.0.0".into(),
         url: url.parse().unwrap(),
-        token: "ar_token".into(),
+        auth: RemoteAuth::Bearer("ar_token".into()),
     };
     let lines = Arc::new(Mutex::new(Vec::new()));
     let l = lines.clone();

@@ -15,6 +15,10 @@ pub enum TokenError {
     /// The header names another algorithm than the one accepted (`none`, `HS256`, ...).
     #[error("the token's algorithm `{0}` is not accepted (only {ALGORITHM})")]
     AlgorithmNotAllowed(String),
+    /// The header has a `crit` member (RFC 7515 4.1.11): extensions the registry does not
+    /// understand, so the token is refused.
+    #[error("the token's header has `crit`: no extension is understood")]
+    CriticalHeader,
     /// The header names no key.
     #[error("the token names no key (`kid`)")]
     MissingKeyId,
@@ -27,6 +31,12 @@ pub enum TokenError {
     /// Past its `exp`.
     #[error("the token expired at {0}")]
     Expired(i64),
+    /// Its `nbf` lies ahead of the verifier's clock by more than the allowed skew.
+    #[error("the token is not valid before {0}")]
+    NotYetValid(i64),
+    /// Its `iat` lies ahead of the verifier's clock by more than the allowed skew.
+    #[error("the token is issued in the future, at {0}")]
+    IssuedInFuture(i64),
     /// Its `aud` is not the audience this verifier expects.
     #[error("the token's audience is not `{0}`")]
     WrongAudience(String),

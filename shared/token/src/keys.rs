@@ -245,9 +245,21 @@ impl KeyRing {
     /// (retired at `now`) so its tokens verify until they expire; keys retired more than
     /// `ttl_seconds` ago, whose tokens have all expired, are dropped.
     pub fn rotate(&self, now: i64, ttl_seconds: i64) -> Result<Self, TokenError> {
-        let key = SigningKey::generate()?;
+        self.rotate_to(SigningKey::generate()?, now, ttl_seconds)
+    }
+
+    /// [`KeyRing::rotate`] with `key` as the new signing key (made already: a rotation
+    /// that lost a race applies the same key to the ring that won it); a key already in
+    /// the ring is not added twice.
+    pub fn rotate_to(
+        &self,
+        key: SigningKey,
+        now: i64,
+        ttl_seconds: i64,
+    ) -> Result<Self, TokenError> {
+        let kid = key.kid.clone();
         let mut keys = vec![RingKey { key, created_at: now, retired_at: None }];
-        for old in &self.keys {
+        for old in self.keys.iter().filter(|k| k.key.kid != kid) {
             let retired_at = old.retired_at.unwrap_or(now);
             if retired_at.saturating_add(ttl_seconds) > now {
                 keys.push(RingKey { retired_at: Some(retired_at), ..old.clone() });

@@ -36,6 +36,10 @@ pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
 pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
 /// The one algorithm issued and accepted (decision 83).
 pub const ALGORITHM: &str = "RS256";
+/// How far ahead of a verifier's clock a token's `nbf` or `iat` may lie (clocks of the
+/// issuing registry and of an enforcement point differ; `iat` is whole seconds). `exp`
+/// has no such allowance: a token is refused from `exp` on.
+pub const CLOCK_SKEW_SECONDS: i64 = 60;
 /// The claim holding the request context the resolution decided on.
 pub const CONTEXT_CLAIM: &str = "ctx";
 /// The audience a token is issued for when none is configured.

@@ -26,6 +26,9 @@ pub struct Principal {
     pub sid: String,
     /// Issued at (Unix seconds).
     pub iat: i64,
+    /// Not before (Unix seconds): the registry issues none; checked when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nbf: Option<i64>,
     /// Expires at (Unix seconds).
     pub exp: i64,
     /// The token's unique id.
@@ -65,6 +68,7 @@ impl PartialEq for Principal {
             && self.aud == other.aud
             && self.sid == other.sid
             && self.iat == other.iat
+            && self.nbf == other.nbf
             && self.exp == other.exp
             && self.ctx.get() == other.ctx.get()
     }

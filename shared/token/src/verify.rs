@@ -1,5 +1,6 @@
-//! Verifying a token against a key set: `RS256` pinned, a `kid` of the set required,
-//! the signature, then `exp`, `iss` and `aud`.
+//! Verifying a token against a key set: `RS256` pinned, a `kid` of the set required, no
+//! `crit` header, the signature, then `iss` and `aud`, `exp`, and `nbf` and `iat` when
+//! they lie ahead of the verifier's clock.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -8,7 +9,7 @@ use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, KeyAlgorithm, PublicKeyUse}
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 
-use crate::{ALGORITHM, MAX_TOKEN_BYTES, Principal, TokenError};
+use crate::{ALGORITHM, CLOCK_SKEW_SECONDS, MAX_TOKEN_BYTES, Principal, TokenError};
 
 /// A key set with the issuer and audience a token must name.
 #[derive(Clone)]
@@ -37,6 +38,10 @@ struct Header {
     alg: String,
     #[serde(default)]
     kid: Option<String>,
+    /// RFC 7515 4.1.11: extensions the verifier must understand; the registry issues
+    /// none and understands none, so any `crit` is refused.
+    #[serde(default)]
+    crit: Option<serde::de::IgnoredAny>,
 }
 
 impl Verifier {
@@ -95,7 +100,7 @@ impl Verifier {
 
     /// The key id `token`'s header names, read without verifying anything; `Err` for a
     /// token that is refused before its key is looked for (too large, not a JWS, another
-    /// algorithm, no `kid`).
+    /// algorithm, a `crit` header, no `kid`).
     pub fn key_id(token: &str) -> Result<String, TokenError> {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(TokenError::TooLarge(token.len()));
@@ -114,12 +119,17 @@ impl Verifier {
         if header.alg != ALGORITHM {
             return Err(TokenError::AlgorithmNotAllowed(header.alg.chars().take(32).collect()));
         }
+        if header.crit.is_some() {
+            return Err(TokenError::CriticalHeader);
+        }
         header.kid.ok_or(TokenError::MissingKeyId)
     }
 
     /// Verifies `token` at `now` (Unix seconds): the header's algorithm must be `RS256`
-    /// and its `kid` a key of the set; then the signature, then `iss` and `aud`, then
-    /// `exp` (a token is valid while `now < exp`). Only then are the claims read.
+    /// and its `kid` a key of the set, with no `crit` header; then the signature, then
+    /// `iss` and `aud`, then `exp` (a token is valid while `now < exp`), then `nbf` and
+    /// `iat`: neither may lie more than [`CLOCK_SKEW_SECONDS`] after `now`. Only then
+    /// are the claims read.
     pub fn verify(&self, token: &str, now: i64) -> Result<Principal, TokenError> {
         let kid = Self::key_id(token)?;
         let Some((_, key)) = self.keys.iter().find(|(k, _)| *k == kid) else {
@@ -146,6 +156,13 @@ impl Verifier {
         let principal = data.claims;
         if now >= principal.exp {
             return Err(TokenError::Expired(principal.exp));
+        }
+        let ahead = now.saturating_add(CLOCK_SKEW_SECONDS);
+        if let Some(nbf) = principal.nbf.filter(|nbf| *nbf > ahead) {
+            return Err(TokenError::NotYetValid(nbf));
+        }
+        if principal.iat > ahead {
+            return Err(TokenError::IssuedInFuture(principal.iat));
         }
         Ok(principal)
     }

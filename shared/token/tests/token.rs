@@ -256,3 +256,66 @@ async fn a_jwks_url_is_fetched_once_and_again_for_an_unknown_kid_at_most_once_a_
     let down = KeySource::Url(RemoteJwks::new("http://127.0.0.1:1/jwks.json", ISS, AUD));
     assert!(matches!(down.verify(&token, NOW).await, Err(TokenError::KeySetUnavailable(_))));
 }
+
+/// A token signed by `ring`'s signing key with `header` and `claims` as given.
+fn signed(ring: &KeyRing, header: &serde_json::Value, claims: &serde_json::Value) -> String {
+    let text: serde_json::Value = serde_json::from_str(&ring.to_text()).unwrap();
+    let der = base64::engine::general_purpose::STANDARD
+        .decode(text["keys"][0]["privateKey"].as_str().unwrap())
+        .unwrap();
+    let head = URL_SAFE_NO_PAD.encode(header.to_string());
+    let body = URL_SAFE_NO_PAD.encode(claims.to_string());
+    let input = format!("{head}.{body}");
+    let signature = jsonwebtoken::crypto::sign(
+        input.as_bytes(),
+        &EncodingKey::from_rsa_der(&der),
+        Algorithm::RS256,
+    )
+    .unwrap();
+    format!("{input}.{signature}")
+}
+
+#[test]
+fn a_crit_header_a_future_nbf_and_a_future_iat_are_refused() {
+    let ring = KeyRing::generate(NOW).unwrap();
+    let verifier = ring.verifier(ISS, AUD).unwrap();
+    let token = ring.issue(&request(NOW)).unwrap();
+    let claims = part(&token, 1);
+    let header = serde_json::json!({"alg": "RS256", "kid": ring.signing().kid()});
+    // the same header and claims signed here verify: what follows changes one thing
+    assert!(verifier.verify(&signed(&ring, &header, &claims), NOW).is_ok());
+
+    // RFC 7515 4.1.11: a `crit` the verifier does not understand (any, here) refuses
+    for crit in [serde_json::json!(["exp"]), serde_json::json!(["b64"]), serde_json::json!([])] {
+        let mut h = header.clone();
+        h["crit"] = crit.clone();
+        assert_eq!(
+            verifier.verify(&signed(&ring, &h, &claims), NOW),
+            Err(TokenError::CriticalHeader),
+            "{crit}"
+        );
+    }
+
+    // `nbf`, when present: refused while it lies more than the skew ahead
+    let skew = registry_token::CLOCK_SKEW_SECONDS;
+    let mut c = claims.clone();
+    c["nbf"] = serde_json::json!(NOW + 600);
+    let later = signed(&ring, &header, &c);
+    assert_eq!(verifier.verify(&later, NOW), Err(TokenError::NotYetValid(NOW + 600)));
+    assert_eq!(
+        verifier.verify(&later, NOW + 600 - skew - 1),
+        Err(TokenError::NotYetValid(NOW + 600))
+    );
+    assert!(verifier.verify(&later, NOW + 600 - skew).is_ok());
+    assert_eq!(verifier.verify(&later, NOW + 600).unwrap().nbf, Some(NOW + 600));
+
+    // `iat` ahead of the clock: issued in the future
+    let mut c = claims.clone();
+    c["iat"] = serde_json::json!(NOW + 900);
+    let future = signed(&ring, &header, &c);
+    assert_eq!(verifier.verify(&future, NOW), Err(TokenError::IssuedInFuture(NOW + 900)));
+    assert!(verifier.verify(&future, NOW + 900 - skew).is_ok());
+    // the issued token (iat = NOW) verifies at NOW and just before it, within the skew
+    assert!(verifier.verify(&token, NOW - skew).is_ok());
+    assert_eq!(verifier.verify(&token, NOW - skew - 1), Err(TokenError::IssuedInFuture(NOW)));
+}

@@ -43,9 +43,9 @@ pub async fn authorize_call(
     headers: http::HeaderMap,
     JsonBody(request): JsonBody<AuthorizeRequest>,
 ) -> Result<Json<Authorization>, Problem> {
-    if headers.contains_key(PRINCIPAL_HEADER) {
+    if let Some(token) = headers.get(PRINCIPAL_HEADER).and_then(|t| t.to_str().ok()) {
         // another instance may have rotated the keys
-        resolver.refresh_keys().await;
+        resolver.refresh_keys_for(token).await;
     }
     let request = match signed_principal(&resolver, &headers, DecisionPoint::Authorize)? {
         Some(principal) => {

@@ -166,9 +166,9 @@ pub async fn tool_token(
     if let Err(e) = require_token_role(&principal) {
         return axum::response::IntoResponse::into_response(Problem::from(e));
     }
-    if headers.contains_key(PRINCIPAL_HEADER) {
+    if let Some(token) = headers.get(PRINCIPAL_HEADER).and_then(|t| t.to_str().ok()) {
         // another instance may have rotated the keys
-        resolver.refresh_keys().await;
+        resolver.refresh_keys_for(token).await;
     }
     let caller = match caller_context(&resolver, &headers, &query, body) {
         Ok(caller) => caller,

@@ -1,7 +1,13 @@
 //! The keys that sign principal tokens (decisions 83, 84): a [`KeyRing`] kept in a
 //! [`KeyStore`] (`serve`: a 0600 file in its data directory, created with a new key on
 //! first start; the Lambdas: a Secrets Manager secret), loaded once and re-read when a
-//! minute old so that every instance follows a rotation made by another.
+//! minute old so that every instance follows a rotation made by another, and at once
+//! when a token names a key the loaded ring lacks.
+//!
+//! Every change is a conditional write (decision 100): it replaces the ring it read, or
+//! nothing when another instance wrote first, and is then made again on the ring that
+//! won. Instances starting together all end on one ring; rotations made together keep
+//! every new key (the later one signs, the others stay published as retired).
 
 mod file;
 #[cfg(feature = "aws")]
@@ -17,6 +23,13 @@ pub use secrets_manager::SecretsManagerKeyStore;
 
 /// How old the loaded ring may get before it is read again from its store.
 pub const RELOAD_AFTER: Duration = Duration::from_secs(60);
+/// Least time between two re-reads for a token whose key the loaded ring lacks (a key
+/// another instance just made; or a forged `kid`, which must not make every request a
+/// read of the store).
+pub const RELOAD_FOR_UNKNOWN_KEY: Duration = Duration::from_secs(1);
+/// Most conditional writes one change tries before it gives up (each lost to another
+/// instance's write).
+const WRITE_ATTEMPTS: usize = 8;
 
 /// Why the keys cannot be read, written or changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,13 +42,33 @@ pub enum KeysError {
     Token(#[from] TokenError),
 }
 
+/// What a [`KeyStore`] holds: the ring's text (`None` before one is written) and the
+/// version it was read at, which a conditional write names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The ring's text form, `None` while the store holds none.
+    pub text: Option<String>,
+    /// The store's version of what was read (opaque; `None`: nothing at all there).
+    pub version: Option<String>,
+}
+
+/// Whether a conditional write took place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The ring written is the store's current one.
+    Done,
+    /// Another write came first: the version read is no longer current; nothing written.
+    Conflict,
+}
+
 /// Where the key ring's text form ([`KeyRing::to_text`]) is kept.
 #[async_trait::async_trait]
 pub trait KeyStore: Send + Sync {
-    /// The ring's text, `None` when none has been written.
-    async fn load(&self) -> Result<Option<String>, KeysError>;
-    /// Writes the ring's text, replacing what is there.
-    async fn save(&self, text: &str) -> Result<(), KeysError>;
+    /// The ring's text and the version read.
+    async fn load(&self) -> Result<Stored, KeysError>;
+    /// Writes `text` if the store is still at `read` (the version [`KeyStore::load`]
+    /// answered), else nothing ([`Written::Conflict`]).
+    async fn replace(&self, text: &str, read: Option<&str>) -> Result<Written, KeysError>;
 }
 
 /// What tokens are issued as.
@@ -64,6 +97,8 @@ struct Loaded {
     ring: Arc<KeyRing>,
     verifier: Arc<Verifier>,
     at: Instant,
+    /// When the ring was last re-read for a token naming a key it lacked.
+    unknown_key_at: Option<Instant>,
 }
 
 /// The registry's signing keys and what it issues tokens as.
@@ -92,19 +127,29 @@ impl PrincipalKeys {
         store: Arc<dyn KeyStore>,
         settings: TokenSettings,
     ) -> Result<Self, KeysError> {
-        let ring = match store.load().await? {
-            Some(text) => KeyRing::parse(&text)?,
-            None => {
-                store.save(&KeyRing::generate(now())?.to_text()).await?;
-                // instances starting together each write a ring: all use the one that
-                // stayed (the last written)
-                let text = store
-                    .load()
-                    .await?
-                    .ok_or_else(|| KeysError::Store("the key ring written is not there".into()))?;
-                KeyRing::parse(&text)?
+        let mut made: Option<KeyRing> = None;
+        let mut ring = None;
+        for _ in 0..WRITE_ATTEMPTS {
+            let stored = store.load().await?;
+            if let Some(text) = &stored.text {
+                ring = Some(KeyRing::parse(text)?);
+                break;
             }
-        };
+            let new = match made.take() {
+                Some(new) => new,
+                None => KeyRing::generate(now())?,
+            };
+            // instances starting together each try to write a ring: one write wins and
+            // every instance uses that ring
+            match store.replace(&new.to_text(), stored.version.as_deref()).await? {
+                Written::Done => {
+                    ring = Some(new);
+                    break;
+                }
+                Written::Conflict => made = Some(new),
+            }
+        }
+        let ring = ring.ok_or_else(|| lost_races("create"))?;
         let loaded = Self::loaded(ring, &settings)?;
         Ok(Self {
             store,
@@ -116,7 +161,7 @@ impl PrincipalKeys {
 
     fn loaded(ring: KeyRing, settings: &TokenSettings) -> Result<Loaded, KeysError> {
         let verifier = Arc::new(ring.verifier(&settings.issuer, &settings.audience)?);
-        Ok(Loaded { ring: Arc::new(ring), verifier, at: Instant::now() })
+        Ok(Loaded { ring: Arc::new(ring), verifier, at: Instant::now(), unknown_key_at: None })
     }
 
     /// What tokens are issued as.
@@ -141,13 +186,40 @@ impl PrincipalKeys {
     }
 
     fn replace(&self, ring: KeyRing) -> Result<Arc<KeyRing>, KeysError> {
-        let loaded = Self::loaded(ring, &self.settings)?;
+        let mut loaded = Self::loaded(ring, &self.settings)?;
         let ring = Arc::clone(&loaded.ring);
         match self.loaded.write() {
-            Ok(mut l) => *l = loaded,
+            Ok(mut l) => {
+                loaded.unknown_key_at = l.unknown_key_at;
+                *l = loaded;
+            }
             Err(poisoned) => *poisoned.into_inner() = loaded,
         }
         Ok(ring)
+    }
+
+    /// Re-reads the ring as [`PrincipalKeys::refresh`] does, and also when `token`
+    /// names a key the loaded ring lacks (another instance's new key) unless such a
+    /// re-read was made in the last [`RELOAD_FOR_UNKNOWN_KEY`]. A failed read keeps the
+    /// loaded ring.
+    pub async fn refresh_for(&self, token: &str) {
+        self.refresh().await;
+        let Ok(kid) = Verifier::key_id(token) else { return };
+        if self.verifier().knows(&kid) {
+            return;
+        }
+        {
+            let Ok(mut l) = self.loaded.write() else { return };
+            if l.unknown_key_at.is_some_and(|t| t.elapsed() < RELOAD_FOR_UNKNOWN_KEY) {
+                return;
+            }
+            l.unknown_key_at = Some(Instant::now());
+        }
+        // a change under way replaces the ring itself
+        let _one = self.changing.lock().await;
+        if let Err(e) = self.reload().await {
+            tracing::warn!(error = %e, "the signing keys could not be re-read");
+        }
     }
 
     fn age(&self) -> Duration {
@@ -173,31 +245,58 @@ impl PrincipalKeys {
     }
 
     async fn reload(&self) -> Result<Arc<KeyRing>, KeysError> {
-        let text = self
-            .store
-            .load()
-            .await?
+        let (ring, _) = self.read().await?;
+        self.replace(ring)
+    }
+
+    /// The stored ring and the version it was read at.
+    async fn read(&self) -> Result<(KeyRing, Option<String>), KeysError> {
+        let stored = self.store.load().await?;
+        let text = stored
+            .text
             .ok_or_else(|| KeysError::Store("the key ring is gone from its store".into()))?;
-        self.replace(KeyRing::parse(&text)?)
+        Ok((KeyRing::parse(&text)?, stored.version))
+    }
+
+    /// `change` made to the stored ring and written conditionally: made again on the
+    /// ring that won whenever another instance wrote first; then loaded.
+    async fn change(
+        &self,
+        change: impl Fn(&KeyRing) -> Result<KeyRing, TokenError>,
+        what: &str,
+    ) -> Result<Arc<KeyRing>, KeysError> {
+        let _one = self.changing.lock().await;
+        for _ in 0..WRITE_ATTEMPTS {
+            let (current, version) = self.read().await?;
+            let changed = change(&current)?;
+            match self.store.replace(&changed.to_text(), version.as_deref()).await? {
+                Written::Done => return self.replace(changed),
+                Written::Conflict => continue,
+            }
+        }
+        Err(lost_races(what))
     }
 
     /// A new signing key: the old one stays published (retired now) until its last
-    /// token expires; keys retired longer ago than a token lives are dropped.
+    /// token expires; keys retired longer ago than a token lives (and another instance
+    /// may have signed with them before it re-read the ring) are dropped. Made with
+    /// another instance's rotation, both new keys stay: the later write's signs.
     pub async fn rotate(&self) -> Result<Arc<KeyRing>, KeysError> {
-        let _one = self.changing.lock().await;
-        let current = self.reload().await?;
-        let rotated = current.rotate(now(), self.settings.ttl_seconds)?;
-        self.store.save(&rotated.to_text()).await?;
-        self.replace(rotated)
+        let key = registry_token::SigningKey::generate()?;
+        let lag = i64::try_from(RELOAD_AFTER.as_secs()).unwrap_or(i64::MAX);
+        let keep = self.settings.ttl_seconds.saturating_add(lag);
+        self.change(|ring| ring.rotate_to(key.clone(), now(), keep), "rotate").await
     }
 
     /// Removes the retired key `kid`: its tokens are refused from then on. The signing
     /// key cannot be removed.
     pub async fn remove(&self, kid: &str) -> Result<Arc<KeyRing>, KeysError> {
-        let _one = self.changing.lock().await;
-        let current = self.reload().await?;
-        let removed = current.remove(kid)?;
-        self.store.save(&removed.to_text()).await?;
-        self.replace(removed)
+        self.change(|ring| ring.remove(kid), "remove a key of").await
     }
+}
+
+fn lost_races(what: &str) -> KeysError {
+    KeysError::Store(format!(
+        "could not {what} the key ring: {WRITE_ATTEMPTS} writes in a row lost to other instances'"
+    ))
 }

@@ -67,4 +67,12 @@ impl Resolver {
             keys.refresh().await;
         }
     }
+
+    /// Re-reads the keys when they are old, or when `token` names a key they lack
+    /// (another instance's rotation: decision 100), before `token` is verified.
+    pub(crate) async fn refresh_keys_for(&self, token: &str) {
+        if let Some(keys) = &self.principal_keys {
+            keys.refresh_for(token).await;
+        }
+    }
 }

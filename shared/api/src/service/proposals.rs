@@ -279,7 +279,9 @@ impl Catalog {
 
     /// Approves proposal `id` (approver or admin, never its author). With enough
     /// approvals it applies, atomically and only if the definition is still at its base
-    /// version; otherwise it becomes `stale` (a conflict).
+    /// version; otherwise it becomes `stale` (a conflict). A caller who finds it approved
+    /// by another (a race lost) finishes applying it in that approver's name and is
+    /// answered a conflict: the answer's approver is always the one recorded.
     pub async fn approve(
         &self,
         principal: &Principal,
@@ -318,8 +320,33 @@ impl Catalog {
         }
         if current.state == ProposalState::Approved {
             // Whoever finishes it (this caller, or another racing or retrying after a
-            // failure), it is applied in the name of the approval that completed it.
-            current = self.apply_proposal(current).await?;
+            // failure), it is applied in the name of the approval that completed it; only
+            // that approver is answered as having approved it.
+            let completed_by = current.approvals.last().map(|a| a.by.clone()).unwrap_or_default();
+            let mine = same_principal(&completed_by, &principal.name);
+            let applied = self.apply_proposal(current).await;
+            current = match (applied, mine) {
+                (Ok(applied), true) => applied,
+                // another caller finished applying this approval first
+                (Err(ServiceError::ProposalConflict(why)), true) => {
+                    let now = self.load_proposal(id).await?;
+                    let completed = now.approvals.last().map(|a| a.by.as_str());
+                    if now.state != ProposalState::Applied
+                        || !completed.is_some_and(|by| same_principal(by, &principal.name))
+                    {
+                        return Err(ServiceError::ProposalConflict(why));
+                    }
+                    now
+                }
+                (Err(e), _) => return Err(e),
+                (Ok(_), false) => {
+                    return Err(ServiceError::ProposalConflict(format!(
+                        "`{completed_by}` approved proposal `{id}` already; it is applied in \
+                         their name, not approved by `{}`",
+                        principal.name
+                    )));
+                }
+            };
         }
         self.proposal_view(current, false).await
     }

@@ -158,7 +158,7 @@ impl Discovery {
         &self,
         token: &str,
     ) -> Option<(String, registry_core::RequestContext)> {
-        self.resolver.refresh_keys().await;
+        self.resolver.refresh_keys_for(token).await;
         let principal = self.resolver.verify_principal(token).ok()?;
         let context = serde_json::from_str(principal.context_json()).ok()?;
         Some((principal.act.sub, context))
