@@ -389,7 +389,11 @@ fn verifiers_read_the_keys_from_public_routes_and_expect_the_api_url_as_issuer()
         .collect();
     assert_eq!(
         public,
-        ["GET /.well-known/jwks.json", "GET /.well-known/openid-configuration"],
+        [
+            "GET /.well-known/jwks.json",
+            "GET /.well-known/oauth-protected-resource",
+            "GET /.well-known/openid-configuration"
+        ],
         "{routes:?}"
     );
     assert_eq!(routes["$default"].0, "AWS_IAM", "{routes:?}");
