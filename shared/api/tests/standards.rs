@@ -43,16 +43,34 @@ async fn schemathesis_finds_no_5xx_no_answer_off_schema_and_no_valid_request_ref
     assert_eq!(schema.status, StatusCode::OK);
     let schema_file = dir.join("openapi.json");
     std::fs::write(&schema_file, &schema.text).unwrap();
-    // 1. every operation: no 5xx, no answer off its documented schema
+    // 1. every operation: no 5xx, no answer off its documented schema; the operations
+    // that act on AWS (with the `aws` feature) answer 502 naming the upstream when AWS
+    // cannot be reached, as here: their answers are held to their schemas only
+    const ACTS_ON_AWS: &str = "^/tools/\\{id\\}/(verify|test-invoke)$|^/agents/\\{id\\}/(publish|publication)$|^/import/bedrock$";
     let mut failures = String::new();
     let all = run(
         &s,
         &schema_file,
         &dir.join("all"),
-        &["--checks", "not_a_server_error,response_schema_conformance"],
+        &[
+            "--checks",
+            "not_a_server_error,response_schema_conformance",
+            "--exclude-path-regex",
+            ACTS_ON_AWS,
+        ],
     )
     .await;
     failures += &all;
+    if cfg!(feature = "aws") {
+        let aws = run(
+            &s,
+            &schema_file,
+            &dir.join("aws"),
+            &["--checks", "response_schema_conformance", "--include-path-regex", ACTS_ON_AWS],
+        )
+        .await;
+        failures += &aws;
+    }
     // 2. no schema-valid request refused, on every operation whose document states all
     // the server checks. Left out, each for its reason (docs/discovery.md): the lists
     // with an opaque `cursor` (a cursor the registry did not give is refused), and the

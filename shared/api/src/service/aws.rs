@@ -109,7 +109,15 @@ impl Publishing {
 
     /// Refuses `tool` when its Lambda fails verification (`?verify=true` on a write):
     /// each error finding is a violation at `/lambdaArn`, with its remedy.
+    /// A server without AWS clients refuses the request as one built without AWS does
+    /// (400): it asks for what this server cannot do, and no upstream failed.
     pub async fn verify_before_write(&self, tool: &ToolDefinition) -> Result<(), ServiceError> {
+        if self.aws.is_none() {
+            return Err(ServiceError::invalid(
+                "",
+                "this server has no AWS clients configured: `verify=true` is not available",
+            ));
+        }
         let verification = self.verify_definition(tool).await?;
         if verification.ok {
             return Ok(());
