@@ -424,8 +424,9 @@ pub enum Operation {
     },
     /// Tools only: invoke the tool's Lambda with the event Bedrock would send, as a
     /// principal: the registry puts a fresh principal token for --context, --agent and
-    /// --session (by default the test principal `registry-test-invoke`) in the event's
-    /// session attributes, so the tool's guard decides the call as in a real session.
+    /// --session (by default the test principal `registry-test-invoke`, an agent that
+    /// grants nothing: a guarded tool refuses it, `NOT_GRANTED`) in the event's session
+    /// attributes, so the tool's guard decides the call as in a real session.
     Invoke {
         /// Tool id.
         id: String,
