@@ -93,13 +93,18 @@ fn the_guarded_tool_may_write_counter_items_and_no_other() {
     assert!(!allowed(&on_table("PutItem", Some("TOOL#convert_units@1.0.0"))));
     assert!(!allowed(&on_table("UpdateItem", Some("COUNTER#budget/support-bot/s-1"))));
     assert!(!allowed(&on_table("DeleteItem", Some("COUNTER#budget/support-bot/s-1"))));
+    // an agent's grant reads its tools and the releases of its ranges (decision 98)
     let mut query = on_table("Query", None);
     query.resource.push_str("/index/byKind");
+    assert!(allowed(&query));
+    let mut query = on_table("Query", None);
+    query.resource.push_str("/index/byCreatedBy");
     assert!(!allowed(&query));
 }
 
-/// The gateway interceptor reads tools and agents (by id, and a target's tool through the
-/// tag index), writes session counters, and nothing else.
+/// The gateway interceptor reads tools and agents (by id, a target's tool through the tag
+/// index, an agent's ranges through the kind index), writes session counters, and nothing
+/// else.
 #[test]
 fn the_gateway_interceptor_reads_the_table_and_writes_counter_items_only() {
     let template = Template::load().unwrap();
@@ -117,7 +122,9 @@ fn the_gateway_interceptor_reads_the_table_and_writes_counter_items_only() {
     assert!(allowed(&index("byTag")));
     assert!(allowed(&on_table("BatchGetItem", Some("TOOL#refunds@1.0.0"))));
     assert!(allowed(&on_table("PutItem", Some("COUNTER#budget/support-agent/s-1"))));
-    assert!(!allowed(&index("byKind")), "only the tag index");
+    // an agent's grant reads the releases of its ranges (decision 98)
+    assert!(allowed(&index("byKind")));
+    assert!(!allowed(&index("byCreatedBy")), "only the tag and kind indexes");
     for write in ["PutItem", "UpdateItem", "DeleteItem"] {
         assert!(!allowed(&on_table(write, Some("TOOL#refunds@1.0.0"))), "{write} of a tool");
     }
