@@ -218,30 +218,8 @@ fn run_cases(cases: u32, share: u32, call: bool) -> Result<Tally, String> {
 /// Splits `cases` into shares of their own seeds (`generate::runner`), run over the
 /// machine's cores; the shares and so the cases are the same on any machine.
 fn run_split(cases: u32, call: bool) -> Tally {
-    const SHARES: u32 = 8;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8) as u32;
-    let per_share = cases.div_ceil(SHARES);
-    let runs: Vec<_> = (0..threads)
-        .map(|thread| {
-            std::thread::spawn(move || {
-                let mut tally = Tally::default();
-                for share in (thread..SHARES).step_by(threads as usize) {
-                    let t = run_cases(per_share, share, call)?;
-                    tally.add(&t);
-                }
-                Ok::<_, String>(tally)
-            })
-        })
-        .collect();
-    let mut tally = Tally::default();
-    for run in runs {
-        let t = match run.join() {
-            Ok(Ok(t)) => t,
-            Ok(Err(failure)) => panic!("{failure}"),
-            Err(_) => panic!("a run panicked"),
-        };
-        tally.add(&t);
-    }
+    let tally = generate::run_shares(cases, |n, share| run_cases(n, share, call), Tally::add)
+        .unwrap_or_else(|failure| panic!("{failure}"));
     println!("seed {}: {tally:?}", generate::seed());
     tally
 }

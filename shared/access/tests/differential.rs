@@ -193,32 +193,9 @@ impl Tally {
 
 #[test]
 fn the_registry_decides_as_the_cel_crate_does() {
-    // the cases in shares of their own seeds (the same on any machine), run over the
-    // machine's cores
-    const SHARES: u32 = 8;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8) as u32;
-    let per_share = cases().div_ceil(SHARES);
-    let runs: Vec<_> = (0..threads)
-        .map(|thread| {
-            std::thread::spawn(move || {
-                let mut tally = Tally::default();
-                for share in (thread..SHARES).step_by(threads as usize) {
-                    tally.add(&run_cases(per_share, share)?);
-                }
-                Ok::<_, String>(tally)
-            })
-        })
-        .collect();
-    let mut tally = Tally::default();
-    for run in runs {
-        match run.join() {
-            Ok(Ok(t)) => tally.add(&t),
-            Ok(Err(failure)) => {
-                panic!("{failure}\n(keep the minimal case in REGRESSIONS once it is fixed)")
-            }
-            Err(_) => panic!("a run panicked"),
-        }
-    }
+    let tally = generate::run_shares(cases(), run_cases, Tally::add).unwrap_or_else(|failure| {
+        panic!("{failure}\n(keep the minimal case in REGRESSIONS once it is fixed)")
+    });
     let decided = tally.matched + tally.not_matched + tally.error;
     println!("seed {}: {tally:?}", generate::seed());
     // the generator is only worth its cases when each outcome is common

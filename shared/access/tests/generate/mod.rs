@@ -20,6 +20,41 @@ pub fn seed() -> u64 {
     std::env::var("PROPTEST_RNG_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(SEED)
 }
 
+/// Shares a run's cases are split into, each drawn from its own seed (`seed + share`),
+/// so that the cases are the same on any number of cores.
+pub const SHARES: u32 = 8;
+
+/// Runs `cases` cases as [`SHARES`] shares over the machine's cores: `run(cases, share)`
+/// runs one share and gives its tally, `add` adds a tally into another. The first
+/// failure (the minimal case) is the error.
+pub fn run_shares<T: Default + Send>(
+    cases: u32,
+    run: impl Fn(u32, u32) -> Result<T, String> + Sync,
+    add: fn(&mut T, &T),
+) -> Result<T, String> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8) as u32;
+    let per_share = cases.div_ceil(SHARES);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..threads)
+            .map(|thread| {
+                let run = &run;
+                scope.spawn(move || {
+                    let mut tally = T::default();
+                    for share in (thread..SHARES).step_by(threads as usize) {
+                        add(&mut tally, &run(per_share, share)?);
+                    }
+                    Ok::<_, String>(tally)
+                })
+            })
+            .collect();
+        let mut tally = T::default();
+        for handle in runs {
+            add(&mut tally, &handle.join().map_err(|_| "a run panicked".to_owned())??);
+        }
+        Ok(tally)
+    })
+}
+
 /// A runner of `cases` cases for share `share` of a run split over threads: seeded from
 /// [`seed`] and the share, so that the shares draw different cases and a run draws the
 /// same ones every time. Failures are kept in the test's `REGRESSIONS`, not in files.
