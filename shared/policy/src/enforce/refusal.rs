@@ -1,23 +1,7 @@
-//! What the guard answers: the call goes on to the handler, or a Bedrock-format
-//! response tells the model in one line that it is not permitted and why.
-//!
-//! A call a rule denies is a `REPROMPT` (API form: 403): the model reads why and can
-//! tell the user or call again with other arguments, each call checked anew. A refusal
-//! before any rule ran (no valid principal context, rules unreadable, guard not
-//! configured, tool switched off) is a `FAILURE`: nothing the model could change fixes
-//! it, and Bedrock ends the turn with a dependency failure the application sees (for an
-//! expired context: resolve the agent again).
-
-use bedrock_action_group::{ActionGroupEvent, ActionGroupResponse, ResponseBuilder, ResponseState};
-
-/// The guard's answer for one call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// Permitted: run the handler.
-    Allow,
-    /// Not permitted, or not decidable: answer with this response; the handler never runs.
-    Deny(Box<ActionGroupResponse>),
-}
+//! Why a point refuses a call before (or instead of) a rule deciding it: one code per
+//! cause, as every point logs it, and the one line a model or client may read. Each
+//! transport turns it into its own answer (the guard a Bedrock `FAILURE`, a gateway a
+//! denial).
 
 /// Why a call was refused before (or instead of) a rule deciding it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,26 +92,4 @@ impl Refusal {
             Self::RegistryRefused => "the registry refused to decide the call",
         }
     }
-
-    /// The `FAILURE` response for this refusal.
-    pub(crate) fn response(self, event: &ActionGroupEvent) -> ActionGroupResponse {
-        ResponseBuilder::new(event)
-            .text(not_permitted(event, self.why()))
-            .state(Some(ResponseState::Failure))
-            .build()
-    }
-}
-
-/// The `REPROMPT` response (API form: 403) for a call a rule denied, saying `why`.
-pub(crate) fn denied(event: &ActionGroupEvent, why: &str) -> ActionGroupResponse {
-    ResponseBuilder::new(event)
-        .text(not_permitted(event, why))
-        .state(Some(ResponseState::Reprompt))
-        .status(403)
-        .build()
-}
-
-/// The one line the model reads.
-fn not_permitted(event: &ActionGroupEvent, why: &str) -> String {
-    bedrock_action_group::return_control::not_permitted(event.name(), why)
 }
