@@ -114,7 +114,7 @@ impl Known {
         }
     }
 
-    /// Bytes kept now, as [`MAX_KNOWN_BYTES`] bounds them.
+    /// Bytes kept now, as `MAX_KNOWN_BYTES` bounds them.
     pub fn bytes(&self) -> usize {
         usize::try_from(self.counters.weight()).unwrap_or(usize::MAX)
     }
