@@ -883,9 +883,9 @@ impl World {
                 let context = context(case.who, user);
                 let call = control_call(case);
                 for _ in 0..case.before {
-                    let _ = authorizer.decide(&context, &call).await;
+                    let _ = authorizer.decide_call(&context, &call).await;
                 }
-                match authorizer.decide(&context, &call).await {
+                match authorizer.decide_call(&context, &call).await {
                     Ok(d) => Seen::Decided {
                         effect: serde_json::to_value(d.effect).unwrap().as_str().unwrap().into(),
                         outcome: d.outcome.as_str().into(),

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use registry_config::{ConfigError, Vars, names};
-use registry_guard::{DEFAULT_MAX_STALENESS, ISSUER_ENV, JWKS_ENV, JWKS_URL_ENV};
+use registry_policy::{
+    DEFAULT_MAX_STALENESS, ISSUER_ENV, JWKS_ENV, JWKS_URL_ENV, key_source, max_staleness,
+};
 use registry_token::KeySource;
 
 use crate::claims::ClaimsMapping;
@@ -52,11 +54,7 @@ impl GatewayConfig {
         let claims_set = vars.optional(CLAIMS_ENV).is_some();
         let keys_set =
             [ISSUER_ENV, JWKS_URL_ENV, JWKS_ENV].iter().any(|n| vars.optional(n).is_some());
-        let keys = if keys_set || !claims_set {
-            registry_guard::key_source(&mut vars).map(Arc::new)
-        } else {
-            None
-        };
+        let keys = if keys_set || !claims_set { key_source(&mut vars).map(Arc::new) } else { None };
         let agent = vars.parsed(AGENT_ENV, |id| {
             if registry_core::validate::is_id(id) {
                 Ok(id.to_owned())
@@ -64,7 +62,7 @@ impl GatewayConfig {
                 Err("must be an agent id")
             }
         });
-        let max_staleness = registry_guard::max_staleness(&mut vars);
+        let max_staleness = max_staleness(&mut vars);
         vars.finish()?;
         Ok(Self { keys, claims, agent, max_staleness })
     }

@@ -9,8 +9,9 @@ use registry_access::{
 };
 use registry_config::ConfigError;
 use registry_core::validate::{is_id, is_tag_value};
-use registry_guard::{Clock, Loaded, Point, Refusal, Refused, RuleSource, Session, SystemClock};
-use registry_policy::{Stamp, decide_access};
+use registry_policy::{
+    Clock, Loaded, Point, Refusal, Refused, RuleSource, Session, Stamp, SystemClock, decide_access,
+};
 use registry_types::{excerpt, quote};
 use serde_json::{Map, Value};
 
@@ -129,7 +130,7 @@ impl<S: RuleSource> Gateway<S> {
         let started = Instant::now();
         let now_ms = self.clock.now_ms();
         let mut about = About::default();
-        let (verdict, mut record) = match self.decide(call, now_ms, &mut about).await {
+        let (verdict, mut record) = match self.decide_call(call, now_ms, &mut about).await {
             Ok(decided) => decided,
             Err(refused) => (Verdict::refused(&refused), self.refusal(Stamp::at(now_ms), refused)),
         };
@@ -141,7 +142,10 @@ impl<S: RuleSource> Gateway<S> {
         verdict
     }
 
-    async fn decide(
+    /// The verdict and decision line of `call`, or why it is refused before a rule
+    /// decides: the caller identified, the tool found, its arguments checked, the
+    /// agent's grant read, then [`Point::decide_call`].
+    async fn decide_call(
         &self,
         call: Call<'_>,
         now_ms: i64,
@@ -190,7 +194,7 @@ impl<S: RuleSource> Gateway<S> {
             ToolCall { function: call.tool, http_method: None, arguments: call.arguments };
         let grant = grant.as_ref();
         let decided =
-            point.decide(&loaded, &mut context, session, grant, tool_call, now_ms).await?;
+            point.decide_call(&loaded, &mut context, session, grant, tool_call, now_ms).await?;
         let mut record = decided.record(self.point, Stamp::at(now_ms));
         record.session_id = session_id
             .filter(|s| registry_core::session::session_id_problem(s).is_none())

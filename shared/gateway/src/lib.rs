@@ -13,5 +13,5 @@ pub use gateway::{Call, Gateway, Listed};
 pub use name::{AGENTCORE_SEPARATOR, TARGET_TAG, split_target};
 pub use principal::Caller;
 pub use registry_access::{DecisionPoint, DecisionRecord};
-pub use registry_guard::{Clock, DynamoSource, RuleSource, StoreSource};
+pub use registry_policy::{Clock, RuleSource, StoreSource};
 pub use verdict::{Denial, DenialKind, Verdict};

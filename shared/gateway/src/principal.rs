@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use registry_guard::{Point, Refusal, Refused, RuleSource};
+use registry_policy::{Point, Refusal, Refused, RuleSource};
 use registry_token::{Principal, issuer_of, unverified_claims};
 use serde_json::{Map, Value};
 

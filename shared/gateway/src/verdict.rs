@@ -2,8 +2,7 @@
 //! kinds gateways tell apart (agentgateway's `AuthorizationError` codes).
 
 use registry_core::ToolDefinition;
-use registry_guard::{Refusal, Refused};
-use registry_policy::{CallDecision, Reason, Stage};
+use registry_policy::{CallDecision, Reason, Refusal, Refused, Stage};
 
 /// A gateway's answer for one `tools/call`.
 #[derive(Debug, Clone, PartialEq, Eq)]

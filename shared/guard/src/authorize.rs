@@ -14,15 +14,13 @@ use registry_access::{PreparedContext, RequestContext, ToolCall};
 use registry_core::resolve::{BoundedCache, CompileError, DefinitionMap};
 use registry_core::{AgentDefinition, ToolDefinition};
 use registry_policy::{
-    Budget, CallDecision, CallRequest, Counting, DecideError, Reason, counts_calls, decide,
-    grant_of,
+    Budget, CallDecision, CallRequest, Counting, DecideError, Known, Loaded, Reason, counts_calls,
+    decide, grant_of,
 };
 use registry_store::Store;
-use registry_store::budget::Known;
+
 use serde::Deserialize;
 use serde_json::Value;
-
-use crate::Loaded;
 
 /// Authorizes in process on a tool's compiled rules (an [`Authorizer`] for
 /// `bedrock_action_group::return_control::authorize`).
@@ -47,7 +45,7 @@ pub struct RuleSetAuthorizer {
 impl std::fmt::Debug for RuleSetAuthorizer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RuleSetAuthorizer")
-            .field("tool", &self.loaded.tool.tool_id)
+            .field("tool", &self.loaded.tool().tool_id)
             .field("counts", &self.counters.is_some())
             .finish_non_exhaustive()
     }
@@ -98,7 +96,7 @@ impl RuleSetAuthorizer {
     /// agent of [`RuleSetAuthorizer::for_agent`] stay as given.
     #[must_use]
     pub fn with_definitions(mut self, definitions: DefinitionMap) -> Self {
-        let (tool, agent) = (self.loaded.tool.clone(), self.agent.clone());
+        let (tool, agent) = (self.loaded.tool().clone(), self.agent.clone());
         self.definitions = definitions;
         self.definitions.insert_tool(tool);
         if let Some(agent) = agent {
@@ -123,7 +121,7 @@ impl RuleSetAuthorizer {
     }
 
     /// Decides `call` for the request context `context` with `registry_policy::decide`.
-    pub async fn decide(
+    pub async fn decide_call(
         &self,
         context: &Value,
         call: &ControlCall,
@@ -137,16 +135,14 @@ impl RuleSetAuthorizer {
         if let Some(agent) = agent {
             prepared.set_agent_id(Some(&agent.agent_id));
         }
-        let arguments = self
-            .loaded
-            .arguments(call.name(), &call.parameters)
+        let arguments = crate::arguments::arguments(&self.loaded, call.name(), &call.parameters)
             .map_err(|e| AuthorizeError::Arguments(e.reprompt_text()))?;
         let http_method = match &call.operation {
             Operation::Api { http_method, .. } => Some(http_method.as_str()),
             Operation::Function(_) => None,
         };
         let call = ToolCall { function: call.name(), http_method, arguments: arguments.as_map() };
-        let (tool, rules) = (&self.loaded.tool, &self.loaded.rules);
+        let (tool, rules) = (self.loaded.tool(), self.loaded.rules());
         let session = match (agent, &self.session) {
             (Some(agent), Some(id)) => Some(registry_store::session_key(&agent.agent_id, id)),
             _ => None,
@@ -190,14 +186,14 @@ impl Authorizer for RuleSetAuthorizer {
         call: &ControlCall,
     ) -> Result<Authorization, return_control::AuthorizeError> {
         use return_control::AuthorizeError as NotDecided;
-        let decided = self.decide(context, call).await.map_err(NotDecided::undecided)?;
+        let decided = self.decide_call(context, call).await.map_err(NotDecided::undecided)?;
         if matches!(decided.reason, Reason::BudgetsUnavailable | Reason::InvalidSession) {
             // not decided: the runtime answers FAILURE
             return Err(NotDecided::undecided(decided.message.unwrap_or_default()));
         }
         Ok(Authorization {
             allowed: decided.is_allowed(),
-            reason: decided.why(&self.loaded.tool),
+            reason: decided.why(self.loaded.tool()),
             rule_id: decided.rule_id,
         })
     }

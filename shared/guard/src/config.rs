@@ -5,7 +5,8 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use registry_config::{ConfigError, Vars, names};
-use registry_token::{DEFAULT_AUDIENCE, KeySource, RemoteJwks, Verifier};
+use registry_policy::{DEFAULT_MAX_STALENESS, JWKS_URL_ENV, key_source, max_staleness};
+use registry_token::KeySource;
 
 /// The registry tool id whose call rules guard this function (e.g. `convert_units@1.0.0`).
 pub const TOOL_ID_ENV: &str = names::TOOL_ID;
@@ -14,23 +15,9 @@ pub const TABLE_ENV: &str = names::TABLE;
 /// A DynamoDB-API endpoint URL instead of AWS's (local servers in tests), as the
 /// registry's own functions read it.
 pub const ENDPOINT_ENV: &str = names::DYNAMODB_ENDPOINT_URL;
-/// The registry's JWKS URL (`<registry>/.well-known/jwks.json`): the public keys that
-/// verify principal tokens, fetched and cached.
-pub const JWKS_URL_ENV: &str = names::JWKS_URL;
-/// The registry's JWKS document itself, instead of [`JWKS_URL_ENV`].
-pub const JWKS_ENV: &str = names::JWKS;
-/// The `iss` principal tokens must carry: the registry's issuer (its URL).
-pub const ISSUER_ENV: &str = names::TOKEN_ISSUER;
-/// The `aud` principal tokens must carry (default `agent-registry`).
-pub const AUDIENCE_ENV: &str = names::TOKEN_AUDIENCE;
-/// How old cached rules may get, in seconds (decimals allowed), when the table cannot
-/// be read; default [`DEFAULT_MAX_STALENESS`].
-pub const MAX_STALENESS_ENV: &str = names::GUARD_MAX_STALENESS_SECONDS;
 /// `off` turns the guard off (local runs and tests of the handler); anything else, or
 /// unset, keeps it on.
 pub const SWITCH_ENV: &str = names::GUARD;
-/// Default bound on the age of the rules a call is decided with.
-pub const DEFAULT_MAX_STALENESS: Duration = Duration::from_secs(30);
 
 /// What the guard needs besides its rule source.
 #[derive(Debug, Clone)]
@@ -57,8 +44,8 @@ impl GuardConfig {
         self
     }
 
-    /// Reads [`TOOL_ID_ENV`], [`ISSUER_ENV`], [`JWKS_URL_ENV`] or [`JWKS_ENV`],
-    /// [`AUDIENCE_ENV`] and [`MAX_STALENESS_ENV`] through `var` (`std::env::var` in a
+    /// Reads [`TOOL_ID_ENV`], the registry's keys and the staleness bound
+    /// (`registry_policy::key_source`, `registry_policy::max_staleness`) through `var` (`std::env::var` in a
     /// Lambda); `Err` names every problem.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let mut vars = Vars::new(var);
@@ -75,38 +62,6 @@ impl GuardConfig {
         })?;
         Ok(Self { tool_id, keys: Arc::new(keys), max_staleness })
     }
-}
-
-/// The registry's public keys ([`JWKS_ENV`], else [`JWKS_URL_ENV`]), with the issuer
-/// ([`ISSUER_ENV`]) and audience ([`AUDIENCE_ENV`]) tokens must carry; `None` with the
-/// problems noted in `vars`.
-pub fn key_source(vars: &mut Vars<'_>) -> Option<KeySource> {
-    let issuer = vars.required(ISSUER_ENV, "the registry's issuer (its URL)");
-    let audience = vars.optional(AUDIENCE_ENV).unwrap_or_else(|| DEFAULT_AUDIENCE.to_owned());
-    let url = vars.optional(JWKS_URL_ENV);
-    let document = vars
-        .parsed(JWKS_ENV, |text| Verifier::from_jwks_json(text, issuer.clone(), audience.clone()));
-    match (url, document) {
-        (_, Some(verifier)) => Some(KeySource::Document(Arc::new(verifier))),
-        (Some(url), None) => Some(KeySource::Url(RemoteJwks::new(url, issuer, audience))),
-        (None, None) => {
-            // named with the other problems
-            vars.required(
-                JWKS_URL_ENV,
-                "the registry's JWKS URL (or a JWKS document in REGISTRY_JWKS)",
-            );
-            None
-        }
-    }
-}
-
-/// [`MAX_STALENESS_ENV`], default [`DEFAULT_MAX_STALENESS`]; a bad value is noted in `vars`.
-pub fn max_staleness(vars: &mut Vars<'_>) -> Duration {
-    vars.parsed(MAX_STALENESS_ENV, |text| match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && (0.0..=86_400.0).contains(&s) => Ok(Duration::from_secs_f64(s)),
-        _ => Err("must be a number of seconds from 0 to 86400"),
-    })
-    .unwrap_or(DEFAULT_MAX_STALENESS)
 }
 
 /// Whether [`SWITCH_ENV`] turns the guard off.

@@ -1,46 +1,38 @@
 #![doc = include_str!("../README.md")]
 
+mod arguments;
 mod authorize;
-mod budget;
-mod clock;
 mod config;
-mod fresh;
+mod dynamo;
 mod handle;
-mod loaded;
-mod point;
-mod principals;
 mod remote;
-mod rules;
 mod run;
-mod source;
 mod verdict;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use registry_access::{DecisionPoint, DecisionRecord, PreparedContext, ToolCall};
-use registry_policy::{CallDecision, Reason, Stamp};
+use registry_policy::{CallDecision, Loaded, Point, Reason, Refused, Session, Stamp};
 use registry_token::SESSION_ATTRIBUTE;
 
 use bedrock_action_group::{ActionGroupEvent, Arguments, ToolError, respond};
 
 pub use authorize::{AuthorizeError, RuleSetAuthorizer};
-pub use clock::{Clock, SystemClock};
-pub use config::{
-    AUDIENCE_ENV, DEFAULT_MAX_STALENESS, ENDPOINT_ENV, GuardConfig, ISSUER_ENV, JWKS_ENV,
-    JWKS_URL_ENV, MAX_STALENESS_ENV, SWITCH_ENV, TABLE_ENV, TOOL_ID_ENV, key_source, max_staleness,
-    switched_off,
-};
+pub use config::{ENDPOINT_ENV, GuardConfig, SWITCH_ENV, TABLE_ENV, TOOL_ID_ENV, switched_off};
+pub use dynamo::DynamoSource;
 pub use handle::handle_guarded;
-pub use loaded::Loaded;
-pub use point::{Point, Refused, Session};
 pub use registry_config::ConfigError;
+// the enforcement core's parts a guard is built with (`registry_policy::enforce`)
+pub use registry_policy::{
+    AUDIENCE_ENV, Clock, DEFAULT_MAX_STALENESS, ISSUER_ENV, JWKS_ENV, JWKS_URL_ENV,
+    MAX_STALENESS_ENV, Refusal, RuleSource, StoreSource, SystemClock,
+};
 pub use remote::{
     AUTH_ENV, REMOTE_TIMEOUT, Remote, RemoteAuth, RemoteConfig, RemoteError, TOKEN_ENV, URL_ENV,
 };
 pub use run::{run_guarded, run_with_guard};
-pub use source::{DynamoSource, RuleSource, StoreSource};
-pub use verdict::{Refusal, Verdict};
+pub use verdict::Verdict;
 
 /// Where decision lines go (stdout in a Lambda, where CloudWatch reads them).
 type DecisionLog = Box<dyn Fn(&str) + Send + Sync>;
@@ -136,8 +128,10 @@ impl<S: RuleSource> Guard<S> {
         let now_ms = self.clock.now_ms();
         let mut checked = match &self.setup {
             Err(problem) => refused(event, Refusal::NotConfigured, problem.to_string(), now_ms),
-            Ok(Setup::Table(config, point)) => Self::decide(event, config, point, now_ms).await,
-            Ok(Setup::Remote(remote)) => remote.decide(event, now_ms).await,
+            Ok(Setup::Table(config, point)) => {
+                Self::check_in_table(event, config, point, now_ms).await
+            }
+            Ok(Setup::Remote(remote)) => remote.ask(event, now_ms).await,
         };
         let record = &mut checked.record;
         record.tool_id = record.tool_id.take().or_else(|| self.tool_id().map(str::to_owned));
@@ -156,7 +150,9 @@ impl<S: RuleSource> Guard<S> {
         self.setup.as_ref().err()
     }
 
-    async fn decide(
+    /// Table mode: `event`'s principal verified, its tool's rules and its agent's grant
+    /// read through `point`, its arguments checked, and [`Point::decide_call`].
+    async fn check_in_table(
         event: &ActionGroupEvent,
         config: &GuardConfig,
         point: &Point<S>,
@@ -196,13 +192,15 @@ impl<S: RuleSource> Guard<S> {
             }
             Err(refusal) => return with_principal(refuse(refusal)),
         };
-        let version = loaded.tool.server.version;
+        let version = loaded.tool().server.version;
         let with_tool = |mut checked: Checked| {
             checked.record.tool_version = version;
             with_principal(checked)
         };
         let checked = match event {
-            ActionGroupEvent::Function(call) => loaded.arguments(&call.function, &call.parameters),
+            ActionGroupEvent::Function(call) => {
+                arguments::arguments(&loaded, &call.function, &call.parameters)
+            }
             ActionGroupEvent::Api(_) => Arguments::from_event(event),
         };
         let arguments = match checked {
@@ -220,16 +218,18 @@ impl<S: RuleSource> Guard<S> {
             ActionGroupEvent::Function(_) => None,
         };
         let call = ToolCall { function: event.name(), http_method, arguments: arguments.as_map() };
-        let grant = match point.grant(&agent_id, &prepared, &loaded.tool.tool_id, now_ms).await {
+        let grant = match point.grant(&agent_id, &prepared, &loaded.tool().tool_id, now_ms).await {
             Ok(grant) => grant,
             Err(refusal) => return with_tool(refuse(refusal)),
         };
         let session = Session { agent_id: Some(&agent_id), session_id: Some(event.session_id()) };
         let grant = Some(&grant);
-        with_tool(match point.decide(&loaded, &mut prepared, session, grant, call, now_ms).await {
-            Ok(decided) => conclude(event, &loaded, &decided, now_ms),
-            Err(refusal) => refuse(refusal),
-        })
+        with_tool(
+            match point.decide_call(&loaded, &mut prepared, session, grant, call, now_ms).await {
+                Ok(decided) => conclude(event, &loaded, &decided, now_ms),
+                Err(refusal) => refuse(refusal),
+            },
+        )
     }
 }
 
@@ -270,7 +270,7 @@ impl Guard<DynamoSource> {
     }
 }
 
-/// What `decide` decided, as a verdict and its decision line: a denial by a rule or a
+/// What the point decided, as a verdict and its decision line: a denial by a rule or a
 /// limit is a `REPROMPT` naming why, a switched-off tool or a call that cannot be
 /// counted a `FAILURE`.
 fn conclude(
@@ -291,8 +291,8 @@ fn conclude(
         Reason::Rules(_) | Reason::Limit | Reason::NotGranted => None,
     };
     let response = match refusal {
-        Some(refusal) => refusal.response(event),
-        None => verdict::denied(event, &decided.why(&loaded.tool).unwrap_or_default()),
+        Some(refusal) => verdict::failure(event, refusal),
+        None => verdict::denied(event, &decided.why(loaded.tool()).unwrap_or_default()),
     };
     Checked { record, verdict: Verdict::Deny(Box::new(response)) }
 }
@@ -306,7 +306,7 @@ pub(crate) fn refused(
 ) -> Checked {
     let Stamp { id, time } = Stamp::at(now_ms);
     let record = DecisionRecord::refusal(DecisionPoint::Guard, id, time, refusal.code(), message);
-    Checked { record, verdict: Verdict::Deny(Box::new(refusal.response(event))) }
+    Checked { record, verdict: Verdict::Deny(Box::new(verdict::failure(event, refusal))) }
 }
 
 /// Writes one decision line to stdout.

@@ -18,12 +18,12 @@ use bedrock_action_group::{
 };
 use registry_access::{DecisionPoint, DecisionRecord, Effect, Outcome};
 use registry_config::{ConfigError, Problem, Vars, names};
-use registry_policy::Stamp;
+use registry_policy::{Refusal, Stamp};
 use registry_token::{PRINCIPAL_HEADER, SESSION_ATTRIBUTE, SESSION_HEADER};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::verdict::{Refusal, Verdict, denied};
+use crate::verdict::{Verdict, denied, failure};
 use crate::{Checked, refused};
 
 /// The registry's API base URL: set, the guard runs in remote mode.
@@ -143,6 +143,21 @@ pub enum RemoteError {
     Client(#[source] reqwest::Error),
 }
 
+/// Why a request to the registry cannot be sent (the call is refused
+/// `REGISTRY_UNAVAILABLE`, the decision line saying this).
+#[derive(Debug, thiserror::Error)]
+enum Unsent {
+    /// The request could not be built.
+    #[error("cannot be asked: {0}")]
+    Built(String),
+    /// The bearer token cannot be a header value.
+    #[error("cannot be asked: {TOKEN_ENV} is not a header value")]
+    TokenNotHeader,
+    /// No SigV4 signature could be made.
+    #[error("cannot be asked: no SigV4 signature: {0}")]
+    Unsigned(String),
+}
+
 /// The fields of the registry's `Authorization` answer the guard reads.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -180,20 +195,19 @@ impl Remote {
     async fn authenticated(
         &self,
         mut request: reqwest::Request,
-    ) -> Result<reqwest::Request, String> {
+    ) -> Result<reqwest::Request, Unsent> {
         use aws_credential_types::provider::ProvideCredentials;
         use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
         let region = match &self.config.auth {
             RemoteAuth::Bearer(token) => {
                 let value = http::HeaderValue::try_from(format!("Bearer {token}"))
-                    .map_err(|_| format!("cannot be asked: {TOKEN_ENV} is not a header value"))?;
+                    .map_err(|_| Unsent::TokenNotHeader)?;
                 request.headers_mut().insert(http::header::AUTHORIZATION, value);
                 return Ok(request);
             }
             RemoteAuth::SigV4 { region } => region,
         };
-        let unsigned =
-            |e: &dyn std::fmt::Display| format!("cannot be asked: no SigV4 signature: {e}");
+        let unsigned = |e: &dyn std::fmt::Display| Unsent::Unsigned(e.to_string());
         let provider = self
             .credentials
             .get_or_init(|| async {
@@ -252,7 +266,7 @@ impl Remote {
     }
 
     /// Asks the registry to decide `event`'s call: its verdict and decision line.
-    pub(crate) async fn decide(&self, event: &ActionGroupEvent, now_ms: i64) -> Checked {
+    pub(crate) async fn ask(&self, event: &ActionGroupEvent, now_ms: i64) -> Checked {
         let Some(token) = event.session_attributes().get(SESSION_ATTRIBUTE) else {
             let message = format!("no `{SESSION_ATTRIBUTE}` session attribute");
             return refused(event, Refusal::NoSignedContext, message, now_ms);
@@ -279,14 +293,14 @@ impl Remote {
             .header(SESSION_HEADER, event.session_id())
             .json(&json!({"call": call}))
             .build()
-            .map_err(|e| format!("cannot be asked: {}", error_chain(&e)));
+            .map_err(|e| Unsent::Built(error_chain(&e)));
         let request = match request {
             Ok(request) => self.authenticated(request).await,
             Err(message) => Err(message),
         };
         let request = match request {
             Ok(request) => request,
-            Err(message) => return unavailable(message),
+            Err(unsent) => return unavailable(unsent.to_string()),
         };
         let sent = self.client.execute(request).await;
         let response = match sent {
@@ -357,7 +371,7 @@ fn concluded(event: &ActionGroupEvent, answer: Answer, now_ms: i64) -> Checked {
     let response = match record.stage {
         Some("lifecycle") => {
             record.message = Some("the tool's lifecycle status is disabled or retired".into());
-            Refusal::ToolSwitchedOff.response(event)
+            failure(event, Refusal::ToolSwitchedOff)
         }
         _ => denied(event, answer.why.as_deref().unwrap_or("no rule allows it")),
     };

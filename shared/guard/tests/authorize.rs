@@ -85,7 +85,7 @@ async fn without_a_store_a_counted_tool_is_refused_not_decided_as_uncounted() {
             .unwrap(),
     );
     let local = RuleSetAuthorizer::new(tool).unwrap();
-    let decided = local.decide(&context(), &call("5")).await.unwrap();
+    let decided = local.decide_call(&context(), &call("5")).await.unwrap();
     assert_eq!(decided.stage, registry_policy::Stage::Limit);
     assert_eq!(decided.reason, registry_policy::Reason::BudgetsUnavailable);
     assert!(!decided.is_allowed());

@@ -1,9 +1,9 @@
 //! `decide`: one call of a tool, decided in one order wherever it is enforced.
 
+use crate::admit::{Admission, Known, Verdict, admit, rate_of, session_ttl_seconds};
 use registry_access::{Decision, PreparedContext, RuleOutcome, SessionView, ToolCall};
 use registry_core::resolve::{ToolAccess, ToolRules, tool_access};
 use registry_core::{AgentDefinition, ToolDefinition};
-use registry_store::budget::{Admission, Known, Verdict, admit, rate_of, session_ttl_seconds};
 use registry_store::{Store, StoreError};
 
 use crate::decision::{AuthorizeTrace, CallDecision};

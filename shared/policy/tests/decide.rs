@@ -4,10 +4,10 @@
 
 use registry_access::{DecisionPoint, Effect, PreparedContext, RequestContext, ToolCall};
 use registry_core::{AgentDefinition, ToolDefinition};
+use registry_policy::Known;
 use registry_policy::{
     Budget, CallDecision, CallRequest, Counting, Reason, Stage, ToolRules, counts_calls, decide,
 };
-use registry_store::budget::Known;
 use registry_store_sqlite::SqliteStore;
 use serde_json::{Map, Value, json};
 

@@ -1,6 +1,5 @@
 #![doc = include_str!("../README.md")]
 
-pub mod budget;
 #[cfg(feature = "contract")]
 pub mod contract;
 mod counter;

@@ -46,7 +46,7 @@ pub struct CallPolicy {
     /// Compiled rules, shared with the [`Resolver`].
     pub(super) rules: Arc<registry_core::resolve::BoundedCache>,
     /// The session and rate counters this process wrote last (see `budget::Known`).
-    pub(super) known: Arc<registry_store::budget::Known>,
+    pub(super) known: Arc<registry_policy::Known>,
     /// Where decision records go.
     pub(super) decisions: DecisionLog,
     /// Dry runs compiling at once: one fewer than the compile pool's threads, so a
@@ -91,7 +91,7 @@ struct Parts {
     aws: Option<registry_aws::Aws>,
     principal_keys: Option<Arc<PrincipalKeys>>,
     decisions: DecisionLog,
-    known: Arc<registry_store::budget::Known>,
+    known: Arc<registry_policy::Known>,
     vault: Arc<dyn vault::SecretVault>,
     tokens: Arc<token::TokenBroker>,
     discovery: Arc<DiscoverySettings>,

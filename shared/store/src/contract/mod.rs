@@ -23,10 +23,8 @@ pub use audit::{
 };
 pub use concurrency::concurrent_puts_have_one_winner;
 pub use counters::{
-    a_denied_call_counts_nothing, an_undecodable_counter_refuses_the_call,
     counters_are_written_all_or_none, counters_are_written_on_the_version_read,
-    expired_counters_read_as_absent, no_arguments_admit_more_calls_than_the_budget,
-    rates_refuse_within_the_window_and_reset, the_last_unit_of_a_budget_has_one_winner,
+    expired_counters_read_as_absent,
 };
 pub use crud::{
     create_twice_is_already_exists, kinds_are_separate, round_trip_keeps_keys_and_secrets,
@@ -81,11 +79,6 @@ macro_rules! contract_tests {
             counters_are_written_on_the_version_read,
             expired_counters_read_as_absent,
             counters_are_written_all_or_none,
-            the_last_unit_of_a_budget_has_one_winner,
-            no_arguments_admit_more_calls_than_the_budget,
-            an_undecodable_counter_refuses_the_call,
-            rates_refuse_within_the_window_and_reset,
-            a_denied_call_counts_nothing,
             every_write_appends_one_event,
             events_page_in_order_with_filters,
             concurrent_writes_number_events_without_gaps,

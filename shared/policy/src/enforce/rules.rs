@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use crate::clock::Clock;
-use crate::fresh::{Freshness, Stale, Unread};
-use crate::loaded::Loaded;
-use crate::source::RuleSource;
-use crate::verdict::Refusal;
+use super::clock::Clock;
+use super::fresh::{Freshness, Stale, Unread};
+use super::loaded::Loaded;
+use super::refusal::Refusal;
+use super::source::RuleSource;
 
 /// Most tools whose rules a container keeps; when full, the one least worth keeping
 /// makes room.

@@ -1,5 +1,5 @@
-//! Session budgets and rates in the guard (SPEC section 19): when the agent has limits,
-//! the tool a rate, or its call rules read `session`, `registry_policy::decide` admits
+//! Session budgets and rates at a point (SPEC section 19): when the agent has limits,
+//! the tool a rate, or its call rules read `session`, [`decide`](crate::decide) admits
 //! the call against the session's counters in the registry's table, in one conditional
 //! write, before the handler runs; what cannot be counted is refused. The agent's limits are cached like the tool's rules, on the same timer
 //! ([`Freshness`]); while the table fails, counts are not tried until it backs off.
@@ -8,15 +8,17 @@ use std::sync::Arc;
 
 use registry_core::AgentDefinition;
 use registry_core::session::session_id_problem;
-use registry_policy::{Budget, Counting, Reason, counts_calls};
 use registry_store::Store;
-use registry_store::budget::Known;
 
-use crate::clock::Clock;
-use crate::fresh::{Freshness, Stale, Unread};
-use crate::loaded::Loaded;
-use crate::point::Session;
-use crate::source::RuleSource;
+use crate::admit::Known;
+use crate::decide::{Budget, Counting, counts_calls};
+use crate::stage::Reason;
+
+use super::clock::Clock;
+use super::fresh::{Freshness, Stale, Unread};
+use super::loaded::Loaded;
+use super::point::Session;
+use super::source::RuleSource;
 
 /// An agent as last read (`None`: there is none), and when it was read.
 type CachedAgent = (Option<Arc<AgentDefinition>>, i64);
@@ -38,9 +40,10 @@ impl Default for Budgets {
 }
 
 impl Budgets {
-    /// The agent `agent_id`, on the guard's one timer with the rules (`fresh`): from the
+    /// The agent `agent_id`, on the point's one timer with the rules (`fresh`): from the
     /// cache while fresh, re-read when due, served stale while the table does not answer
-    /// until the bound; `Err` when nothing usable is cached and it cannot be read.
+    /// until the bound; `Err` (why, as [`Freshness::serve`] says) when nothing usable is
+    /// cached and it cannot be read.
     async fn agent<S: RuleSource>(
         &self,
         source: &S,
@@ -48,7 +51,7 @@ impl Budgets {
         clock: &dyn Clock,
         agent_id: &str,
         now_ms: i64,
-    ) -> Result<Option<Arc<AgentDefinition>>, String> {
+    ) -> Result<Option<Arc<AgentDefinition>>, Stale> {
         let cached = self.agents.get(agent_id);
         let read = async {
             source
@@ -64,16 +67,12 @@ impl Budgets {
                 }
                 Ok(agent)
             }
-            Err(Stale::Never(e) | Stale::Absent(e)) => Err(e),
-            Err(Stale::Expired { age_ms, error }) => Err(format!(
-                "the cached agent is {age_ms} ms old, the bound is {} ms; {error}",
-                fresh.bound_ms()
-            )),
+            Err(stale) => Err(stale),
         }
     }
 
     /// How a call in `session` counts: not at all when nothing needs counting
-    /// (`registry_policy::counts_calls`), in the session's counters, or refused with why
+    /// ([`counts_calls`]), in the session's counters, or refused with why
     /// it cannot be counted (the agent's limits unreadable, no session or a session id
     /// Bedrock never makes, no counters, the table backing off). Without an agent or a
     /// session only the tool's rate counts, and a call that needs a session is refused.
@@ -90,7 +89,14 @@ impl Budgets {
             None => None,
             Some(agent_id) => match self.agent(source, fresh, clock, agent_id, now_ms).await {
                 Ok(agent) => agent,
-                Err(e) => {
+                Err(stale) => {
+                    let e = match stale {
+                        Stale::Never(e) | Stale::Absent(e) => e,
+                        Stale::Expired { age_ms, error } => format!(
+                            "the cached agent is {age_ms} ms old, the bound is {} ms; {error}",
+                            fresh.bound_ms()
+                        ),
+                    };
                     let message = format!("the agent's limits could not be read: {e}");
                     return refused(Reason::BudgetsUnavailable, message);
                 }

@@ -9,7 +9,7 @@ use registry_core::session::{LimitHit, RateWindow, SessionState};
 use registry_core::{AgentDefinition, AgentLimits, Decision, RateKey, RateLimit, ToolDefinition};
 use serde_json::{Map, Value};
 
-use crate::{Counter, Store, StoreError};
+use registry_store::{Counter, Store, StoreError};
 
 /// How long a session's counts are kept after its last call when the agent does not
 /// say (Bedrock's default idle session time-out is 600 seconds; an hour covers it).
@@ -35,7 +35,7 @@ pub fn rate_of<'a>(
         RateKey::Principal => user_id,
         RateKey::Account => account_id,
     };
-    Some((crate::rate_key(&tool.tool_id, rate.key.as_str(), who.unwrap_or("-")), rate))
+    Some((registry_store::rate_key(&tool.tool_id, rate.key.as_str(), who.unwrap_or("-")), rate))
 }
 
 /// Attempts at an admission before it gives up on a contended counter.
@@ -114,7 +114,7 @@ impl Known {
         }
     }
 
-    /// Bytes kept now, as [`MAX_KNOWN_BYTES`] bounds them.
+    /// Bytes kept now, as `MAX_KNOWN_BYTES` bounds them.
     pub fn bytes(&self) -> usize {
         usize::try_from(self.counters.weight()).unwrap_or(usize::MAX)
     }

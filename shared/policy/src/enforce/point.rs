@@ -1,8 +1,8 @@
 //! The table-mode decision of one call of any tool: what a point beside the call does
-//! with the registry's table (the action-group [`Guard`](crate::Guard), and the MCP
+//! with the registry's table (the action-group guard of `registry-guard`, and the MCP
 //! gateways' point in `registry-gateway`). It keeps the caches (verified tokens, each
 //! tool's compiled rules, the agents' limits, tags' tools) on one timer
-//! ([`Freshness`]) and calls `registry_policy::decide`. The grant of a principal's
+//! ([`Freshness`]) and calls [`decide`](crate::decide). The grant of a principal's
 //! agent (SPEC section 21) is re-derived here from the agent's definitions, cached on
 //! the same timer: what disabling, retiring or deleting an agent changes stops its
 //! tokens within the staleness bound (decision 98).
@@ -10,23 +10,25 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::decide::{CallRequest, decide};
+use crate::decision::CallDecision;
+use crate::error::DecideError;
+use crate::grant::{AgentGrant, Fetched, Grant, agent_grant};
+use crate::stage::Stage;
 use registry_access::{PreparedContext, ToolCall};
 use registry_core::resolve::BoundedCache;
 use registry_core::{LifecycleStatus, Release, release_order};
-use registry_policy::{
-    AgentGrant, CallDecision, CallRequest, DecideError, Fetched, Grant, Stage, agent_grant, decide,
-};
 use registry_store::StoreError;
 use registry_token::{KeySource, Principal};
 
-use crate::budget::{Budgets, Count};
-use crate::clock::{Clock, SystemClock};
-use crate::fresh::{Freshness, READ_TIMEOUT, Stale, Unread, within};
-use crate::loaded::Loaded;
-use crate::principals::Verified;
-use crate::rules::RuleCache;
-use crate::source::RuleSource;
-use crate::verdict::Refusal;
+use super::budgets::{Budgets, Count};
+use super::clock::{Clock, SystemClock};
+use super::fresh::{Freshness, READ_TIMEOUT, Stale, Unread, within};
+use super::loaded::Loaded;
+use super::principals::Verified;
+use super::refusal::Refusal;
+use super::rules::RuleCache;
+use super::source::RuleSource;
 
 /// Most tag lookups remembered.
 const MAX_TAGS: usize = 1_000;
@@ -51,7 +53,8 @@ pub struct Refused {
 }
 
 impl Refused {
-    pub(crate) fn new(refusal: Refusal, message: impl Into<String>) -> Self {
+    /// A refusal for `refusal`, saying `message`.
+    pub fn new(refusal: Refusal, message: impl Into<String>) -> Self {
         Self { refusal, message: message.into() }
     }
 }
@@ -154,7 +157,7 @@ impl<S: RuleSource> Point<S> {
             let tools = self.source.tools_tagged(key, value).await.map_err(|e| {
                 Unread::Unreachable(format!("the registry's table could not be read: {e}"))
             })?;
-            pick_tagged(key, value, tools).map_err(Unread::Unusable)
+            pick_tagged(key, value, tools)
         };
         match self.fresh.serve(self.clock(), cached, now_ms, read).await {
             Ok((id, read_at, read_now)) => {
@@ -177,7 +180,7 @@ impl<S: RuleSource> Point<S> {
     }
 
     /// What the agent `agent_id` grants the principal of `context`
-    /// (`registry_policy::agent_grant`), on the agent's definitions read through the
+    /// ([`agent_grant`]), on the agent's definitions read through the
     /// point's one timer: re-read once half the bound old, served while the table does
     /// not answer until the bound, then refused (fail closed). A missing agent grants
     /// nothing.
@@ -226,11 +229,11 @@ impl<S: RuleSource> Point<S> {
     }
 
     /// Decides `call` of `loaded` (its arguments checked against the tool's schema) for
-    /// the principal of `context`, counting it in `session`: `registry_policy::decide`
+    /// the principal of `context`, counting it in `session`: [`decide`]
     /// with the agent's `grant` ([`Point::grant`]; `None` only for a caller that names
     /// no agent), its limits and the counters of the table. Refused when the call
     /// needs counting and cannot be counted, or the counters fail.
-    pub async fn decide(
+    pub async fn decide_call(
         &self,
         loaded: &Loaded,
         context: &mut PreparedContext<'_>,
@@ -279,12 +282,12 @@ impl<S: RuleSource> Point<S> {
 }
 
 /// The one tool of `tools` (the definitions tagged `key=value`, ids and lifecycle) the
-/// tag names.
+/// tag names; tools of several names are unusable (ambiguous).
 fn pick_tagged(
     key: &str,
     value: &str,
     tools: Vec<(String, LifecycleStatus)>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, Unread> {
     let live: Vec<String> = tools
         .into_iter()
         .filter(|(_, status)| *status != LifecycleStatus::Retired)
@@ -294,9 +297,9 @@ fn pick_tagged(
     let Some(first) = live.first() else { return Ok(None) };
     let first_name = name(first);
     if let Some(other) = live.iter().find(|id| name(id) != first_name) {
-        return Err(format!(
+        return Err(Unread::Unusable(format!(
             "tag `{key}={value}` names tools of several names (`{first}`, `{other}`): one tool per gateway target"
-        ));
+        )));
     }
     Ok(live.into_iter().max_by(|a, b| release_order(a, b)))
 }
@@ -325,6 +328,6 @@ mod tests {
         );
         assert_eq!(pick(&[("refund@2.0.0", Retired)]), Ok(None));
         let two = pick(&[("refund@1.0.0", Active), ("payout@1.0.0", Active)]);
-        assert!(two.is_err_and(|e| e.contains("several names")));
+        assert!(matches!(two, Err(Unread::Unusable(e)) if e.contains("several names")));
     }
 }

@@ -1,4 +1,4 @@
-//! One timer for everything the guard reads from the registry's table (the tool's
+//! One timer for everything a point reads from the registry's table (the tool's
 //! rules, the calling agent's limits) and for the session counts it writes there:
 //! what was read is re-read once half the staleness bound old and served, when a
 //! re-read fails, until it is the bound old; after a failed round trip the table is
@@ -12,14 +12,13 @@ use std::sync::{Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
-use crate::clock::Clock;
+use super::clock::Clock;
 
 /// The longest one read (or one count) of the table may take before it counts as a
 /// failed round trip: a table that accepts and never answers (an SDK without an
-/// attempt timeout) must not hold a call. Longer than [`DynamoSource`]'s own attempts.
-///
-/// [`DynamoSource`]: crate::DynamoSource
-pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(3);
+/// attempt timeout) must not hold a call. Longer than the attempts of the guard's
+/// `DynamoSource`.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The first pause after a failed round trip.
 pub(crate) const FIRST_BACKOFF_MS: i64 = 1_000;

@@ -1,26 +1,14 @@
-//! Where the guard reads a tool's definition: the registry's table in a Lambda, any
-//! other [`RuleSource`] elsewhere (an in-process one in tests).
+//! Where a point reads a tool's definition: any registry store ([`StoreSource`]: SQLite
+//! in `serve`, the table in a Lambda through `registry-guard`'s `DynamoSource`), or any
+//! other [`RuleSource`] (an in-process one in tests).
 
 use std::future::Future;
-use std::time::Duration;
-
-use aws_config::retry::RetryConfig;
-use aws_config::timeout::TimeoutConfig;
 use std::sync::Arc;
 
 use registry_core::{AgentDefinition, Definition, Kind, LifecycleStatus, ToolDefinition};
 use registry_store::{ListQuery, Store, StoreError, TagFilter};
-use registry_store_dynamodb::DynamoStore;
 
-use registry_config::ConfigError;
-use registry_policy::{Fetched, fetch_definitions};
-
-use crate::config::{ENDPOINT_ENV, TABLE_ENV};
-
-/// Attempts per read of the table: a call waits for at most this many.
-const READ_ATTEMPTS: u32 = 2;
-/// Longest one attempt may take.
-const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(1);
+use crate::grant::{Fetched, fetch_definitions};
 
 /// Reads the live definition of a tool (and of the agent calling it), and keeps the
 /// session counters.
@@ -42,7 +30,7 @@ pub trait RuleSource: Send + Sync {
     }
 
     /// Everything resolving the live agent `agent_id` reads, for its grant
-    /// (`registry_policy::fetch_definitions` on a store); `Ok(None)` when there is no
+    /// ([`fetch_definitions`] on a store); `Ok(None)` when there is no
     /// live agent. By default: the agent ([`RuleSource::agent`]) and the tools it names
     /// exactly ([`RuleSource::tool`]); a source that lists no releases resolves no range
     /// and reads no collaborator, so what they would grant is not granted (fail closed).
@@ -170,68 +158,5 @@ async fn tagged(
             Some(cursor) if found.len() < MAX_TAGGED => query.cursor = Some(cursor),
             _ => return Ok(found),
         }
-    }
-}
-
-/// The registry's DynamoDB table, read with the registry's own store code.
-#[derive(Debug, Clone)]
-pub struct DynamoSource {
-    store: DynamoStore,
-}
-
-impl DynamoSource {
-    /// The table `table`, through `endpoint_url` when given; reads give up after
-    /// two attempts of at most a second each, so an unreachable table costs a call
-    /// little before it is denied.
-    pub async fn connect(table: &str, endpoint_url: Option<String>) -> Self {
-        let base = registry_sdk_config::sdk_config(endpoint_url).await;
-        let config = aws_sdk_dynamodb::config::Builder::from(&base)
-            .retry_config(RetryConfig::standard().with_max_attempts(READ_ATTEMPTS))
-            .timeout_config(
-                TimeoutConfig::builder().operation_attempt_timeout(ATTEMPT_TIMEOUT).build(),
-            )
-            .build();
-        let client = aws_sdk_dynamodb::Client::from_conf(config);
-        // Lists (a tag lookup, a range's releases) are read whole here: no cursor leaves the process.
-        Self { store: DynamoStore::new(client, table, b"registry-guard: no cursors") }
-    }
-
-    /// [`DynamoSource::connect`] to the table named by [`TABLE_ENV`], through
-    /// [`ENDPOINT_ENV`] when set.
-    pub async fn from_env() -> Result<Self, ConfigError> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let table = var(TABLE_ENV).ok_or_else(|| {
-            ConfigError::missing(
-                TABLE_ENV,
-                "the registry's table (or REGISTRY_URL and REGISTRY_TOKEN: the registry decides)",
-            )
-        })?;
-        Ok(Self::connect(table.trim(), var(ENDPOINT_ENV)).await)
-    }
-}
-
-impl RuleSource for DynamoSource {
-    async fn tool(&self, tool_id: &str) -> Result<Option<ToolDefinition>, StoreError> {
-        live_tool(&self.store, tool_id).await
-    }
-
-    async fn agent(&self, agent_id: &str) -> Result<Option<AgentDefinition>, StoreError> {
-        live_agent(&self.store, agent_id).await
-    }
-
-    async fn definitions(&self, agent_id: &str) -> Result<Option<Fetched>, StoreError> {
-        fetch_definitions(&self.store, agent_id).await
-    }
-
-    fn counters(&self) -> Option<&dyn Store> {
-        Some(&self.store)
-    }
-
-    async fn tools_tagged(
-        &self,
-        key: &str,
-        value: &str,
-    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
-        tagged(&self.store, key, value).await
     }
 }

@@ -1,14 +1,12 @@
 //! A tool's definition read from the registry, its rules compiled (`ToolRules`, the
 //! one compilation resolution and `authorize` share) and its functions' schemas, ready
-//! to check calls against before `registry_policy::decide` decides them.
+//! to check calls against before [`decide`](crate::decide) decides them.
 
 use std::collections::BTreeMap;
 
 use registry_core::ToolDefinition;
 use registry_core::resolve::{CompileError, ToolRules};
 use registry_types::{ArgumentSchema, SchemaError};
-
-use bedrock_action_group::{ArgumentError, Arguments, InvalidArguments, Parameter};
 
 /// A tool's definition and its compiled rules, as read at `read_at_ms`.
 #[derive(Debug)]
@@ -26,7 +24,7 @@ pub struct Loaded {
 
 impl Loaded {
     /// Compiles `tool`'s access and call rules; `Err` says why they do not compile.
-    pub(crate) fn compile(tool: ToolDefinition, read_at_ms: i64) -> Result<Self, CompileError> {
+    pub fn compile(tool: ToolDefinition, read_at_ms: i64) -> Result<Self, CompileError> {
         let rules = ToolRules::compile(&tool)?;
         let schemas = tool
             .function_schema
@@ -65,20 +63,9 @@ impl Loaded {
         }
     }
 
-    /// A call's arguments, decoded and checked against the tool's schema for
-    /// `function`; a function the tool lacks is refused, as `authorize` refuses it.
-    pub(crate) fn arguments(
-        &self,
-        function: &str,
-        parameters: &[Parameter],
-    ) -> Result<Arguments, InvalidArguments> {
-        match self.schemas.get(function) {
-            Some(Ok(schema)) => Arguments::from_parameters_checked(parameters, schema),
-            Some(Err(invalid)) => Err(InvalidArguments::one(invalid.clone().into())),
-            None => Err(InvalidArguments::one(ArgumentError::at(
-                "",
-                format!("`{function}` is not a function of this tool"),
-            ))),
-        }
+    /// The schema of `function`'s parameters (`Err` when the tool's schema is
+    /// invalid); `None` when the tool has no such function.
+    pub fn schema(&self, function: &str) -> Option<&Result<ArgumentSchema, SchemaError>> {
+        self.schemas.get(function)
     }
 }
