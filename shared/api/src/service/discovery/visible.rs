@@ -53,8 +53,11 @@ struct Granted {
 /// came: access rules may read `request.time`, which moves on by itself.
 pub(crate) const GRANT_MAX_AGE: Duration = Duration::from_secs(10);
 
-/// Most tools indexed over all the grants kept (an entry weighs its tools, plus one).
-const MAX_GRANTED_TOOLS: u64 = 50_000;
+/// Most weight of the grants kept: an entry weighs one per tool indexed, one per
+/// [`CONTEXT_BYTES_PER_UNIT`] bytes of its context's text, plus one.
+const MAX_GRANTED_WEIGHT: u64 = 50_000;
+/// Bytes of a kept grant's context text that weigh as much as one indexed tool.
+const CONTEXT_BYTES_PER_UNIT: u64 = 128;
 
 /// Principals' grants worked out at once, at most: the rest wait, so a burst of
 /// principal searches keeps workers free for every other request.
@@ -63,25 +66,26 @@ fn grant_budget() -> usize {
 }
 
 #[derive(Clone)]
-struct ByTools;
+struct ByWeight;
 
-impl quick_cache::Weighter<(String, String, u64), Arc<Granted>> for ByTools {
-    fn weight(&self, _: &(String, String, u64), granted: &Arc<Granted>) -> u64 {
-        granted.index.tools().len() as u64 + 1
+impl quick_cache::Weighter<(String, String, u64), Arc<Granted>> for ByWeight {
+    fn weight(&self, key: &(String, String, u64), granted: &Arc<Granted>) -> u64 {
+        let text = (key.0.len() + key.1.len()) as u64;
+        granted.index.tools().len() as u64 + text / CONTEXT_BYTES_PER_UNIT + 1
     }
 }
 
 /// The principals' grants kept, by agent, context (its JSON text) and snapshot; and the
 /// budget of grants worked out at once.
 pub(crate) struct Grants {
-    kept: quick_cache::sync::Cache<(String, String, u64), Arc<Granted>, ByTools>,
+    kept: quick_cache::sync::Cache<(String, String, u64), Arc<Granted>, ByWeight>,
     budget: tokio::sync::Semaphore,
 }
 
 impl Default for Grants {
     fn default() -> Self {
         Self {
-            kept: quick_cache::sync::Cache::with_weighter(4_096, MAX_GRANTED_TOOLS, ByTools),
+            kept: quick_cache::sync::Cache::with_weighter(4_096, MAX_GRANTED_WEIGHT, ByWeight),
             budget: tokio::sync::Semaphore::new(grant_budget()),
         }
     }
