@@ -120,7 +120,7 @@ async fn a_session_resolved_again_gets_the_same_token_until_its_grant_context_or
     let through_json = resolver
         .resolve(
             "main",
-            registry_api::service::ResolveContext::Prepared(prepared, &json),
+            registry_api::service::ResolveContext::Prepared(Box::new(prepared), &json),
             Some("s-1"),
         )
         .await

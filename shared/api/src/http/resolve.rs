@@ -151,7 +151,9 @@ pub async fn resolve_agent(
     let session = Some(session.as_str());
     let resolved = match PreparedContext::read_json(&json) {
         Some(prepared) => {
-            resolver.resolve(&id, ResolveContext::Prepared(prepared, &json), session).await
+            resolver
+                .resolve(&id, ResolveContext::Prepared(Box::new(prepared), &json), session)
+                .await
         }
         None => match parse_json::<RequestContext>(&json) {
             Ok(context) => resolver.resolve(&id, &context, session).await,

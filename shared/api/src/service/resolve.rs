@@ -57,8 +57,8 @@ pub enum ResolveContext<'a> {
     /// `PreparedContext::from_json`; a text that is no context is an invalid request).
     Json(&'a [u8]),
     /// A context the caller prepared from the JSON text beside it (parsed once, by the
-    /// caller: `PreparedContext::read_json`).
-    Prepared(PreparedContext<'a>, &'a [u8]),
+    /// caller: `PreparedContext::read_json`); boxed, as it is far larger than the others.
+    Prepared(Box<PreparedContext<'a>>, &'a [u8]),
 }
 
 impl<'a> From<&'a RequestContext> for ResolveContext<'a> {
@@ -101,7 +101,7 @@ impl Resolver {
                     return Err(ServiceError::invalid("", e.to_string()).into());
                 }
             },
-            ResolveContext::Prepared(prepared, json) => (prepared, json),
+            ResolveContext::Prepared(prepared, json) => (*prepared, json),
         };
         if session.is_some() {
             self.refresh_keys().await;
