@@ -13,6 +13,7 @@ from urllib.parse import urlparse
 BASE = urlparse(sys.argv[1])
 TOKEN = sys.argv[2]
 MODEL = "anthropic.claude-3-haiku-20240307-v1:0"
+PROMPT = "You help people with account lookups; answer briefly and name the tool you used."
 WORDS = ["weather", "forecast", "invoice", "refund", "ticket", "inventory", "shipment", "calendar", "alert", "report"]
 conn = http.client.HTTPConnection(BASE.hostname, BASE.port, timeout=30)
 
@@ -45,11 +46,11 @@ def tool(i):
 ids = [tool(i) for i in range(350)]
 for c in range(10):
     put(f"/agents/search-collab-{c}", {
-        "agentId": f"search-collab-{c}", "basePrompt": "You help with lookups; answer briefly.",
+        "agentId": f"search-collab-{c}", "basePrompt": PROMPT,
         "foundationModel": MODEL, "toolIds": ids[30 + c * 32: 30 + (c + 1) * 32],
     })
 put("/agents/search-agent", {
-    "agentId": "search-agent", "basePrompt": "You help with lookups; answer briefly.",
+    "agentId": "search-agent", "basePrompt": PROMPT,
     "foundationModel": MODEL, "toolIds": ids[:30],
     "collaborators": [{"agentId": f"search-collab-{c}", "instruction": "Ask it.", "historyRelay": "TO_AGENT"} for c in range(10)],
 })
