@@ -126,10 +126,20 @@ line("guard_check-warm", 3000, "guard per warm call (Guard::check: remembered to
 line("guard_read-evaluate", 3000, "guard: a verified token's context read + 3 call rules on typed arguments")
 line("guard_one-session-rule", 3000, "guard with one session rule: the same + a rule over session.* + the admitted state (no store round trip)")
 line("interceptor_request-warm", 5000, "gateway interceptor per warm tools/call (event text in, output document out, decision line; store excluded)")
+# token/issue per algorithm, a session's token reused, and the first verification
 for bench, what in [("token_issue", "principal token issued at resolve (RS256 sign)"),
-                   ("token_verify-first", "principal token's first verification (RS256, claims)")]:
+                   ("token_issue-ES256", "principal token issued at resolve (ES256 sign)"),
+                   ("token_issue-EdDSA", "principal token issued at resolve (EdDSA sign)"),
+                   ("token_issue-reused", "principal token of a session resolved again (reused, decision 112)"),
+                   ("token_verify-first", "principal token's first verification (RS256, claims)"),
+                   ("token_verify-first-ES256", "principal token's first verification (ES256, claims)"),
+                   ("token_verify-first-EdDSA", "principal token's first verification (EdDSA, claims)")]:
     v = median(bench)
     print(f"{what}: " + ("not measured" if v is None else f"{v / 1000:,.1f} us (measured, no goal)"))
+v, w = median("token_issue"), median("token_issue-reused")
+if v is not None and w is not None:
+    print(f"a session's later turns: {w / 1000:,.2f} us per token against {v / 1000:,.1f} us signed "
+          f"(one signature per session: {'met' if w * 10 < v else 'NOT met'})")
 p95 = next((l for l in open(os.path.join(os.path.dirname(crit), "bench-criterion.log")) if l.startswith("search p95: ")), None)
 if p95 is None:
     print("tool search over 10,000 tools: not measured")

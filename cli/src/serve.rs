@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use registry_api::principal_keys::{FileKeyStore, PrincipalKeys, TokenSettings};
+use registry_api::principal_keys::{FileKeyStore, PrincipalKeys, SigningAlgorithm, TokenSettings};
 use registry_api::service::{DecisionFormat, DecisionLog, Delivery};
 use registry_api::{AppState, Registry, ReviewPolicy, TokenFile, serve_with};
 use registry_config::{ConfigError, Vars, names};
@@ -51,6 +51,7 @@ pub async fn run(args: ServeArgs) -> Result<()> {
     let mut settings = TokenSettings::new(issuer);
     settings.audience = env.token_audience.unwrap_or(settings.audience);
     settings.ttl_seconds = args.context_ttl;
+    settings.algorithm = env.token_algorithm.unwrap_or_default();
     let keys = Arc::new(open_keys(data_dir, settings).await?);
     let decisions = decision_log(&args.decisions);
     let ext_mcp_server = match ext_mcp_listener {
@@ -133,17 +134,20 @@ pub(crate) struct EnvSettings {
     pub(crate) token_issuer: Option<String>,
     /// The principal token's `aud` ([`names::TOKEN_AUDIENCE`]; else `agent-registry`).
     pub(crate) token_audience: Option<String>,
+    /// The algorithm of new signing keys ([`names::TOKEN_ALGORITHM`]; else `RS256`).
+    pub(crate) token_algorithm: Option<SigningAlgorithm>,
     /// The DynamoDB list cursor key ([`names::CURSOR_KEY`]).
     pub(crate) cursor_key: Option<String>,
 }
 
 impl EnvSettings {
     /// Reads the variables through `vars`; `Err` names each invalid one.
-    pub(crate) fn read(vars: Vars<'_>) -> Result<Self, ConfigError> {
+    pub(crate) fn read(mut vars: Vars<'_>) -> Result<Self, ConfigError> {
         let settings = Self {
             admin_token: vars.optional(names::ADMIN_TOKEN),
             token_issuer: vars.optional(names::TOKEN_ISSUER),
             token_audience: vars.optional(names::TOKEN_AUDIENCE),
+            token_algorithm: vars.parsed(names::TOKEN_ALGORITHM, str::parse),
             cursor_key: vars.optional(names::CURSOR_KEY),
         };
         vars.finish()?;

@@ -151,6 +151,79 @@ except jwt.InvalidSignatureError:
     assert_eq!(python(refuse, &[&forged, &issuer, &url]).trim(), "refused");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "needs PyJWT: PYJWT_PYTHON from scripts/pyjwt.sh (scripts/test.sh sets it)"]
+async fn pyjwt_and_jsonwebtoken_verify_es256_and_eddsa_tokens_against_the_jwks() {
+    use registry_token::SigningAlgorithm;
+    for algorithm in [SigningAlgorithm::ES256, SigningAlgorithm::EdDSA] {
+        // a ring of that algorithm in the data directory: `serve` signs with it (a
+        // ring made with REGISTRY_TOKEN_ALGORITHM set is the same document)
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        registry_store::create_private_dir(&data).unwrap();
+        let ring = KeyRing::generate_for(algorithm, now_s()).unwrap();
+        registry_store::write_private_file(
+            &data.join("signing-keys.json"),
+            ring.to_text().as_bytes(),
+        )
+        .unwrap();
+        let s = common::serve_in(dir, data, None, &[]);
+        s.healthy().await;
+        let (issuer, verifier) = published(&s).await;
+        let token = token_of(&resolve(&s, Some("py-session")).await);
+        assert_eq!(header(&token)["alg"], algorithm.as_str());
+        // jsonwebtoken, through the registry's verifier, against the served JWKS
+        assert_eq!(verifier.verify(&token, now_s()).unwrap().session_id(), "py-session");
+        // PyJWT: the key from the JWKS URL, the algorithm the key set publishes for it
+        let script = r#"
+import json, sys, jwt
+token, issuer, url = sys.argv[1], sys.argv[2], sys.argv[3]
+kid = jwt.get_unverified_header(token)["kid"]
+jwk = next(k for k in jwt.PyJWKClient(url).get_jwk_set().keys if k.key_id == kid)
+alg = jwk._jwk_data["alg"]
+claims = jwt.decode(token, jwk.key, algorithms=[alg], audience="agent-registry", issuer=issuer)
+print(json.dumps({"alg": alg, "claims": claims}))
+"#;
+        let url = format!("{}/.well-known/jwks.json", s.base);
+        let out: Value = serde_json::from_str(&python(script, &[&token, &issuer, &url])).unwrap();
+        assert_eq!(out["alg"], algorithm.as_str());
+        assert_eq!(out["claims"]["sid"], "py-session");
+        assert_eq!(out["claims"]["act"]["sub"], "weather-agent");
+        // a token of another key of the same algorithm under the served kid: refused by both
+        let other = KeyRing::generate_for(algorithm, now_s()).unwrap();
+        let forged_claims: Value = serde_json::from_str(&out["claims"].to_string()).unwrap();
+        let der = {
+            let text: Value = serde_json::from_str(&other.to_text()).unwrap();
+            base64::engine::general_purpose::STANDARD
+                .decode(text["keys"][0]["privateKey"].as_str().unwrap())
+                .unwrap()
+        };
+        let key = match algorithm {
+            SigningAlgorithm::ES256 => jsonwebtoken::EncodingKey::from_ec_der(&der),
+            _ => jsonwebtoken::EncodingKey::from_ed_der(&der),
+        };
+        let mut head = jsonwebtoken::Header::new(algorithm.jwt());
+        head.kid = header(&token)["kid"].as_str().map(str::to_owned);
+        let forged = jsonwebtoken::encode(&head, &forged_claims, &key).unwrap();
+        assert_eq!(
+            verifier.verify(&forged, now_s()).unwrap_err(),
+            registry_token::TokenError::BadSignature
+        );
+        let refuse = r#"
+import sys, jwt
+token, issuer, url = sys.argv[1], sys.argv[2], sys.argv[3]
+kid = jwt.get_unverified_header(token)["kid"]
+jwk = next(k for k in jwt.PyJWKClient(url).get_jwk_set().keys if k.key_id == kid)
+try:
+    jwt.decode(token, jwk.key, algorithms=[jwk._jwk_data["alg"]], audience="agent-registry", issuer=issuer)
+    print("accepted")
+except jwt.InvalidSignatureError:
+    print("refused")
+"#;
+        assert_eq!(python(refuse, &[&forged, &issuer, &url]).trim(), "refused");
+    }
+}
+
 /// A token of the data directory's key ring (as the registry would issue it, or as a
 /// thief of the key file could) with `change` applied to the request.
 fn issue_with_file_keys(

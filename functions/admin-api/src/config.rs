@@ -18,7 +18,8 @@ pub struct Config {
     /// ([`names::SIGNING_KEYS_SECRET`]; `None`: no tokens issued).
     pub signing_keys_secret: Option<String>,
     /// What principal tokens are issued as: `iss` ([`names::TOKEN_ISSUER`]) and `aud`
-    /// ([`names::TOKEN_AUDIENCE`]), both `agent-registry` by default; one hour.
+    /// ([`names::TOKEN_AUDIENCE`]), both `agent-registry` by default; one hour; new keys
+    /// of [`names::TOKEN_ALGORITHM`] (`RS256` by default).
     pub tokens: TokenSettings,
     /// Which writes need review ([`names::REQUIRE_REVIEW`], [`names::REVIEW_APPROVALS`]).
     pub review: ReviewPolicy,
@@ -45,6 +46,7 @@ impl Config {
         let mut tokens = TokenSettings::new(DEFAULT_AUDIENCE);
         tokens.issuer = vars.optional(names::TOKEN_ISSUER).unwrap_or(tokens.issuer);
         tokens.audience = vars.optional(names::TOKEN_AUDIENCE).unwrap_or(tokens.audience);
+        tokens.algorithm = vars.parsed(names::TOKEN_ALGORITHM, str::parse).unwrap_or_default();
         let review = ReviewPolicy {
             required: vars.parsed(names::REQUIRE_REVIEW, boolean).unwrap_or(false),
             approvals: vars

@@ -547,6 +547,51 @@ async fn each_principal_sees_exactly_what_resolve_grants_it() {
     assert_eq!(before.body, after.body);
 }
 
+/// The tool ids a principal's search for `q` finds.
+async fn found(s: &Server, token: &str, q: &str) -> BTreeSet<String> {
+    let r = get(s, &format!("/tools/search?q={q}&limit=100"), token).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.text);
+    r.body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["toolId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_change_to_the_agent_or_a_tools_rules_is_seen_by_the_next_search() {
+    let s = example_registry().await;
+    let (internal, kept) = resolve(&s, "internal-user").await;
+    let q = "weather%20city%20storm%20travel%20air%20units";
+    // searched twice: the second answer is the kept grant's, and the same
+    let first = found(&s, &internal, q).await;
+    assert_eq!(&first, &kept);
+    assert_eq!(found(&s, &internal, q).await, first);
+    assert!(first.contains("storm_alerts@1.0.0"), "{first:?}");
+    // the tool's rules now refuse everyone: the very next search no longer finds it
+    let mut refused = mcp(
+        "storm_alerts@1.0.0",
+        "storm_alerts",
+        "Severe storm alerts for staff operations.",
+        Some(json!([{"effect": "deny"}])),
+    );
+    refused["lifecycle"] = json!({"status": "active"});
+    apply(&s, "storm_alerts@1.0.0", refused).await;
+    let after_rules = found(&s, &internal, q).await;
+    assert!(!after_rules.contains("storm_alerts@1.0.0"), "{after_rules:?}");
+    assert_eq!(after_rules.len(), first.len() - 1, "{after_rules:?}");
+    // the agent drops a tool: the next search no longer finds it either
+    let mut agent: Value =
+        serde_json::from_str(include_str!("../../../cli/example/weather-agent.json")).unwrap();
+    agent["toolIds"].as_array_mut().unwrap().push(json!("storm_alerts@1.0.0"));
+    agent["endpoint"] = json!("https://agents.example.com/weather");
+    apply(&s, "weather-agent", agent).await;
+    let after_agent = found(&s, &internal, q).await;
+    assert!(!after_agent.contains("air_quality@1.0.0"), "{after_agent:?}");
+    assert!(after_agent.len() < after_rules.len(), "{after_agent:?}");
+}
+
 #[tokio::test]
 async fn anonymous_discovery_is_off_unless_configured_then_uses_its_context() {
     let settings = registry_api::DiscoverySettings::parse(

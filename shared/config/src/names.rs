@@ -24,6 +24,8 @@ pub const CURSOR_KEY: &str = "REGISTRY_CURSOR_KEY";
 pub const TOKEN_ISSUER: &str = "REGISTRY_TOKEN_ISSUER";
 /// The `aud` of principal tokens (default `agent-registry`).
 pub const TOKEN_AUDIENCE: &str = "REGISTRY_TOKEN_AUDIENCE";
+/// The algorithm of new signing keys: `RS256` (default), `ES256` or `EdDSA` (issuer: A, S).
+pub const TOKEN_ALGORITHM: &str = "REGISTRY_TOKEN_ALGORITHM";
 /// A verifier's JWKS URL: the registry's `/.well-known/jwks.json`.
 pub const JWKS_URL: &str = "REGISTRY_JWKS_URL";
 /// A verifier's JWKS document (instead of [`JWKS_URL`]).

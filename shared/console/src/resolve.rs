@@ -29,7 +29,13 @@ pub async fn show(
         && let Ok(ctx) = &context
     {
         let bytes = serde_json::to_vec(ctx).unwrap_or_default();
-        let answer = match console.api.registry.resolver.resolve_json(&id, &bytes, None).await {
+        let answer = match console
+            .api
+            .registry
+            .resolver
+            .resolve(&id, registry_api::service::ResolveContext::Json(&bytes), None)
+            .await
+        {
             Ok(resolution) => granted(&console, &resolution).await,
             Err(ResolveFailure::Refused(refused)) => refusal(&refused),
             Err(ResolveFailure::Service(e)) => {

@@ -1,6 +1,6 @@
 //! Why a token is not trusted, or cannot be made.
 
-use crate::{ALGORITHM, MAX_TOKEN_BYTES};
+use crate::MAX_TOKEN_BYTES;
 
 /// Why a token is refused (verifying) or not made (issuing, keys). Each message names
 /// the reason, as the decision lines and problems carry it.
@@ -12,8 +12,11 @@ pub enum TokenError {
     /// Longer than any token the registry issues.
     #[error("the token is {0} bytes, at most {MAX_TOKEN_BYTES}")]
     TooLarge(usize),
-    /// The header names another algorithm than the one accepted (`none`, `HS256`, ...).
-    #[error("the token's algorithm `{0}` is not accepted (only {ALGORITHM})")]
+    /// The header names an algorithm no key carries (`none`, `HS256`, ...), or another
+    /// than the one the key set publishes for the header's key.
+    #[error(
+        "the token's algorithm `{0}` is not accepted (only the algorithm its key carries: RS256, ES256 or EdDSA)"
+    )]
     AlgorithmNotAllowed(String),
     /// The header has a `crit` member (RFC 7515 4.1.11): extensions the registry does not
     /// understand, so the token is refused.
@@ -46,7 +49,7 @@ pub enum TokenError {
     /// A claim the registry always sets is missing or of the wrong type.
     #[error("the token's claims are invalid: {0}")]
     InvalidClaims(String),
-    /// The key set cannot be used (no RSA signing key with a `kid`, not a JWKS).
+    /// The key set cannot be used (no signing key with a `kid`, not a JWKS).
     #[error("the key set is unusable: {0}")]
     KeySet(String),
     /// The key set could not be fetched (verifiers with a JWKS URL; fail closed).

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod algorithm;
 mod error;
 mod foreign;
 #[cfg(feature = "issue")]
@@ -7,8 +8,11 @@ mod keys;
 mod principal;
 #[cfg(feature = "fetch")]
 mod remote;
+#[cfg(feature = "issue")]
+mod reuse;
 mod verify;
 
+pub use algorithm::{ALGORITHMS, SigningAlgorithm, UnknownAlgorithm};
 pub use error::TokenError;
 pub use foreign::{issuer_of, unverified_claims};
 #[cfg(feature = "issue")]
@@ -16,6 +20,8 @@ pub use keys::{KeyRing, RingKey, SigningKey, TokenRequest};
 pub use principal::{Actor, Principal};
 #[cfg(feature = "fetch")]
 pub use remote::{KeySource, RemoteJwks, UNKNOWN_KID_REFETCH};
+#[cfg(feature = "issue")]
+pub use reuse::{IssuedTokens, MAX_REUSED_BYTES, REUSE_MARGIN_SECONDS, reuse_margin};
 pub use verify::Verifier;
 
 /// Re-exported so that callers name the JWKS types of the crate that reads them.
@@ -34,7 +40,8 @@ pub const DEFAULT_TTL_SECONDS: i64 = 3_600;
 /// Longest token, in bytes: the attribute stays well within what Bedrock passes to every
 /// action-group invocation.
 pub const MAX_TOKEN_BYTES: usize = 8 * 1024;
-/// The one algorithm issued and accepted (decision 83).
+/// The algorithm of new keys unless configured otherwise (decisions 83, 113): API
+/// Gateway's JWT authorizers accept RSA keys only.
 pub const ALGORITHM: &str = "RS256";
 /// How far ahead of a verifier's clock a token's `nbf` or `iat` may lie (clocks of the
 /// issuing registry and of an enforcement point differ; `iat` is whole seconds). `exp`

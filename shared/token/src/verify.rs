@@ -1,28 +1,37 @@
-//! Verifying a token against a key set: `RS256` pinned, a `kid` of the set required, no
-//! `crit` header, the signature, then `iss` and `aud`, `exp`, and `nbf` and `iat` when
-//! they lie ahead of the verifier's clock.
+//! Verifying a token against a key set: a `kid` of the set required, the algorithm the
+//! set publishes for that key pinned (the header must name it), no `crit` header, the
+//! signature, then `iss` and `aud`, `exp`, and `nbf` and `iat` when they lie ahead of
+//! the verifier's clock.
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, KeyAlgorithm, PublicKeyUse};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet, PublicKeyUse};
+use jsonwebtoken::{DecodingKey, Validation};
 use serde::Deserialize;
 
-use crate::{ALGORITHM, CLOCK_SKEW_SECONDS, MAX_TOKEN_BYTES, Principal, TokenError};
+use crate::{CLOCK_SKEW_SECONDS, MAX_TOKEN_BYTES, Principal, SigningAlgorithm, TokenError};
+
+/// One published key: its id, the algorithm it carries and the checks made with it.
+#[derive(Clone)]
+struct Key {
+    kid: String,
+    algorithm: SigningAlgorithm,
+    key: DecodingKey,
+    validation: Validation,
+}
 
 /// A key set with the issuer and audience a token must name.
 #[derive(Clone)]
 pub struct Verifier {
-    keys: Vec<(String, DecodingKey)>,
+    keys: Vec<Key>,
     issuer: String,
     audience: String,
-    validation: Validation,
 }
 
 impl std::fmt::Debug for Verifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kids: Vec<&str> = self.keys.iter().map(|(kid, _)| kid.as_str()).collect();
+        let kids: Vec<&str> = self.keys.iter().map(|k| k.kid.as_str()).collect();
         f.debug_struct("Verifier")
             .field("kids", &kids)
             .field("issuer", &self.issuer)
@@ -44,37 +53,58 @@ struct Header {
     crit: Option<serde::de::IgnoredAny>,
 }
 
+/// The algorithm a published key carries: its `alg` when that is the one its type and
+/// curve sign with, else the one they imply when it has no `alg` (RSA: RS256, P-256:
+/// ES256, Ed25519: EdDSA); `None` for any other key (encryption keys, other curves,
+/// an `alg` its type cannot sign with), which verifies nothing.
+fn algorithm_of(jwk: &Jwk) -> Option<SigningAlgorithm> {
+    let implied = match &jwk.algorithm {
+        AlgorithmParameters::RSA(_) => SigningAlgorithm::RS256,
+        AlgorithmParameters::EllipticCurve(p) if p.curve == EllipticCurve::P256 => {
+            SigningAlgorithm::ES256
+        }
+        AlgorithmParameters::OctetKeyPair(p) if p.curve == EllipticCurve::Ed25519 => {
+            SigningAlgorithm::EdDSA
+        }
+        _ => return None,
+    };
+    let signs = matches!(jwk.common.public_key_use, None | Some(PublicKeyUse::Signature));
+    let named = jwk.common.key_algorithm.is_none_or(|alg| alg == implied.jwk());
+    (signs && named).then_some(implied)
+}
+
 impl Verifier {
-    /// A verifier of tokens signed by a key of `jwks` (its RSA keys with a `kid`, for
-    /// signing, `RS256` or no `alg`), issued by `issuer` for `audience`.
+    /// A verifier of tokens signed by a key of `jwks` (its signing keys with a `kid`:
+    /// RSA for RS256, P-256 for ES256, Ed25519 for EdDSA, each checked with that
+    /// algorithm only), issued by `issuer` for `audience`.
     pub fn new(
         jwks: &JwkSet,
         issuer: impl Into<String>,
         audience: impl Into<String>,
     ) -> Result<Self, TokenError> {
-        let mut keys = Vec::new();
-        for jwk in &jwks.keys {
-            let usable = matches!(jwk.algorithm, AlgorithmParameters::RSA(_))
-                && matches!(jwk.common.key_algorithm, None | Some(KeyAlgorithm::RS256))
-                && matches!(jwk.common.public_key_use, None | Some(PublicKeyUse::Signature));
-            let Some(kid) = jwk.common.key_id.as_ref().filter(|_| usable) else { continue };
-            let key = DecodingKey::from_jwk(jwk)
-                .map_err(|e| TokenError::KeySet(format!("key `{kid}`: {e}")))?;
-            keys.push((kid.clone(), key));
-        }
-        if keys.is_empty() {
-            return Err(TokenError::KeySet("no RSA signing key with a `kid`".into()));
-        }
         let issuer = issuer.into();
         let audience = audience.into();
-        let mut validation = Validation::new(Algorithm::RS256);
-        // `exp` is checked against the caller's clock (guards test expiry with theirs)
-        validation.validate_exp = false;
-        validation.leeway = 0;
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-        validation.set_issuer(&[&issuer]);
-        validation.set_audience(&[&audience]);
-        Ok(Self { keys, issuer, audience, validation })
+        let mut keys = Vec::new();
+        for jwk in &jwks.keys {
+            let Some(algorithm) = algorithm_of(jwk) else { continue };
+            let Some(kid) = jwk.common.key_id.as_ref() else { continue };
+            let key = DecodingKey::from_jwk(jwk)
+                .map_err(|e| TokenError::KeySet(format!("key `{kid}`: {e}")))?;
+            let mut validation = Validation::new(algorithm.jwt());
+            // `exp` is checked against the caller's clock (guards test expiry with theirs)
+            validation.validate_exp = false;
+            validation.leeway = 0;
+            validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+            validation.set_issuer(&[&issuer]);
+            validation.set_audience(&[&audience]);
+            keys.push(Key { kid: kid.clone(), algorithm, key, validation });
+        }
+        if keys.is_empty() {
+            return Err(TokenError::KeySet(
+                "no RSA, P-256 or Ed25519 signing key with a `kid`".into(),
+            ));
+        }
+        Ok(Self { keys, issuer, audience })
     }
 
     /// A verifier of the JWKS document `text` (as `GET /.well-known/jwks.json` answers).
@@ -90,7 +120,12 @@ impl Verifier {
 
     /// Whether the set has the key `kid`.
     pub fn knows(&self, kid: &str) -> bool {
-        self.keys.iter().any(|(k, _)| k == kid)
+        self.keys.iter().any(|k| k.kid == kid)
+    }
+
+    /// The algorithm the set publishes for `kid`, when it has that key.
+    pub fn algorithm_of(&self, kid: &str) -> Option<SigningAlgorithm> {
+        self.keys.iter().find(|k| k.kid == kid).map(|k| k.algorithm)
     }
 
     /// The issuer expected.
@@ -99,9 +134,14 @@ impl Verifier {
     }
 
     /// The key id `token`'s header names, read without verifying anything; `Err` for a
-    /// token that is refused before its key is looked for (too large, not a JWS, another
-    /// algorithm, a `crit` header, no `kid`).
+    /// token that is refused before its key is looked for (too large, not a JWS, an
+    /// algorithm no key can carry, a `crit` header, no `kid`).
     pub fn key_id(token: &str) -> Result<String, TokenError> {
+        Self::header_of(token).map(|(_, kid)| kid)
+    }
+
+    /// The algorithm and the key id `token`'s header names, as [`Verifier::key_id`].
+    fn header_of(token: &str) -> Result<(SigningAlgorithm, String), TokenError> {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(TokenError::TooLarge(token.len()));
         }
@@ -116,34 +156,37 @@ impl Verifier {
             .map_err(|_| TokenError::Malformed("the header is not base64url"))?;
         let header: Header = serde_json::from_slice(&header)
             .map_err(|_| TokenError::Malformed("the header is not a JWS header"))?;
-        if header.alg != ALGORITHM {
+        let Some(algorithm) = SigningAlgorithm::of_name(&header.alg) else {
             return Err(TokenError::AlgorithmNotAllowed(header.alg.chars().take(32).collect()));
-        }
+        };
         if header.crit.is_some() {
             return Err(TokenError::CriticalHeader);
         }
-        header.kid.ok_or(TokenError::MissingKeyId)
+        Ok((algorithm, header.kid.ok_or(TokenError::MissingKeyId)?))
     }
 
-    /// Verifies `token` at `now` (Unix seconds): the header's algorithm must be `RS256`
-    /// and its `kid` a key of the set, with no `crit` header; then the signature, then
+    /// Verifies `token` at `now` (Unix seconds): the header's `kid` must be a key of the
+    /// set and its algorithm the one the set publishes for that key (a token whose header
+    /// names another is refused, whatever it names), with no `crit` header; then the
+    /// signature with that key and algorithm, then
     /// `iss` and `aud`, then `exp` (a token is valid while `now < exp`), then `nbf` and
     /// `iat`: neither may lie more than [`CLOCK_SKEW_SECONDS`] after `now`. Only then
     /// are the claims read.
     pub fn verify(&self, token: &str, now: i64) -> Result<Principal, TokenError> {
-        let kid = Self::key_id(token)?;
-        let Some((_, key)) = self.keys.iter().find(|(k, _)| *k == kid) else {
+        let (algorithm, kid) = Self::header_of(token)?;
+        let Some(key) = self.keys.iter().find(|k| k.kid == kid) else {
             return Err(TokenError::UnknownKey(kid.chars().take(64).collect()));
         };
-        let data =
-            jsonwebtoken::decode::<Principal>(token, key, &self.validation).map_err(|e| match e
-                .into_kind()
-            {
+        if algorithm != key.algorithm {
+            return Err(TokenError::AlgorithmNotAllowed(algorithm.as_str().into()));
+        }
+        let data = jsonwebtoken::decode::<Principal>(token, &key.key, &key.validation).map_err(
+            |e| match e.into_kind() {
                 ErrorKind::InvalidSignature => TokenError::BadSignature,
                 ErrorKind::InvalidAudience => TokenError::WrongAudience(self.audience.clone()),
                 ErrorKind::InvalidIssuer => TokenError::WrongIssuer(self.issuer.clone()),
                 ErrorKind::InvalidAlgorithm | ErrorKind::InvalidAlgorithmName => {
-                    TokenError::AlgorithmNotAllowed(ALGORITHM.into())
+                    TokenError::AlgorithmNotAllowed(algorithm.as_str().into())
                 }
                 ErrorKind::MissingRequiredClaim(claim) => {
                     TokenError::InvalidClaims(format!("no `{claim}`"))
@@ -152,7 +195,8 @@ impl Verifier {
                 ErrorKind::Base64(_) => TokenError::Malformed("a part is not base64url"),
                 ErrorKind::Utf8(_) => TokenError::Malformed("a part is not UTF-8"),
                 _ => TokenError::Malformed("not a compact JWS"),
-            })?;
+            },
+        )?;
         let principal = data.claims;
         if now >= principal.exp {
             return Err(TokenError::Expired(principal.exp));

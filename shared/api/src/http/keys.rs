@@ -58,7 +58,7 @@ fn cacheable(mut response: Response) -> Response {
 /// rotated-out key stays until its last token expires or an admin removes it.
 #[utoipa::path(get, path = "/.well-known/jwks.json", tag = "system",
     responses(
-        (status = 200, description = "The JWK set: RSA keys, `use` `sig`, `alg` `RS256`, each with its `kid`; `Cache-Control: public, max-age=300`", body = Object),
+        (status = 200, description = "The JWK set: each key with its `kid`, `use` `sig` and the one `alg` it signs with (`RS256`: `kty` `RSA`; `ES256`: `kty` `EC`, `crv` `P-256`; `EdDSA`: `kty` `OKP`, `crv` `Ed25519`); `Cache-Control: public, max-age=300`", body = Object),
         (status = 404, description = "This registry issues no principal tokens", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn jwks(State(resolver): State<Resolver>) -> Result<Response, Problem> {
@@ -76,14 +76,23 @@ pub async fn jwks(State(resolver): State<Resolver>) -> Result<Response, Problem>
         (status = 404, description = "This registry issues no principal tokens", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn openid_configuration(State(resolver): State<Resolver>) -> Result<Response, Problem> {
-    let issuer = keys_of(&resolver)?.settings().issuer.clone();
+    let keys = keys_of(&resolver)?;
+    let issuer = keys.settings().issuer.clone();
+    // OIDC Discovery 1.0 section 3: RS256 is always listed; then the ring's others
+    let mut algorithms = vec![ALGORITHM.to_owned()];
+    for key in keys.ring().keys() {
+        let name = key.key.algorithm().as_str();
+        if !algorithms.iter().any(|a| a == name) {
+            algorithms.push(name.to_owned());
+        }
+    }
     let jwks_uri = format!("{}{JWKS_PATH}", issuer.trim_end_matches('/'));
     let metadata = OpenIdConfiguration {
         issuer,
         jwks_uri,
         response_types_supported: vec!["id_token"],
         subject_types_supported: vec!["public"],
-        id_token_signing_alg_values_supported: vec![ALGORITHM.to_owned()],
+        id_token_signing_alg_values_supported: algorithms,
         grant_types_supported: Vec::new(),
     };
     Ok(cacheable(json_ok(&metadata)))
@@ -95,6 +104,8 @@ pub async fn openid_configuration(State(resolver): State<Resolver>) -> Result<Re
 pub struct KeyView {
     /// The key id (RFC 7638 thumbprint), the `kid` of its tokens.
     pub kid: String,
+    /// The one algorithm it signs with: `RS256`, `ES256` or `EdDSA`.
+    pub algorithm: &'static str,
     /// Whether it signs new tokens (the one key that cannot be removed).
     pub signing: bool,
     /// When it was made (Unix seconds).
@@ -114,6 +125,7 @@ fn view(ring: &KeyRing, ttl_seconds: i64) -> Vec<KeyView> {
         .enumerate()
         .map(|(at, k)| KeyView {
             kid: k.key.kid().to_owned(),
+            algorithm: k.key.algorithm().as_str(),
             signing: at == 0,
             created_at: k.created_at,
             retired_at: k.retired_at,

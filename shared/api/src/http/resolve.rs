@@ -20,7 +20,7 @@ use crate::http::json::{JsonText, json_ok, parse_json};
 use crate::http::params::{Explain, ExplainParamsDoc, Id, SessionParam, SessionParamDoc};
 use crate::http::problem::{Code, Problem};
 use crate::http::responses::{BodyErrors, CallErrors, NotFound};
-use crate::service::{ResolveFailure, Resolver};
+use crate::service::{ResolveContext, ResolveFailure, Resolver};
 
 /// The 403 problem of a refused resolution: the usual problem fields (`code`
 /// `ACCESS_DENIED` or `NOT_AVAILABLE`, `errors` always empty: the request itself was
@@ -150,7 +150,11 @@ pub async fn resolve_agent(
     let session = session.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let session = Some(session.as_str());
     let resolved = match PreparedContext::read_json(&json) {
-        Some(prepared) => resolver.resolve_prepared(&id, prepared, &json, session).await,
+        Some(prepared) => {
+            resolver
+                .resolve(&id, ResolveContext::Prepared(Box::new(prepared), &json), session)
+                .await
+        }
         None => match parse_json::<RequestContext>(&json) {
             Ok(context) => resolver.resolve(&id, &context, session).await,
             Err(problem) => return problem.into_response(),

@@ -17,7 +17,10 @@ use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 pub use file::{FileKeyStore, KEY_FILE};
-pub use registry_token::{DEFAULT_AUDIENCE, DEFAULT_TTL_SECONDS, KeyRing, TokenError, Verifier};
+pub use registry_token::{
+    DEFAULT_AUDIENCE, DEFAULT_TTL_SECONDS, IssuedTokens, KeyRing, SigningAlgorithm, TokenError,
+    Verifier,
+};
 #[cfg(feature = "aws")]
 pub use secrets_manager::SecretsManagerKeyStore;
 
@@ -80,6 +83,9 @@ pub struct TokenSettings {
     pub audience: String,
     /// Seconds a token is valid.
     pub ttl_seconds: i64,
+    /// The algorithm of keys made from now on (the first key, rotations); keys made
+    /// before keep theirs (decision 113).
+    pub algorithm: SigningAlgorithm,
 }
 
 impl TokenSettings {
@@ -89,6 +95,7 @@ impl TokenSettings {
             issuer: issuer.into(),
             audience: DEFAULT_AUDIENCE.to_owned(),
             ttl_seconds: DEFAULT_TTL_SECONDS,
+            algorithm: SigningAlgorithm::default(),
         }
     }
 }
@@ -109,6 +116,8 @@ pub struct PrincipalKeys {
     /// Held through a change (read, change, write, use), so two changes made at once in
     /// this process do not both start from the same ring and lose the first one's key.
     changing: tokio::sync::Mutex<()>,
+    /// The tokens issued at resolution, answered again for the same session (decision 112).
+    issued: IssuedTokens,
 }
 
 impl std::fmt::Debug for PrincipalKeys {
@@ -137,7 +146,7 @@ impl PrincipalKeys {
             }
             let new = match made.take() {
                 Some(new) => new,
-                None => KeyRing::generate(now())?,
+                None => KeyRing::generate_for(settings.algorithm, now())?,
             };
             // instances starting together each try to write a ring: one write wins and
             // every instance uses that ring
@@ -156,6 +165,7 @@ impl PrincipalKeys {
             settings,
             loaded: RwLock::new(loaded),
             changing: tokio::sync::Mutex::new(()),
+            issued: IssuedTokens::default(),
         })
     }
 
@@ -167,6 +177,11 @@ impl PrincipalKeys {
     /// What tokens are issued as.
     pub fn settings(&self) -> &TokenSettings {
         &self.settings
+    }
+
+    /// The tokens issued at resolution, kept for reuse.
+    pub fn issued(&self) -> &IssuedTokens {
+        &self.issued
     }
 
     /// The ring as loaded.
@@ -277,12 +292,12 @@ impl PrincipalKeys {
         Err(lost_races(what))
     }
 
-    /// A new signing key: the old one stays published (retired now) until its last
+    /// A new signing key of the configured algorithm: the old one stays published (retired now) until its last
     /// token expires; keys retired longer ago than a token lives (and another instance
     /// may have signed with them before it re-read the ring) are dropped. Made with
     /// another instance's rotation, both new keys stay: the later write's signs.
     pub async fn rotate(&self) -> Result<Arc<KeyRing>, KeysError> {
-        let key = registry_token::SigningKey::generate()?;
+        let key = registry_token::SigningKey::generate_for(self.settings.algorithm)?;
         let lag = i64::try_from(RELOAD_AFTER.as_secs()).unwrap_or(i64::MAX);
         let keep = self.settings.ttl_seconds.saturating_add(lag);
         self.change(|ring| ring.rotate_to(key.clone(), now(), keep), "rotate").await

@@ -56,7 +56,7 @@ pub use registry::Publishing;
 pub use registry::{CallPolicy, Catalog, Registry, Resolver, Tokens};
 pub use registry_core::strict_json::{JsonError, parse_strict};
 pub use release_check::Comparison;
-pub use resolve::{Fetched, ResolveFailure};
+pub use resolve::{Fetched, ResolveContext, ResolveFailure};
 pub use resource::{DefinitionRef, Resource, Secrets};
 pub use review::{REVIEW_REQUIRED, REVIEW_TAG, ReviewPolicy, can_approve, is_governed};
 pub use schema::{CallCheck, CallRequest, ToolSchema};

@@ -27,11 +27,31 @@ impl Resolver {
     /// Issues the principal token of `grant`, signed now by the signing key, valid for
     /// the configured lifetime.
     pub fn issue_principal(&self, grant: &PrincipalGrant<'_>) -> Result<String, TokenError> {
+        self.sign_principal(grant, None)
+    }
+
+    /// The principal token of a resolution that granted `resolved` (its fingerprint):
+    /// the token issued before for the same `grant` and `resolved` with the same signing
+    /// key, while it is valid for more than the reuse margin; else a new one (decision
+    /// 112).
+    pub(crate) fn principal_for_session(
+        &self,
+        grant: &PrincipalGrant<'_>,
+        resolved: &[u8],
+    ) -> Result<String, TokenError> {
+        self.sign_principal(grant, Some(resolved))
+    }
+
+    fn sign_principal(
+        &self,
+        grant: &PrincipalGrant<'_>,
+        resolved: Option<&[u8]>,
+    ) -> Result<String, TokenError> {
         let keys = self.principal_keys.as_deref().ok_or(TokenError::KeySet(NO_KEYS.into()))?;
         let settings = keys.settings();
         let context_json = std::str::from_utf8(grant.context_json)
             .map_err(|_| TokenError::InvalidClaims("the context is not UTF-8".into()))?;
-        keys.ring().issue(&TokenRequest {
+        let request = TokenRequest {
             issuer: &settings.issuer,
             audience: &settings.audience,
             user_id: grant.user_id,
@@ -40,7 +60,12 @@ impl Resolver {
             context_json,
             now: chrono::Utc::now().timestamp(),
             ttl_seconds: settings.ttl_seconds,
-        })
+        };
+        let ring = keys.ring();
+        match resolved {
+            Some(resolved) => keys.issued().issue(&ring, &request, resolved),
+            None => ring.issue(&request),
+        }
     }
 
     /// Verifies a principal token (the `registryPrincipal` session attribute of a

@@ -48,83 +48,72 @@ impl From<ResolveError> for ResolveFailure {
     }
 }
 
+/// The request context a resolution is for, in the form its caller has it.
+#[derive(Debug)]
+pub enum ResolveContext<'a> {
+    /// A typed context.
+    Typed(&'a RequestContext),
+    /// A context's JSON text, prepared once the definitions are read (see
+    /// `PreparedContext::from_json`; a text that is no context is an invalid request).
+    Json(&'a [u8]),
+    /// A context the caller prepared from the JSON text beside it (parsed once, by the
+    /// caller: `PreparedContext::read_json`); boxed, as it is far larger than the others.
+    Prepared(Box<PreparedContext<'a>>, &'a [u8]),
+}
+
+impl<'a> From<&'a RequestContext> for ResolveContext<'a> {
+    fn from(context: &'a RequestContext) -> Self {
+        Self::Typed(context)
+    }
+}
+
 impl Resolver {
-    /// Resolves the live agent `agent_id` for the caller described by `ctx`
-    /// (SPEC section 7). With a `session` (a Bedrock session id, checked by the caller),
-    /// the resolution carries a principal token bound to it.
-    pub async fn resolve(
+    /// Resolves the live agent `agent_id` for the caller described by `context`
+    /// (SPEC section 7): the one entry point of every resolution. With a `session` (a
+    /// Bedrock session id, checked by the caller), the resolution carries a principal
+    /// token bound to it: the one issued before for the same session, context, grant and
+    /// signing key while it is valid long enough (decision 112), else a new one.
+    pub async fn resolve<'c>(
         &self,
         agent_id: &str,
-        ctx: &RequestContext,
+        context: impl Into<ResolveContext<'c>>,
         session: Option<&str>,
     ) -> Result<Resolution, ResolveFailure> {
+        let context = context.into();
         let defs = self.fetch_for_resolution(agent_id).await?;
-        if session.is_some() {
-            self.refresh_keys().await;
-        }
-        let started = Instant::now();
-        let resolved = registry_core::resolve::resolve(&defs, self.rules.as_ref(), agent_id, ctx);
-        let principal = ctx.user.user_id.clone();
-        let json = match session.is_some() && self.principal_keys.is_some() {
-            true => serde_json::to_vec(ctx).unwrap_or_default(),
-            false => Vec::new(),
-        };
-        self.finish(resolved, &json, principal, started, session)
-    }
-
-    /// [`Resolver::resolve`] for a caller described by the JSON text of a request
-    /// context, prepared straight from the text (see `PreparedContext::from_json`).
-    pub async fn resolve_json(
-        &self,
-        agent_id: &str,
-        json: &[u8],
-        session: Option<&str>,
-    ) -> Result<Resolution, ResolveFailure> {
-        let defs = self.fetch_for_resolution(agent_id).await?;
-        let prepared = match PreparedContext::from_json(json) {
-            Ok(prepared) => prepared,
-            Err(ContextJsonError::Limits(errors)) => {
-                return Err(ResolveError::InvalidContext(errors).into());
+        let signs = session.is_some() && self.principal_keys.is_some();
+        let typed_json;
+        let (prepared, json): (PreparedContext<'_>, &[u8]) = match context {
+            ResolveContext::Typed(ctx) => {
+                let prepared = PreparedContext::new(ctx).map_err(ResolveError::InvalidContext)?;
+                typed_json = match signs {
+                    true => serde_json::to_vec(ctx).unwrap_or_default(),
+                    false => Vec::new(),
+                };
+                (prepared, &typed_json)
             }
-            Err(ContextJsonError::Json(e)) => {
-                return Err(ServiceError::invalid("", e.to_string()).into());
-            }
+            ResolveContext::Json(json) => match PreparedContext::from_json(json) {
+                Ok(prepared) => (prepared, json),
+                Err(ContextJsonError::Limits(errors)) => {
+                    return Err(ResolveError::InvalidContext(errors).into());
+                }
+                Err(ContextJsonError::Json(e)) => {
+                    return Err(ServiceError::invalid("", e.to_string()).into());
+                }
+            },
+            ResolveContext::Prepared(prepared, json) => (*prepared, json),
         };
         if session.is_some() {
             self.refresh_keys().await;
         }
-        self.resolve_fetched(&defs, agent_id, prepared, json, session)
-    }
-
-    /// [`Resolver::resolve`] for a context the caller prepared from its JSON text
-    /// `json` (parsed once, by the caller: `PreparedContext::read_json`).
-    pub async fn resolve_prepared(
-        &self,
-        agent_id: &str,
-        prepared: PreparedContext<'_>,
-        json: &[u8],
-        session: Option<&str>,
-    ) -> Result<Resolution, ResolveFailure> {
-        let defs = self.fetch_for_resolution(agent_id).await?;
-        if session.is_some() {
-            self.refresh_keys().await;
-        }
-        self.resolve_fetched(&defs, agent_id, prepared, json, session)
-    }
-
-    /// Resolves `agent_id` over `defs` for `prepared` (from the JSON text `json`).
-    fn resolve_fetched(
-        &self,
-        defs: &Fetched,
-        agent_id: &str,
-        prepared: PreparedContext<'_>,
-        json: &[u8],
-        session: Option<&str>,
-    ) -> Result<Resolution, ResolveFailure> {
         let started = Instant::now();
         let principal = prepared.user_id().map(str::to_owned);
-        let resolved =
-            registry_core::resolve::resolve_prepared(defs, self.rules.as_ref(), agent_id, prepared);
+        let resolved = registry_core::resolve::resolve_prepared(
+            &defs,
+            self.rules.as_ref(),
+            agent_id,
+            prepared,
+        );
         self.finish(resolved, json, principal, started, session)
     }
 
@@ -182,7 +171,9 @@ impl Resolver {
             session_id: session,
             context_json,
         };
-        match self.issue_principal(&grant) {
+        let mut granted = Vec::new();
+        grant_of(&resolution.trace, &mut granted);
+        match self.principal_for_session(&grant, &granted) {
             Ok(token) => {
                 resolution
                     .inline_agent
@@ -224,6 +215,20 @@ impl Resolver {
             .map_err(|e| ServiceError::from_store(Kind::Agent, agent_id, e))?
             .ok_or_else(|| ServiceError::NotFound { kind: Kind::Agent, id: agent_id.to_owned() })
     }
+}
+
+/// What `trace` grants, as text: each agent and tool with its version and outcome,
+/// collaborators nested; a principal token is reused only while it is the same.
+fn grant_of(trace: &AgentTrace, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    let _ = write!(out, "a:{}@{:?}:{:?}[", trace.agent_id, trace.version, trace.outcome);
+    for tool in &trace.tools {
+        let _ = write!(out, "t:{}@{:?}:{:?};", tool.tool_id, tool.version, tool.outcome);
+    }
+    for collaborator in &trace.collaborators {
+        grant_of(collaborator, out);
+    }
+    out.push(b']');
 }
 
 /// The lines of `trace`'s decisions, each `record` with the decision and what it is

@@ -18,7 +18,7 @@ const EVENT_PAGE: u32 = 1_000;
 /// Every live definition, as of event `seq`.
 pub(crate) struct Snapshot {
     /// The last event the snapshot includes.
-    seq: u64,
+    pub(crate) seq: u64,
     /// Live tools, by id.
     pub(crate) tools: BTreeMap<String, Arc<ToolDefinition>>,
     /// Live agents, by id.
@@ -27,11 +27,14 @@ pub(crate) struct Snapshot {
     pub(crate) index: ToolIndex,
 }
 
-/// The newest snapshot, and the lock that makes one request rebuild it at a time.
+/// The newest snapshot, and the lock that makes one request rebuild it at a time; with
+/// the principals' views worked out over it (decision 114).
 #[derive(Default)]
 pub(crate) struct Snapshots {
     current: RwLock<Option<Arc<Snapshot>>>,
     rebuilding: tokio::sync::Mutex<()>,
+    /// What principals are granted, with the index over it, per snapshot.
+    pub(crate) grants: super::visible::Grants,
 }
 
 impl Snapshots {

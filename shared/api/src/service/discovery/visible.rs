@@ -2,9 +2,17 @@
 //! principal, what resolving its agent for its context grants (the agent and the
 //! collaborators resolution keeps, with the tools it keeps for each), decided by the
 //! `Resolver` itself, never by a second copy of the rules.
+//!
+//! A principal's grant and the search index over it are kept per agent, context and
+//! snapshot (decision 114): the snapshot moves on with every event of the store's log,
+//! so a change to the agent, its tools or their rules is seen by the next request; an
+//! entry is worked out again at the latest [`GRANT_MAX_AGE`] after it was (rules may
+//! read the time). Working one out takes a permit of a budget every principal shares,
+//! so principals' searches never hold every worker of the server.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use registry_core::resolve::{AgentOutcome, AgentTrace, ToolOutcome};
 use registry_core::{AgentDefinition, RequestContext, ToolDefinition, ToolRef};
@@ -34,11 +42,66 @@ struct Grant {
     agents: BTreeMap<String, BTreeSet<String>>,
 }
 
+/// A principal's grant with the index over its tools, as worked out at `at`.
+struct Granted {
+    grant: Grant,
+    index: ToolIndex,
+    at: Instant,
+}
+
+/// Longest a principal's grant is kept before it is worked out again, though no event
+/// came: access rules may read `request.time`, which moves on by itself.
+pub(crate) const GRANT_MAX_AGE: Duration = Duration::from_secs(10);
+
+/// Most weight of the grants kept: an entry weighs one per tool indexed, one per
+/// [`CONTEXT_BYTES_PER_UNIT`] bytes of its context's text, plus one.
+const MAX_GRANTED_WEIGHT: u64 = 50_000;
+/// Bytes of a kept grant's context text that weigh as much as one indexed tool.
+const CONTEXT_BYTES_PER_UNIT: u64 = 128;
+
+/// Principals' grants worked out at once, at most: the rest wait, so a burst of
+/// principal searches keeps workers free for every other request.
+fn grant_budget() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1))
+}
+
+#[derive(Clone)]
+struct ByWeight;
+
+impl quick_cache::Weighter<(String, String, u64), Arc<Granted>> for ByWeight {
+    fn weight(&self, key: &(String, String, u64), granted: &Arc<Granted>) -> u64 {
+        let text = (key.0.len() + key.1.len()) as u64;
+        granted.index.tools().len() as u64 + text / CONTEXT_BYTES_PER_UNIT + 1
+    }
+}
+
+/// The principals' grants kept, by agent, context (its JSON text) and snapshot; and the
+/// budget of grants worked out at once.
+pub(crate) struct Grants {
+    kept: quick_cache::sync::Cache<(String, String, u64), Arc<Granted>, ByWeight>,
+    budget: tokio::sync::Semaphore,
+}
+
+impl Default for Grants {
+    fn default() -> Self {
+        Self {
+            kept: quick_cache::sync::Cache::with_weighter(4_096, MAX_GRANTED_WEIGHT, ByWeight),
+            budget: tokio::sync::Semaphore::new(grant_budget()),
+        }
+    }
+}
+
+impl Grants {
+    fn fresh(&self, key: &(String, String, u64)) -> Option<Arc<Granted>> {
+        self.kept.get(key).filter(|g| g.at.elapsed() < GRANT_MAX_AGE)
+    }
+}
+
 /// The definitions one viewer may see, over one snapshot.
 pub(crate) struct View {
     snapshot: Arc<Snapshot>,
     /// `None`: everything.
-    grant: Option<(Grant, ToolIndex)>,
+    grant: Option<Arc<Granted>>,
 }
 
 impl Discovery {
@@ -48,19 +111,48 @@ impl Discovery {
         let grant = match viewer {
             Viewer::Everyone => None,
             Viewer::Principal { agent_id, context } => {
-                let grant = self.grant(agent_id, context).await?;
-                let tools: Vec<Arc<ToolDefinition>> = grant
-                    .agents
-                    .values()
-                    .flatten()
-                    .collect::<BTreeSet<_>>()
-                    .into_iter()
-                    .filter_map(|id| snapshot.tools.get(id).cloned())
-                    .collect();
-                Some((grant, ToolIndex::build(tools)))
+                Some(self.granted(&snapshot, agent_id, context).await?)
             }
         };
         Ok(View { snapshot, grant })
+    }
+
+    /// What `agent_id` for `context` is granted over `snapshot`, kept or worked out
+    /// (within the budget, and looked up again once a permit is held: of a burst of
+    /// requests for one principal, one works it out).
+    async fn granted(
+        &self,
+        snapshot: &Snapshot,
+        agent_id: &str,
+        context: &RequestContext,
+    ) -> Result<Arc<Granted>, ServiceError> {
+        let text = serde_json::to_string(context).unwrap_or_default();
+        let key = (agent_id.to_owned(), text, snapshot.seq);
+        let grants = &self.snapshots.grants;
+        if let Some(kept) = grants.fresh(&key) {
+            return Ok(kept);
+        }
+        let _permit = grants
+            .budget
+            .acquire()
+            .await
+            .map_err(|_| ServiceError::Unavailable("discovery is shutting down".into()))?;
+        if let Some(kept) = grants.fresh(&key) {
+            return Ok(kept);
+        }
+        let grant = self.grant(agent_id, context).await?;
+        let tools: Vec<Arc<ToolDefinition>> = grant
+            .agents
+            .values()
+            .flatten()
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .filter_map(|id| snapshot.tools.get(id).cloned())
+            .collect();
+        let granted =
+            Arc::new(Granted { grant, index: ToolIndex::build(tools), at: Instant::now() });
+        grants.kept.insert(key, Arc::clone(&granted));
+        Ok(granted)
     }
 
     /// What resolving `agent_id` for `context` grants: nothing when resolution refuses
@@ -101,7 +193,7 @@ impl View {
     /// tools granted, so scores depend on nothing hidden).
     pub(crate) fn index(&self) -> &ToolIndex {
         match &self.grant {
-            Some((_, index)) => index,
+            Some(granted) => &granted.index,
             None => &self.snapshot.index,
         }
     }
@@ -110,7 +202,7 @@ impl View {
     pub(crate) fn tools(&self) -> Box<dyn Iterator<Item = &Arc<ToolDefinition>> + '_> {
         match &self.grant {
             None => Box::new(self.snapshot.tools.values()),
-            Some((_, index)) => Box::new(index.tools().iter()),
+            Some(granted) => Box::new(granted.index.tools().iter()),
         }
     }
 
@@ -118,7 +210,8 @@ impl View {
     pub(crate) fn agents(&self) -> Vec<(&AgentDefinition, Vec<&ToolDefinition>)> {
         match &self.grant {
             None => self.snapshot.agents.values().map(|a| (a.as_ref(), self.tools_of(a))).collect(),
-            Some((grant, _)) => grant
+            Some(granted) => granted
+                .grant
                 .agents
                 .iter()
                 .filter_map(|(id, tools)| {
