@@ -28,6 +28,21 @@ pub(crate) async fn serve_local(app: axum::Router) -> std::net::SocketAddr {
     addr
 }
 
+/// An endpoint (`http://127.0.0.1:PORT`, the port the system picked) that accepts
+/// connections and never answers: a table, or a registry, that hangs.
+pub async fn silent_endpoint() -> String {
+    let listener =
+        tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap_or_else(|e| panic!("bind: {e}"));
+    let address = listener.local_addr().unwrap_or_else(|e| panic!("addr: {e}"));
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+        }
+    });
+    format!("http://{address}")
+}
+
 /// One JSON-protocol call (`X-Amz-Target`) to the local AWS-API server, which does not
 /// check signatures; the answer as JSON (`null` when it is none).
 pub async fn aws_json(

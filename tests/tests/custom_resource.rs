@@ -212,14 +212,7 @@ async fn a_definition_of_someone_else_is_neither_taken_over_nor_deleted_on_rollb
 #[tokio::test]
 async fn a_hanging_table_gets_a_failed_answer_before_the_deadline() {
     // A "DynamoDB endpoint" that accepts connections and never answers.
-    let black_hole = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let endpoint = format!("http://{}", black_hole.local_addr().unwrap());
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((socket, _)) = black_hole.accept().await {
-            held.push(socket);
-        }
-    });
+    let endpoint = registry_e2e::silent_endpoint().await;
     let table = Table { name: "registry".into(), endpoint };
     let stack = Stack::start(&table).await;
     let name = "responses/slow";

@@ -681,14 +681,7 @@ async fn a_session_budget_holds_over_a_thousand_repeats() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_table_that_never_answers_denies_in_bounded_time() {
     let table = seeded().await;
-    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let endpoint = format!("http://{}", silent.local_addr().unwrap());
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((socket, _)) = silent.accept().await {
-            held.push(socket);
-        }
-    });
+    let endpoint = registry_e2e::silent_endpoint().await;
     let lambda =
         interceptor(&table, &[("REGISTRY_DYNAMODB_ENDPOINT_URL", endpoint.as_str())]).await;
     let support = token("u-23", &["support"], "s-silent");

@@ -12,6 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::event::{CfnRequest, CfnResponse, Status};
+use crate::failure::{Failure, Undelivered};
 use crate::{provider, reason, respond};
 
 /// Shortest time kept back from the work for answering.
@@ -55,18 +56,20 @@ impl Function {
     /// Handles the raw event `raw` with the Lambda deadline `deadline`: carries it out,
     /// PUTs the response, and returns it. `Err` only when no response could be delivered
     /// (no `ResponseURL`, or the URL unreachable).
-    pub async fn invoke(&self, raw: &str, deadline: SystemTime) -> Result<CfnResponse, String> {
+    pub async fn invoke(
+        &self,
+        raw: &str,
+        deadline: SystemTime,
+    ) -> Result<CfnResponse, Undelivered> {
         let request: CfnRequest = serde_json::from_str(raw).unwrap_or_default();
         if request.response_url.is_empty() {
-            return Err("the event has no ResponseURL: not a CloudFormation request, nothing \
-                        to answer"
-                .into());
+            return Err(Undelivered::NoResponseUrl);
         }
         let outcome = match parse_strict(raw.as_bytes()) {
             Err(JsonError::DuplicateKey(v)) => {
-                Err(format!("malformed event: {} at `{}`", v.message, v.path))
+                Err(Failure::Malformed { message: v.message, path: v.path })
             }
-            Err(e @ JsonError::Syntax(_)) => Err(e.to_string()),
+            Err(e @ JsonError::Syntax(_)) => Err(Failure::Syntax(e.to_string())),
             Ok(_) => self.carry_out(&request, deadline).await,
         };
         let response = response(&request, outcome);
@@ -91,7 +94,7 @@ impl Function {
         &self,
         request: &CfnRequest,
         deadline: SystemTime,
-    ) -> Result<provider::Done, String> {
+    ) -> Result<provider::Done, Failure> {
         let left = remaining(deadline);
         let budget = left.saturating_sub((left / 5).clamp(MIN_RESERVE, MAX_RESERVE));
         guarded(provider::handle(&self.registry, request), budget).await
@@ -99,23 +102,19 @@ impl Function {
 }
 
 /// Runs `work` for at most `budget`; a panic or the timeout becomes the failure reason.
-async fn guarded<F>(work: F, budget: Duration) -> Result<provider::Done, String>
+async fn guarded<F>(work: F, budget: Duration) -> Result<provider::Done, Failure>
 where
-    F: Future<Output = Result<provider::Done, String>>,
+    F: Future<Output = Result<provider::Done, Failure>>,
 {
     match tokio::time::timeout(budget, AssertUnwindSafe(work).catch_unwind()).await {
         Ok(Ok(outcome)) => outcome,
-        Ok(Err(panic)) => Err(format!("internal error (panic): {}", panic_message(&*panic))),
-        Err(_) => Err(format!(
-            "timed out after {} ms, answering before the Lambda deadline; the registry table \
-             did not answer in time, retry the deployment",
-            budget.as_millis()
-        )),
+        Ok(Err(panic)) => Err(Failure::Panic(panic_message(&*panic))),
+        Err(_) => Err(Failure::TimedOut(budget.as_millis())),
     }
 }
 
 /// The response to `request` for `outcome`.
-fn response(request: &CfnRequest, outcome: Result<provider::Done, String>) -> CfnResponse {
+fn response(request: &CfnRequest, outcome: Result<provider::Done, Failure>) -> CfnResponse {
     let base = |status, reason, physical_resource_id, data| CfnResponse {
         status,
         reason,
@@ -129,7 +128,7 @@ fn response(request: &CfnRequest, outcome: Result<provider::Done, String>) -> Cf
         Ok(done) => base(Status::Success, None, done.physical_id, Some(done.data)),
         Err(why) => base(
             Status::Failed,
-            Some(reason::one_line(&why)),
+            Some(reason::one_line(&why.to_string())),
             provider::physical_id_on_failure(request),
             None,
         ),
@@ -161,13 +160,16 @@ mod tests {
                 data: serde_json::Map::new(),
             })
         };
-        let err = guarded(work, Duration::from_secs(5)).await.unwrap_err();
+        let err = guarded(work, Duration::from_secs(5)).await.unwrap_err().to_string();
         assert_eq!(err, "internal error (panic): no id here");
     }
 
     #[tokio::test]
     async fn work_past_the_budget_is_cut_off_with_a_reason() {
-        let err = guarded(std::future::pending(), Duration::from_millis(20)).await.unwrap_err();
+        let err = guarded(std::future::pending(), Duration::from_millis(20))
+            .await
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("timed out after 20 ms"), "{err}");
     }
 }

@@ -20,7 +20,8 @@ use registry_core::{AgentDefinition, Kind, ToolDefinition, Violation};
 use serde_json::{Map, Value};
 
 use crate::event::{CfnRequest, RequestType};
-use crate::{properties, reason};
+use crate::failure::Failure;
+use crate::properties;
 
 /// Resource type of a tool.
 pub const TOOL_TYPE: &str = "Custom::AgentRegistryTool";
@@ -55,13 +56,10 @@ pub fn physical_id_on_failure(request: &CfnRequest) -> String {
     }
 }
 
-/// Carries out `request`; the error is the one-line reason.
-pub async fn handle(registry: &Registry, request: &CfnRequest) -> Result<Done, String> {
+/// Carries out `request`; the error's text is the reason.
+pub async fn handle(registry: &Registry, request: &CfnRequest) -> Result<Done, Failure> {
     let Some(kind) = request.kind() else {
-        return Err(format!(
-            "unknown RequestType `{}`: expected Create, Update or Delete",
-            request.request_type
-        ));
+        return Err(Failure::UnknownRequestType(request.request_type.clone()));
     };
     match (request.resource_type.as_str(), kind) {
         (TOOL_TYPE, _) => on::<ToolDefinition>(registry, request, kind).await,
@@ -70,9 +68,7 @@ pub async fn handle(registry: &Registry, request: &CfnRequest) -> Result<Done, S
         (_, RequestType::Delete) => {
             Ok(Done { physical_id: physical_id_on_failure(request), data: Map::new() })
         }
-        (other, _) => Err(format!(
-            "unknown resource type `{other}`: this function serves {TOOL_TYPE} and {AGENT_TYPE}"
-        )),
+        (other, _) => Err(Failure::UnknownResourceType(other.to_owned())),
     }
 }
 
@@ -80,7 +76,7 @@ async fn on<R: Resource>(
     registry: &Registry,
     request: &CfnRequest,
     kind: RequestType,
-) -> Result<Done, String> {
+) -> Result<Done, Failure> {
     let principal = actor(&request.stack_id);
     match kind {
         RequestType::Create => {
@@ -95,32 +91,32 @@ async fn on<R: Resource>(
     }
 }
 
-fn parse<R: Resource>(request: &CfnRequest) -> Result<R, String> {
+fn parse<R: Resource>(request: &CfnRequest) -> Result<R, Failure> {
     properties::definition::<R>(request.resource_properties.as_ref())
-        .map_err(|v: Vec<Violation>| reason::violations(&v))
+        .map_err(|v: Vec<Violation>| Failure::Invalid(v))
 }
 
 async fn create<R: Resource>(
     registry: &Registry,
     principal: &Principal,
     definition: R,
-) -> Result<Done, String> {
+) -> Result<Done, Failure> {
     let id = definition.id().to_owned();
     match existing::<R>(registry, &id).await? {
         Some(head) if owned_by(&head, principal) => {
             write(registry, principal, definition, Some(head.version())).await
         }
-        Some(head) => Err(format!(
-            "{} `{id}` already exists, registered by `{}`; choose another id or delete that one",
-            R::KIND.as_str(),
-            head.server().created_by.as_deref().unwrap_or("unknown")
-        )),
+        Some(head) => Err(Failure::Taken {
+            kind: R::KIND.as_str(),
+            id,
+            owner: head.server().created_by.clone().unwrap_or_else(|| "unknown".to_owned()),
+        }),
         None => {
             let created = registry
                 .catalog
                 .create(principal, definition, None)
                 .await
-                .map_err(|e| reason::service(&e))?;
+                .map_err(Failure::Service)?;
             done(registry, &created).await
         }
     }
@@ -134,7 +130,7 @@ async fn update<R: Resource>(
     principal: &Principal,
     request: &CfnRequest,
     definition: R,
-) -> Result<Done, String> {
+) -> Result<Done, Failure> {
     if request.physical_resource_id.as_deref() != Some(definition.id()) {
         tracing::info!(new = definition.id(), "id changed: replacement");
     }
@@ -146,17 +142,17 @@ async fn write<R: Resource>(
     principal: &Principal,
     definition: R,
     expected: Option<u64>,
-) -> Result<Done, String> {
+) -> Result<Done, Failure> {
     let id = definition.id().to_owned();
     match registry.catalog.apply(principal, &id, definition, expected, None).await {
         Ok(written) => done(registry, &written.definition).await,
-        Err(ServiceError::VersionMismatch { expected, current }) => Err(format!(
-            "{} `{id}` changed while this update ran (read version {expected}, now {}); retry \
-             the stack update",
-            R::KIND.as_str(),
-            current.map_or_else(|| "deleted".to_owned(), |c| c.to_string())
-        )),
-        Err(e) => Err(reason::service(&e)),
+        Err(ServiceError::VersionMismatch { expected, current }) => Err(Failure::Changed {
+            kind: R::KIND.as_str(),
+            id,
+            expected,
+            now: current.map_or_else(|| "deleted".to_owned(), |c| c.to_string()),
+        }),
+        Err(e) => Err(Failure::Service(e)),
     }
 }
 
@@ -164,7 +160,7 @@ async fn delete<R: Resource>(
     registry: &Registry,
     principal: &Principal,
     request: &CfnRequest,
-) -> Result<Done, String> {
+) -> Result<Done, Failure> {
     let id = physical_id_on_failure(request);
     let gone = Done { physical_id: id.clone(), data: Map::new() };
     if id.starts_with(UNREGISTERED_PREFIX) {
@@ -180,25 +176,20 @@ async fn delete<R: Resource>(
             Ok(()) | Err(ServiceError::NotFound { .. }) => return Ok(gone),
             Err(ServiceError::VersionMismatch { .. }) => continue,
             Err(ServiceError::InUse { tool_id, agents }) => {
-                return Err(format!(
-                    "tool `{tool_id}` is still used by agents {}; remove it from their toolIds \
-                     (or make those agents depend on this tool in the template, so that they \
-                     are deleted first), then delete again",
-                    agents.join(", ")
-                ));
+                return Err(Failure::InUse { tool_id, agents });
             }
-            Err(e) => return Err(reason::service(&e)),
+            Err(e) => return Err(Failure::Service(e)),
         }
     }
-    Err(reason::service(&ServiceError::Contention))
+    Err(Failure::Service(ServiceError::Contention))
 }
 
 /// The live definition `id`, if any.
-async fn existing<R: Resource>(registry: &Registry, id: &str) -> Result<Option<R>, String> {
+async fn existing<R: Resource>(registry: &Registry, id: &str) -> Result<Option<R>, Failure> {
     match registry.catalog.get::<R>(id).await {
         Ok(head) => Ok(Some(head)),
         Err(ServiceError::NotFound { .. }) => Ok(None),
-        Err(e) => Err(reason::service(&e)),
+        Err(e) => Err(Failure::Service(e)),
     }
 }
 
@@ -207,15 +198,15 @@ fn owned_by<R: Resource>(head: &R, principal: &Principal) -> bool {
 }
 
 /// The response data of a stored definition.
-async fn done<R: Resource>(registry: &Registry, stored: &R) -> Result<Done, String> {
+async fn done<R: Resource>(registry: &Registry, stored: &R) -> Result<Done, Failure> {
     let version = stored.version();
     let mut data = Map::new();
     data.insert("Id".into(), stored.id().into());
     data.insert("Version".into(), version.to_string().into());
     data.insert("ETag".into(), format!("\"{version}\"").into());
     if R::KIND == Kind::Agent {
-        let document = serde_json::to_value(stored).map_err(|e| e.to_string())?;
-        let agent: AgentDefinition = serde_json::from_value(document).map_err(|e| e.to_string())?;
+        let document = serde_json::to_value(stored)?;
+        let agent: AgentDefinition = serde_json::from_value(document)?;
         data.insert("ActionGroups".into(), action_groups(registry, &agent).await?.join(",").into());
     }
     Ok(Done { physical_id: stored.id().to_owned(), data })
@@ -225,7 +216,7 @@ async fn done<R: Resource>(registry: &Registry, stored: &R) -> Result<Done, Stri
 async fn action_groups(
     registry: &Registry,
     agent: &AgentDefinition,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Failure> {
     let mut names = Vec::with_capacity(agent.tool_ids.len());
     for id in &agent.tool_ids {
         if let Some(tool) = existing::<ToolDefinition>(registry, id).await? {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use reqwest::header::CONTENT_TYPE;
 
 use crate::event::CfnResponse;
+use crate::failure::Undelivered;
 
 /// Attempts at the PUT before giving up.
 const ATTEMPTS: u32 = 3;
@@ -16,14 +17,10 @@ pub async fn send(
     url: &str,
     response: &CfnResponse,
     timeout: Duration,
-) -> Result<(), String> {
-    let body =
-        serde_json::to_vec(response).map_err(|e| format!("cannot encode the response: {e}"))?;
-    let mut last = String::new();
-    for attempt in 0..ATTEMPTS {
-        if attempt > 0 {
-            tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
-        }
+) -> Result<(), Undelivered> {
+    let body = serde_json::to_vec(response).map_err(Undelivered::Encode)?;
+    let mut attempt = 0;
+    loop {
         let sent = client
             .put(url)
             .header(CONTENT_TYPE, "")
@@ -31,12 +28,16 @@ pub async fn send(
             .timeout(timeout)
             .send()
             .await;
-        match sent {
+        let error = match sent {
             Ok(reply) if reply.status().is_success() => return Ok(()),
-            Ok(reply) => last = format!("the response URL answered {}", reply.status()),
-            Err(e) => last = format!("cannot reach the response URL: {e}"),
+            Ok(reply) => Undelivered::Status(reply.status()),
+            Err(e) => Undelivered::Unreachable(e),
+        };
+        tracing::warn!(attempt, %error, "response not delivered");
+        attempt += 1;
+        if attempt == ATTEMPTS {
+            return Err(error);
         }
-        tracing::warn!(attempt, error = %last, "response not delivered");
+        tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
     }
-    Err(last)
 }

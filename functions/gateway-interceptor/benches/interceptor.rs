@@ -8,62 +8,21 @@
 //! takes it (the documents' cost is the difference).
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gateway_interceptor::{Interceptor, POINT};
-use registry_core::{LifecycleStatus, ToolDefinition};
-use registry_gateway::{Call, Caller, Gateway, GatewayConfig, Verdict};
-use registry_guard::RuleSource;
-use registry_store::StoreError;
+use registry_gateway::{Call, Caller, Gateway, Verdict};
 use registry_token::{DEFAULT_AUDIENCE, KeyRing, TokenRequest};
 use serde_json::json;
 use serde_json::value::RawValue;
 
-const ISSUER: &str = "http://registry.bench";
-const NOW_MS: i64 = 1_795_608_000_000;
-
-/// The rules, already in memory: an in-process stand-in for the registry's table.
-struct Memory(ToolDefinition);
-
-impl RuleSource for Memory {
-    async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, StoreError> {
-        Ok((id == self.0.tool_id).then(|| self.0.clone()))
-    }
-
-    async fn agent(
-        &self,
-        id: &str,
-    ) -> Result<Option<registry_core::AgentDefinition>, registry_store::StoreError> {
-        let agent = json!({
-            "agentId": "support-bot",
-            "basePrompt": "You convert units.",
-            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
-            "toolIds": [self.0.tool_id]
-        });
-        Ok((id == "support-bot").then(|| serde_json::from_value(agent).unwrap()))
-    }
-
-    async fn tools_tagged(
-        &self,
-        key: &str,
-        value: &str,
-    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
-        let tagged = self.0.tags.as_ref().and_then(|t| t.get(key)).is_some_and(|v| v == value);
-        let status = self.0.lifecycle.as_ref().map(|l| l.status).unwrap_or_default();
-        Ok(if tagged { vec![(self.0.tool_id.clone(), status)] } else { Vec::new() })
-    }
-}
-
-/// The example tool, gateway target `units`.
-fn tool() -> ToolDefinition {
-    let mut tool: serde_json::Value =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    tool["tags"][registry_gateway::TARGET_TAG] = json!("units");
-    serde_json::from_value(tool).unwrap()
-}
+use support::{ISSUER, Memory, NOW_MS, config, units_tool};
 
 fn event(keys: &KeyRing) -> Box<RawValue> {
     let context = json!({
@@ -116,14 +75,7 @@ fn ready<F: Future>(future: F) -> F::Output {
 
 fn bench(c: &mut Criterion) {
     let keys = KeyRing::generate(NOW_MS / 1000).unwrap();
-    let jwks = serde_json::to_string(&keys.jwks()).unwrap();
-    let config = GatewayConfig::from_vars(|name| match name {
-        "REGISTRY_TOKEN_ISSUER" => Some(ISSUER.to_owned()),
-        "REGISTRY_JWKS" => Some(jwks.clone()),
-        _ => None,
-    })
-    .unwrap();
-    let gateway = Gateway::new(config, Memory(tool()), POINT).with_clock(|| NOW_MS);
+    let gateway = Gateway::new(config(&keys), Memory(units_tool()), POINT).with_clock(|| NOW_MS);
     let interceptor = Interceptor::new(gateway, |record| {
         black_box(record.to_emf_line(NOW_MS));
     });
@@ -137,14 +89,9 @@ fn bench(c: &mut Criterion) {
 
     // the decision alone, as the core sees the same call: what the documents cost is
     // the difference
-    let config = GatewayConfig::from_vars(|name| match name {
-        "REGISTRY_TOKEN_ISSUER" => Some(ISSUER.to_owned()),
-        "REGISTRY_JWKS" => Some(jwks.clone()),
-        _ => None,
-    })
-    .unwrap();
-    let gateway =
-        Gateway::new(config, Memory(tool()), POINT).with_clock(|| NOW_MS).with_log(|record| {
+    let gateway = Gateway::new(config(&keys), Memory(units_tool()), POINT)
+        .with_clock(|| NOW_MS)
+        .with_log(|record| {
             black_box(record.to_emf_line(NOW_MS));
         });
     let bearer = event.get().split("Bearer ").nth(1).and_then(|t| t.split('"').next()).unwrap();

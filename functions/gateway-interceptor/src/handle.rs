@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 use crate::Interceptor;
 use crate::members::{Headers, Members, Repeated};
 use crate::rpc::{self, CallParams, Listed, Message, ToolList};
+use crate::unreadable::Unreadable;
 use crate::wire::{
     GatewayRequest, InterceptorInput, InterceptorOutput, McpOutput, Response, VERSION, answered,
     is_object,
@@ -64,6 +65,7 @@ impl<S: RuleSource> Interceptor<S> {
         let message = match request_message(request) {
             Ok(message) => message,
             Err(why) => {
+                let why = why.to_string();
                 self.refuse(INVALID_REQUEST, why.clone());
                 return made(rpc::error(None, rpc::INVALID_REQUEST, &why));
             }
@@ -82,6 +84,7 @@ impl<S: RuleSource> Interceptor<S> {
         let params = match CallParams::read(message.params) {
             Ok(params) => params,
             Err(why) => {
+                let why = why.to_string();
                 self.refuse(INVALID_REQUEST, why.clone());
                 return made(rpc::error(message.id, rpc::INVALID_PARAMS, &why));
             }
@@ -136,9 +139,9 @@ impl<S: RuleSource> Interceptor<S> {
         let body = match response.get("body") {
             Ok(Some(body)) => body,
             Ok(None) if method.is_none() => return pass(),
-            Ok(None) => return self.unlisted(id, "the tools/list answer has no body".into()),
+            Ok(None) => return self.unlisted(id, Unreadable::NoListBody),
             Err(Repeated(name)) => {
-                return self.unlisted(id, format!("gatewayResponse gives `{name}` twice"));
+                return self.unlisted(id, Unreadable::ResponseRepeats(name));
             }
         };
         let list = match ToolList::read(body) {
@@ -181,9 +184,9 @@ impl<S: RuleSource> Interceptor<S> {
 
     /// A `tools/list` answer that cannot be read to filter: answered with a JSON-RPC
     /// error instead (nothing is listed that was not decided).
-    fn unlisted(&self, id: Option<&RawValue>, why: String) -> Box<RawValue> {
+    fn unlisted(&self, id: Option<&RawValue>, why: Unreadable) -> Box<RawValue> {
         let message = format!("The registry's interceptor cannot read the tool list: {why}");
-        self.refuse(INVALID_REQUEST, why);
+        self.refuse(INVALID_REQUEST, why.to_string());
         made(rpc::error(id, rpc::INTERNAL_ERROR, &message))
     }
 }
@@ -205,15 +208,14 @@ fn refused_text(name: &str, why: &str) -> String {
 }
 
 /// The input document `event` is: an object, version "1.0", an `mcp` object.
-fn read(event: &RawValue) -> Result<InterceptorInput<'_>, String> {
+fn read(event: &RawValue) -> Result<InterceptorInput<'_>, Unreadable> {
     if !is_object(event) {
-        return Err("the event is not a JSON object".into());
+        return Err(Unreadable::EventNotObject);
     }
     let input: InterceptorInput<'_> =
-        serde_json::from_str(event.get()).map_err(|e| format!("{e}"))?;
+        serde_json::from_str(event.get()).map_err(Unreadable::Event)?;
     if input.interceptor_input_version != VERSION {
-        let version = &input.interceptor_input_version;
-        return Err(format!("interceptorInputVersion `{version}` is not {VERSION}"));
+        return Err(Unreadable::Version(input.interceptor_input_version.to_string()));
     }
     Ok(input)
 }
@@ -225,8 +227,8 @@ fn has_status(response: &Members<'_>) -> bool {
 }
 
 /// The JSON-RPC message in `gatewayRequest`'s body.
-fn request_message<'a>(request: &GatewayRequest<'a>) -> Result<Message<'a>, String> {
-    let body = request.body.ok_or("gatewayRequest has no body")?;
+fn request_message<'a>(request: &GatewayRequest<'a>) -> Result<Message<'a>, Unreadable> {
+    let body = request.body.ok_or(Unreadable::NoBody)?;
     Message::read(body)
 }
 

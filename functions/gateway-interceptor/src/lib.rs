@@ -3,6 +3,7 @@
 mod handle;
 pub mod members;
 pub mod rpc;
+pub mod unreadable;
 pub mod wire;
 
 use std::sync::Arc;

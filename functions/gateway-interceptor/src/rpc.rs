@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::members::{self, Members, Repeated};
+use crate::unreadable::Unreadable;
 use registry_core::strict_json::parse_strict;
 
 /// JSON-RPC's "Invalid Request": not a request this function can read.
@@ -36,11 +37,11 @@ pub struct Message<'a> {
 
 impl<'a> Message<'a> {
     /// The message `raw` is, when it is a JSON object of this shape (each member once).
-    pub fn read(raw: &'a RawValue) -> Result<Self, String> {
+    pub fn read(raw: &'a RawValue) -> Result<Self, Unreadable> {
         if !crate::wire::is_object(raw) {
-            return Err("the JSON-RPC message is not an object (batches are not accepted)".into());
+            return Err(Unreadable::MessageNotObject);
         }
-        serde_json::from_str(raw.get()).map_err(|e| format!("not a JSON-RPC message: {e}"))
+        serde_json::from_str(raw.get()).map_err(Unreadable::Message)
     }
 }
 
@@ -65,22 +66,21 @@ impl<'a> CallParams<'a> {
     /// The parameters of a `tools/call`, or why they are invalid (one line): no `params`
     /// object, no string `name`, `arguments` neither absent nor an object, `name` or
     /// `arguments` given twice, or a member given twice anywhere in the arguments.
-    pub fn read(params: Option<&'a RawValue>) -> Result<Self, String> {
+    pub fn read(params: Option<&'a RawValue>) -> Result<Self, Unreadable> {
         let Some(params) = params.filter(|p| crate::wire::is_object(p)) else {
-            return Err("tools/call needs a params object".into());
+            return Err(Unreadable::NoParams);
         };
-        let read: Params<'a> = serde_json::from_str(params.get())
-            .map_err(|e| format!("unreadable tools/call parameters: {e}"))?;
+        let read: Params<'a> = serde_json::from_str(params.get()).map_err(Unreadable::Params)?;
         let name = read
             .name
             .and_then(members::text)
             .filter(|n| !n.is_empty())
-            .ok_or("tools/call needs the tool's name as a string in params.name")?;
+            .ok_or(Unreadable::NoToolName)?;
         let arguments = match read.arguments.map(|raw| parse_strict(raw.get().as_bytes())) {
             None | Some(Ok(Value::Null)) => Map::new(),
             Some(Ok(Value::Object(map))) => map,
-            Some(Ok(_)) => return Err("params.arguments must be an object".into()),
-            Some(Err(e)) => return Err(format!("params.arguments: {e}")),
+            Some(Ok(_)) => return Err(Unreadable::ArgumentsNotObject),
+            Some(Err(e)) => return Err(Unreadable::Arguments(e)),
         };
         Ok(Self { name, arguments })
     }
@@ -180,23 +180,19 @@ impl<'a> ToolList<'a> {
     /// Reads `body`: `Ok(Listed::Nothing)` for an error answer; `Err` (why) when it is
     /// neither an error nor a result with a `tools` list each member of which is named
     /// once.
-    pub fn read(body: &'a RawValue) -> Result<Listed<'a>, String> {
-        let repeated =
-            |Repeated(name)| format!("the tools/list answer gives `{name}` more than once");
-        let body_members = Members::of(body).ok_or("the tools/list answer is not a JSON object")?;
+    pub fn read(body: &'a RawValue) -> Result<Listed<'a>, Unreadable> {
+        let repeated = |Repeated(name)| Unreadable::ListRepeats(name);
+        let body_members = Members::of(body).ok_or(Unreadable::ListNotObject)?;
         let Some(result) = body_members.get("result").map_err(repeated)? else {
             return match body_members.get("error").map_err(repeated)? {
                 Some(_) => Ok(Listed::Nothing),
-                None => Err("the tools/list answer has neither a result nor an error".into()),
+                None => Err(Unreadable::NoResult),
             };
         };
-        let result_members = Members::of(result).ok_or("the tools/list result is not an object")?;
-        let tools = result_members
-            .get("tools")
-            .map_err(repeated)?
-            .ok_or("the tools/list result has no tools")?;
-        let tools: Vec<&'a RawValue> = serde_json::from_str(tools.get())
-            .map_err(|_| "the tools/list result's tools are not a list")?;
+        let result_members = Members::of(result).ok_or(Unreadable::ResultNotObject)?;
+        let tools = result_members.get("tools").map_err(repeated)?.ok_or(Unreadable::NoTools)?;
+        let tools: Vec<&'a RawValue> =
+            serde_json::from_str(tools.get()).map_err(|_| Unreadable::ToolsNotList)?;
         let mut named = Vec::with_capacity(tools.len());
         for tool in tools {
             let name = match Members::of(tool) {
@@ -254,7 +250,7 @@ mod tests {
             (Some(r#"{"name": "t___f", "arguments": {"x": [{"b": 1, "b": 2}]}}"#), "at `/x/0/b`"),
         ] {
             let params = params.map(raw);
-            let why = CallParams::read(params.as_deref()).unwrap_err();
+            let why = CallParams::read(params.as_deref()).unwrap_err().to_string();
             assert!(why.contains(says), "{params:?}: {why}");
         }
     }

@@ -3,46 +3,16 @@
 //! strict parser reads (the gateway's), and a call in it is never passed on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use gateway_interceptor::{Interceptor, POINT};
-use registry_core::{AgentDefinition, LifecycleStatus, ToolDefinition};
-use registry_gateway::{DecisionRecord, Gateway, GatewayConfig};
-use registry_guard::RuleSource;
-use registry_store::StoreError;
+use registry_gateway::{DecisionRecord, Gateway};
 use registry_token::{DEFAULT_AUDIENCE, KeyRing, TokenRequest};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 
-const ISSUER: &str = "http://registry.test";
-const NOW_MS: i64 = 1_795_608_000_000;
-
-/// The example tool as target `units`, in memory, and agent `support-bot` that uses it.
-struct Memory(ToolDefinition);
-
-impl RuleSource for Memory {
-    async fn tool(&self, id: &str) -> Result<Option<ToolDefinition>, StoreError> {
-        Ok((id == self.0.tool_id).then(|| self.0.clone()))
-    }
-
-    async fn agent(&self, id: &str) -> Result<Option<AgentDefinition>, StoreError> {
-        let agent = json!({
-            "agentId": "support-bot",
-            "basePrompt": "You convert units.",
-            "foundationModel": "anthropic.claude-3-haiku-20240307-v1:0",
-            "toolIds": [self.0.tool_id]
-        });
-        Ok((id == "support-bot").then(|| serde_json::from_value(agent).unwrap()))
-    }
-
-    async fn tools_tagged(
-        &self,
-        key: &str,
-        value: &str,
-    ) -> Result<Vec<(String, LifecycleStatus)>, StoreError> {
-        let tagged = self.0.tags.as_ref().and_then(|t| t.get(key)).is_some_and(|v| v == value);
-        Ok(if tagged { vec![(self.0.tool_id.clone(), LifecycleStatus::Active)] } else { vec![] })
-    }
-}
+use support::{ISSUER, Memory, NOW_MS, config, units_tool};
 
 fn setup() -> (Interceptor<Memory>, String) {
     let (interceptor, token, _) = setup_logged();
@@ -52,18 +22,7 @@ fn setup() -> (Interceptor<Memory>, String) {
 /// [`setup`], with the decision lines it writes.
 fn setup_logged() -> (Interceptor<Memory>, String, Arc<Mutex<Vec<DecisionRecord>>>) {
     let keys = KeyRing::generate(NOW_MS / 1000).unwrap();
-    let jwks = serde_json::to_string(&keys.jwks()).unwrap();
-    let config = GatewayConfig::from_vars(|name| match name {
-        "REGISTRY_TOKEN_ISSUER" => Some(ISSUER.to_owned()),
-        "REGISTRY_JWKS" => Some(jwks.clone()),
-        _ => None,
-    })
-    .unwrap();
-    let mut tool: Value =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    tool["tags"][registry_gateway::TARGET_TAG] = json!("units");
-    let gateway = Gateway::new(config, Memory(serde_json::from_value(tool).unwrap()), POINT)
-        .with_clock(|| NOW_MS);
+    let gateway = Gateway::new(config(&keys), Memory(units_tool()), POINT).with_clock(|| NOW_MS);
     let token = keys
         .issue(&TokenRequest {
             issuer: ISSUER,

@@ -9,5 +9,5 @@ use crate::invalid::ArgumentError;
 /// Converts one parameter value according to its declared Bedrock type.
 pub fn convert(name: &str, kind: &str, value: &str) -> Result<Value, ArgumentError> {
     registry_types::decode_bedrock_value(kind, value)
-        .map_err(|message| ArgumentError::parameter(name, message))
+        .map_err(|error| ArgumentError::parameter(name, error.to_string()))
 }

@@ -47,6 +47,27 @@ macro_rules! with_settings {
     }};
 }
 
+/// Sends one Bedrock Agents request; a failure names the operation.
+macro_rules! send {
+    ($request:expr, $call:literal) => {
+        $request.send().await.map_err(|e| failed($call, e))
+    };
+}
+
+/// A create or update of an action group: `spec` on the draft of agent `agent_id`.
+macro_rules! with_action_group {
+    ($builder:expr, $agent_id:expr, $spec:expr) => {{
+        let spec: &ActionGroupSpec = $spec;
+        $builder
+            .agent_id($agent_id)
+            .agent_version(DRAFT)
+            .action_group_name(&spec.name)
+            .description(&spec.description)
+            .set_action_group_executor(executor(&spec.executor))
+            .function_schema(function_schema(&spec.function_schema)?)
+    }};
+}
+
 /// Every item of a paginated List call, or the call's failure.
 macro_rules! all_items {
     ($request:expr, $call:literal) => {
@@ -321,79 +342,50 @@ impl Aws {
                     .map_err(|e| failed("UpdateAgent", e))?;
                 }
                 Call::CreateAgentActionGroup(spec) => {
-                    client
-                        .create_agent_action_group()
-                        .agent_id(need(&agent_id)?)
-                        .agent_version(DRAFT)
-                        .action_group_name(&spec.name)
-                        .description(&spec.description)
-                        .set_action_group_executor(executor(&spec.executor))
-                        .function_schema(function_schema(&spec.function_schema)?)
-                        .send()
-                        .await
-                        .map_err(|e| failed("CreateAgentActionGroup", e))?;
+                    let request = client.create_agent_action_group();
+                    send!(
+                        with_action_group!(request, need(&agent_id)?, spec),
+                        "CreateAgentActionGroup"
+                    )?;
                 }
                 Call::UpdateAgentActionGroup { id, spec } => {
-                    client
-                        .update_agent_action_group()
-                        .agent_id(need(&agent_id)?)
-                        .agent_version(DRAFT)
-                        .action_group_id(id)
-                        .action_group_name(&spec.name)
-                        .description(&spec.description)
-                        .set_action_group_executor(executor(&spec.executor))
-                        .function_schema(function_schema(&spec.function_schema)?)
-                        .send()
-                        .await
-                        .map_err(|e| failed("UpdateAgentActionGroup", e))?;
+                    let request = client.update_agent_action_group().action_group_id(id);
+                    send!(
+                        with_action_group!(request, need(&agent_id)?, spec),
+                        "UpdateAgentActionGroup"
+                    )?;
                 }
                 Call::DeleteAgentActionGroup { id, .. } => {
-                    client
+                    let request = client
                         .delete_agent_action_group()
                         .agent_id(need(&agent_id)?)
                         .agent_version(DRAFT)
                         .action_group_id(id)
-                        .skip_resource_in_use_check(true)
-                        .send()
-                        .await
-                        .map_err(|e| failed("DeleteAgentActionGroup", e))?;
+                        .skip_resource_in_use_check(true);
+                    send!(request, "DeleteAgentActionGroup")?;
                 }
                 Call::AssociateAgentKnowledgeBase(spec) => {
                     let id = need(&agent_id)?;
                     if existing.knowledge_bases.contains_key(&spec.id) {
-                        client
-                            .update_agent_knowledge_base()
-                            .agent_id(id)
-                            .agent_version(DRAFT)
-                            .knowledge_base_id(&spec.id)
-                            .description(&spec.description)
-                            .send()
-                            .await
-                            .map_err(|e| failed("UpdateAgentKnowledgeBase", e))?;
+                        let request = client.update_agent_knowledge_base().agent_id(id);
+                        let request = request.agent_version(DRAFT).knowledge_base_id(&spec.id);
+                        send!(request.description(&spec.description), "UpdateAgentKnowledgeBase")?;
                     } else {
-                        client
-                            .associate_agent_knowledge_base()
-                            .agent_id(id)
-                            .agent_version(DRAFT)
-                            .knowledge_base_id(&spec.id)
-                            .description(&spec.description)
-                            .send()
-                            .await
-                            .map_err(|e| failed("AssociateAgentKnowledgeBase", e))?;
+                        let request = client.associate_agent_knowledge_base().agent_id(id);
+                        let request = request.agent_version(DRAFT).knowledge_base_id(&spec.id);
+                        send!(
+                            request.description(&spec.description),
+                            "AssociateAgentKnowledgeBase"
+                        )?;
                     }
                 }
                 Call::DisassociateAgentKnowledgeBase { id } => {
-                    client
-                        .disassociate_agent_knowledge_base()
-                        .agent_id(need(&agent_id)?)
-                        .agent_version(DRAFT)
-                        .knowledge_base_id(id)
-                        .send()
-                        .await
-                        .map_err(|e| failed("DisassociateAgentKnowledgeBase", e))?;
+                    let request = client.disassociate_agent_knowledge_base().knowledge_base_id(id);
+                    let request = request.agent_id(need(&agent_id)?).agent_version(DRAFT);
+                    send!(request, "DisassociateAgentKnowledgeBase")?;
                 }
                 Call::AssociateAgentCollaborator(spec) => {
-                    client
+                    let request = client
                         .associate_agent_collaborator()
                         .agent_id(need(&agent_id)?)
                         .agent_version(DRAFT)
@@ -404,29 +396,19 @@ impl Aws {
                         ))
                         .agent_descriptor(
                             AgentDescriptor::builder().alias_arn(&spec.alias_arn).build(),
-                        )
-                        .send()
-                        .await
-                        .map_err(|e| failed("AssociateAgentCollaborator", e))?;
+                        );
+                    send!(request, "AssociateAgentCollaborator")?;
                 }
                 Call::DisassociateAgentCollaborator { id, .. } => {
-                    client
-                        .disassociate_agent_collaborator()
-                        .agent_id(need(&agent_id)?)
-                        .agent_version(DRAFT)
-                        .collaborator_id(id)
-                        .send()
-                        .await
-                        .map_err(|e| failed("DisassociateAgentCollaborator", e))?;
+                    let draft = client.disassociate_agent_collaborator().agent_version(DRAFT);
+                    send!(
+                        draft.agent_id(need(&agent_id)?).collaborator_id(id),
+                        "DisassociateAgentCollaborator"
+                    )?;
                 }
                 Call::PrepareAgent => {
                     let id = need(&agent_id)?;
-                    client
-                        .prepare_agent()
-                        .agent_id(id)
-                        .send()
-                        .await
-                        .map_err(|e| failed("PrepareAgent", e))?;
+                    send!(client.prepare_agent().agent_id(id), "PrepareAgent")?;
                     self.wait_agent(id, poll, |s| s == &AgentStatus::Prepared).await?;
                 }
                 Call::PublishAlias => {
@@ -435,14 +417,10 @@ impl Aws {
                     // draft as a new version and routes the alias to it.
                     match &alias_id {
                         Some(alias) => {
-                            client
-                                .update_agent_alias()
-                                .agent_id(id)
-                                .agent_alias_id(alias)
-                                .agent_alias_name(ALIAS_NAME)
-                                .send()
-                                .await
-                                .map_err(|e| failed("UpdateAgentAlias", e))?;
+                            let request = client.update_agent_alias().agent_id(id);
+                            let request =
+                                request.agent_alias_id(alias).agent_alias_name(ALIAS_NAME);
+                            send!(request, "UpdateAgentAlias")?;
                         }
                         None => {
                             let out = client

@@ -3,79 +3,20 @@
 //! the claims mapping, their session the forwarded `mcp-session-id` header.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
+mod common;
 
-use prost_types::value::Kind;
-use prost_types::{ListValue, Struct, Value as ProtoValue};
-use registry_core::{AgentDefinition, Definition, ToolDefinition};
+use prost_types::Struct;
 use registry_ext_mcp::proto::authorization_error::Code;
 use registry_ext_mcp::proto::ext_mcp_client::ExtMcpClient;
-use registry_ext_mcp::proto::{
-    McpHeader, McpRequest, McpResponse, mcp_request_result, mcp_response_result,
-};
-use registry_gateway::{ClaimsMapping, DecisionPoint, Gateway, GatewayConfig, StoreSource};
-use registry_store::{Expected, Store};
-use registry_store_sqlite::SqliteStore;
+use registry_ext_mcp::proto::{McpHeader, McpRequest, McpResponse, mcp_response_result};
 use serde_json::{Value, json};
 use tonic::transport::Channel;
 
-/// The example tool as backend `units` (staff only), an agent allowed two calls per
-/// session, and the server on a free port; the client and what stops it.
+use common::{claims, code, example, serve};
+
+/// The example tool and the agent on the embedded store in `dir`, the server over them.
 async fn start(dir: &std::path::Path) -> (ExtMcpClient<Channel>, tokio::sync::oneshot::Sender<()>) {
-    let store = SqliteStore::open(dir.join("registry.db")).unwrap();
-    let mut tool: Value =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    tool["tags"] = json!({"gateway-target": "units"});
-    tool["accessRules"] =
-        json!([{"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}]);
-    let tool: ToolDefinition = serde_json::from_value(tool).unwrap();
-    store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
-    let agent: AgentDefinition = serde_json::from_value(json!({
-        "agentId": "budget-bot", "description": "Two calls per session.",
-        "basePrompt": "You convert units for people, using the tool you are given.",
-        "foundationModel": "anthropic.claude-3-5-sonnet-20240620-v1:0",
-        "toolIds": ["convert_units@1.0.0"],
-        "limits": {"maxToolCalls": 2}
-    }))
-    .unwrap();
-    store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
-    let config = GatewayConfig {
-        keys: None,
-        claims: Some(
-            ClaimsMapping::parse(r#"{"user.userId":"sub","user.roles":"groups"}"#).unwrap(),
-        ),
-        agent: Some("budget-bot".into()),
-        max_staleness: std::time::Duration::from_secs(30),
-    };
-    let gateway = Gateway::new(config, StoreSource::new(Arc::new(store)), DecisionPoint::ExtMcp);
-    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(registry_ext_mcp::serve(listener, gateways, async {
-        let _ = stopped.await;
-    }));
-    (ExtMcpClient::connect(format!("http://{address}")).await.unwrap(), stop)
-}
-
-fn text(s: &str) -> ProtoValue {
-    ProtoValue { kind: Some(Kind::StringValue(s.into())) }
-}
-
-/// `metadata_context` with the claims of `sub` in `groups`.
-fn claims(sub: &str, groups: &[&str]) -> Option<Struct> {
-    let groups = ListValue { values: groups.iter().map(|g| text(g)).collect() };
-    let claims = Struct {
-        fields: [
-            ("sub".to_owned(), text(sub)),
-            ("groups".to_owned(), ProtoValue { kind: Some(Kind::ListValue(groups)) }),
-        ]
-        .into(),
-    };
-    Some(Struct {
-        fields: [("claims".to_owned(), ProtoValue { kind: Some(Kind::StructValue(claims)) })]
-            .into(),
-    })
+    serve(example(dir).await).await
 }
 
 fn convert(metadata: Option<Struct>, session: &str, value: f64) -> McpRequest {
@@ -86,14 +27,6 @@ fn convert(metadata: Option<Struct>, session: &str, value: f64) -> McpRequest {
         metadata_context: metadata,
         mcp_request: Some(params.to_string().into_bytes()),
         headers: vec![McpHeader { key: "Mcp-Session-Id".into(), value: session.into() }],
-    }
-}
-
-async fn code(client: &mut ExtMcpClient<Channel>, request: McpRequest) -> Option<Code> {
-    match client.check_request(request).await.unwrap().into_inner().result.unwrap() {
-        mcp_request_result::Result::Pass(_) => None,
-        mcp_request_result::Result::Error(e) => Some(e.code()),
-        other => panic!("{other:?}"),
     }
 }
 

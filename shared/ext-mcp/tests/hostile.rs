@@ -2,87 +2,24 @@
 //! protocol, in bounded time, and a refused call counts nothing.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Value as ProtoValue};
-use registry_core::{AgentDefinition, Definition, ToolDefinition};
 use registry_ext_mcp::proto::authorization_error::Code;
 use registry_ext_mcp::proto::ext_mcp_client::ExtMcpClient;
 use registry_ext_mcp::proto::{
     McpHeader, McpRequest, McpResponse, mcp_request_result, mcp_response_result,
 };
-use registry_gateway::{ClaimsMapping, DecisionPoint, Gateway, GatewayConfig, StoreSource};
-use registry_store::{Expected, Store};
-use registry_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
-use tonic::transport::Channel;
 
-fn config() -> GatewayConfig {
-    GatewayConfig {
-        keys: None,
-        claims: Some(
-            ClaimsMapping::parse(r#"{"user.userId":"sub","user.roles":"groups"}"#).unwrap(),
-        ),
-        agent: Some("budget-bot".into()),
-        max_staleness: Duration::from_secs(30),
-    }
-}
-
-/// The server on a free port over `store`; the client and what stops it.
-async fn serve(store: Arc<dyn Store>) -> (ExtMcpClient<Channel>, tokio::sync::oneshot::Sender<()>) {
-    let gateway = Gateway::new(config(), StoreSource::new(store), DecisionPoint::ExtMcp);
-    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(registry_ext_mcp::serve(listener, gateways, async {
-        let _ = stopped.await;
-    }));
-    (ExtMcpClient::connect(format!("http://{address}")).await.unwrap(), stop)
-}
-
-/// The example tool as backend `units` (staff only), an agent allowed two calls per
-/// session, on the embedded store.
-async fn example(dir: &std::path::Path) -> Arc<dyn Store> {
-    let store = SqliteStore::open(dir.join("registry.db")).unwrap();
-    let mut tool: Value =
-        serde_json::from_str(include_str!("../../../cli/example/convert-units.json")).unwrap();
-    tool["tags"] = json!({"gateway-target": "units"});
-    tool["accessRules"] =
-        json!([{"id": "staff-only", "effect": "allow", "condition": "'staff' in user.roles"}]);
-    let tool: ToolDefinition = serde_json::from_value(tool).unwrap();
-    store.put(Definition::Tool(tool), Expected::Absent).await.unwrap();
-    let agent: AgentDefinition = serde_json::from_value(json!({
-        "agentId": "budget-bot", "description": "Two calls per session.",
-        "basePrompt": "You convert units for people, using the tool you are given.",
-        "foundationModel": "anthropic.claude-3-5-sonnet-20240620-v1:0",
-        "toolIds": ["convert_units@1.0.0"],
-        "limits": {"maxToolCalls": 2}
-    }))
-    .unwrap();
-    store.put(Definition::Agent(agent), Expected::Absent).await.unwrap();
-    Arc::new(store)
-}
-
-fn text(s: &str) -> ProtoValue {
-    ProtoValue { kind: Some(Kind::StringValue(s.into())) }
-}
+use common::{claims, code, example, listen, serve, text};
 
 fn staff() -> Option<Struct> {
-    let groups = ListValue { values: vec![text("staff")] };
-    let claims = Struct {
-        fields: [
-            ("sub".to_owned(), text("ana")),
-            ("groups".to_owned(), ProtoValue { kind: Some(Kind::ListValue(groups)) }),
-        ]
-        .into(),
-    };
-    Some(Struct {
-        fields: [("claims".to_owned(), ProtoValue { kind: Some(Kind::StructValue(claims)) })]
-            .into(),
-    })
+    claims("ana", &["staff"])
 }
 
 fn convert(session: &str) -> McpRequest {
@@ -93,14 +30,6 @@ fn convert(session: &str) -> McpRequest {
         metadata_context: staff(),
         mcp_request: Some(params.to_string().into_bytes()),
         headers: vec![McpHeader { key: "mcp-session-id".into(), value: session.into() }],
-    }
-}
-
-async fn code(client: &mut ExtMcpClient<Channel>, request: McpRequest) -> Option<Code> {
-    match client.check_request(request).await.unwrap().into_inner().result.unwrap() {
-        mcp_request_result::Result::Pass(_) => None,
-        mcp_request_result::Result::Error(e) => Some(e.code()),
-        other => panic!("{other:?}"),
     }
 }
 
@@ -421,12 +350,7 @@ fn headers(fields: &[(&str, &str)]) -> Vec<u8> {
 async fn a_request_that_never_finishes_is_answered_in_bounded_time() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
-    let store = example(dir.path()).await;
-    let gateway = Gateway::new(config(), StoreSource::new(store), DecisionPoint::ExtMcp);
-    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(registry_ext_mcp::serve(listener, gateways, std::future::pending()));
+    let address = listen(example(dir.path()).await, std::future::pending()).await;
     // a stream whose message is announced as 100 bytes, of which 10 ever come
     let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
     let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
@@ -485,12 +409,7 @@ async fn a_request_that_never_finishes_is_answered_in_bounded_time() {
 #[tokio::test]
 async fn idle_connections_and_many_streams_do_not_stop_the_answers() {
     let dir = tempfile::tempdir().unwrap();
-    let store = example(dir.path()).await;
-    let gateway = Gateway::new(config(), StoreSource::new(store), DecisionPoint::ExtMcp);
-    let (_, gateways) = tokio::sync::watch::channel(Arc::new(gateway));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    tokio::spawn(registry_ext_mcp::serve(listener, gateways, std::future::pending()));
+    let address = listen(example(dir.path()).await, std::future::pending()).await;
     // clients that connect and never send
     let mut idle = Vec::new();
     for _ in 0..200 {

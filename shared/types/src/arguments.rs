@@ -2,7 +2,7 @@
 //! decoding of Bedrock's string parameters into such arguments.
 
 use crate::bedrock::{BedrockEncoding, encoding};
-use crate::bedrock_value::decode_bedrock_value;
+use crate::bedrock_value::{BedrockValueError, decode_bedrock_value};
 use crate::model::{Body, Field, Object, Shape, Types, lower_function, lower_types};
 use crate::pointer::{PointerPath, pointer};
 use crate::type_expr::Scalar;
@@ -80,7 +80,7 @@ impl ArgumentSchema {
                         ));
                     }
                 }
-                Err(message) => errors.push(SchemaError::new(pointer("", name), message)),
+                Err(error) => errors.push(SchemaError::new(pointer("", name), error.to_string())),
             }
         }
         let args = Value::Object(args);
@@ -120,16 +120,16 @@ pub fn decode_bedrock_arguments<'a>(
 
 /// One parameter by its Bedrock encoding, through [`decode_bedrock_value`]: native
 /// parameters by their Bedrock type, JSON-encoded ones as JSON text.
-fn decode(encoding: BedrockEncoding, text: &str) -> Result<Value, String> {
+fn decode(encoding: BedrockEncoding, text: &str) -> Result<Value, BedrockValueError> {
     match encoding {
         BedrockEncoding::String => decode_bedrock_value("string", text),
         BedrockEncoding::Integer => decode_bedrock_value("integer", text),
         BedrockEncoding::Number => decode_bedrock_value("number", text),
         BedrockEncoding::Boolean => decode_bedrock_value("boolean", text),
         BedrockEncoding::JsonArray => decode_bedrock_value("array", text),
-        BedrockEncoding::Json => serde_json::from_str(text).map_err(|e| {
-            format!("expected a JSON-encoded value (the parameter carries JSON text): {e}")
-        }),
+        BedrockEncoding::Json => {
+            serde_json::from_str(text).map_err(|e| BedrockValueError::NotJson(e.to_string()))
+        }
     }
 }
 

@@ -16,9 +16,55 @@ use serde_json::{Number, Value};
 use crate::excerpt::quote;
 use crate::unquoted_list;
 
+/// Why a Bedrock parameter value does not decode as its declared type; each variant
+/// carries the value quoted (shortened) as the message shows it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BedrockValueError {
+    /// A `number` that is not a decimal literal.
+    #[error("expected a number, got {0}")]
+    NotNumber(String),
+    /// A `number` literal outside the finite range.
+    #[error("expected a finite number, got {0}")]
+    NotFinite(String),
+    /// An `integer` that is not `[+-]?[0-9]+`.
+    #[error("expected an integer, got {0}")]
+    NotInteger(String),
+    /// An `integer` outside `i64`/`u64`.
+    #[error("integer out of range, got {0}")]
+    OutOfRange(String),
+    /// A `boolean` other than `true`/`false`.
+    #[error("expected true or false, got {0}")]
+    NotBoolean(String),
+    /// An `array` in the unquoted form with an empty element (its index).
+    #[error("empty element {index} in list {list}")]
+    EmptyElement {
+        /// The empty element's index.
+        index: usize,
+        /// The list, quoted.
+        list: String,
+    },
+    /// An `array` in neither form.
+    #[error("expected a JSON array or a [a, b] list, got {0}")]
+    NotArray(String),
+    /// An `object` that is JSON but not an object.
+    #[error("expected a JSON object, got {0}")]
+    NotObject(String),
+    /// An `object` that is not JSON.
+    #[error("expected a JSON object, got {text} ({reason})")]
+    ObjectSyntax {
+        /// The value, quoted.
+        text: String,
+        /// The JSON parser's message.
+        reason: String,
+    },
+    /// A JSON-encoded parameter whose text is not JSON (the parser's message).
+    #[error("expected a JSON-encoded value (the parameter carries JSON text): {0}")]
+    NotJson(String),
+}
+
 /// Decodes one parameter value sent by Bedrock as text, by its declared Bedrock type;
 /// `Err` says what was expected and quotes what came.
-pub fn decode_bedrock_value(kind: &str, value: &str) -> Result<Value, String> {
+pub fn decode_bedrock_value(kind: &str, value: &str) -> Result<Value, BedrockValueError> {
     match decoder(kind) {
         Some(decode) => decode(value),
         None => Ok(Value::String(value.to_string())),
@@ -31,7 +77,7 @@ pub fn bedrock_value_is_text(kind: &str) -> bool {
 }
 
 /// Decodes one value of one Bedrock type.
-type Decoder = fn(&str) -> Result<Value, String>;
+type Decoder = fn(&str) -> Result<Value, BedrockValueError>;
 
 /// The decoder of a Bedrock type whose values are not kept as text.
 fn decoder(kind: &str) -> Option<Decoder> {
@@ -58,7 +104,7 @@ fn parse_integer(s: &str) -> Option<Number> {
     unsigned.parse::<u64>().ok().map(Number::from)
 }
 
-fn number(s: &str) -> Result<Value, String> {
+fn number(s: &str) -> Result<Value, BedrockValueError> {
     if let Some(n) = is_integer_literal(s).then(|| parse_integer(s)).flatten() {
         return Ok(Value::Number(n));
     }
@@ -70,32 +116,30 @@ fn number(s: &str) -> Result<Value, String> {
     match parsed {
         Some(f) => match Number::from_f64(f) {
             Some(n) if f.is_finite() => Ok(Value::Number(n)),
-            _ => Err(format!("expected a finite number, got {}", quote(s))),
+            _ => Err(BedrockValueError::NotFinite(quote(s))),
         },
-        None => Err(format!("expected a number, got {}", quote(s))),
+        None => Err(BedrockValueError::NotNumber(quote(s))),
     }
 }
 
-fn integer(s: &str) -> Result<Value, String> {
+fn integer(s: &str) -> Result<Value, BedrockValueError> {
     if !is_integer_literal(s) {
-        return Err(format!("expected an integer, got {}", quote(s)));
+        return Err(BedrockValueError::NotInteger(quote(s)));
     }
-    parse_integer(s)
-        .map(Value::Number)
-        .ok_or_else(|| format!("integer out of range, got {}", quote(s)))
+    parse_integer(s).map(Value::Number).ok_or_else(|| BedrockValueError::OutOfRange(quote(s)))
 }
 
-fn boolean(s: &str) -> Result<Value, String> {
+fn boolean(s: &str) -> Result<Value, BedrockValueError> {
     if s.eq_ignore_ascii_case("true") {
         Ok(Value::Bool(true))
     } else if s.eq_ignore_ascii_case("false") {
         Ok(Value::Bool(false))
     } else {
-        Err(format!("expected true or false, got {}", quote(s)))
+        Err(BedrockValueError::NotBoolean(quote(s)))
     }
 }
 
-fn array(s: &str) -> Result<Value, String> {
+fn array(s: &str) -> Result<Value, BedrockValueError> {
     if may_be_json_array(s)
         && let Ok(v @ Value::Array(_)) = serde_json::from_str::<Value>(s)
     {
@@ -106,9 +150,9 @@ fn array(s: &str) -> Result<Value, String> {
     match inner {
         Some(inner) => match unquoted_list::split(inner) {
             Ok(items) => Ok(Value::Array(items)),
-            Err(index) => Err(format!("empty element {index} in list {}", quote(s))),
+            Err(index) => Err(BedrockValueError::EmptyElement { index, list: quote(s) }),
         },
-        None => Err(format!("expected a JSON array or a [a, b] list, got {}", quote(s))),
+        None => Err(BedrockValueError::NotArray(quote(s))),
     }
 }
 
@@ -123,11 +167,11 @@ fn may_be_json_array(s: &str) -> bool {
     )
 }
 
-fn object(s: &str) -> Result<Value, String> {
+fn object(s: &str) -> Result<Value, BedrockValueError> {
     match serde_json::from_str::<Value>(s) {
         Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(_) => Err(format!("expected a JSON object, got {}", quote(s))),
-        Err(e) => Err(format!("expected a JSON object, got {} ({e})", quote(s))),
+        Ok(_) => Err(BedrockValueError::NotObject(quote(s))),
+        Err(e) => Err(BedrockValueError::ObjectSyntax { text: quote(s), reason: e.to_string() }),
     }
 }
 

@@ -25,7 +25,7 @@ pub use bedrock::{
     BedrockEncoding, BedrockFunction, BedrockParameter, BedrockType, MAX_PARAMETER_DESCRIPTION,
     bedrock_functions, bedrock_parameter_encodings,
 };
-pub use bedrock_value::{bedrock_value_is_text, decode_bedrock_value};
+pub use bedrock_value::{BedrockValueError, bedrock_value_is_text, decode_bedrock_value};
 pub use compare::{ChangeKind, Interface, SchemaChange, compare, severity};
 pub use compile::{CompatIssue, Compiled, Format, UnknownFormat, compile};
 pub use excerpt::{MAX_EXCERPT_CHARS, excerpt, quote};
