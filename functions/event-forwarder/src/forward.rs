@@ -86,7 +86,7 @@ async fn flush(
         Ok(sent) => {
             sent.iter().position(Option::is_some).map(|p| (p, sent[p].clone().unwrap_or_default()))
         }
-        Err(e) => Some((0, e)),
+        Err(e) => Some((0, e.to_string())),
     };
     let (position, error) = first_failed?;
     let record = &batch.records[indexes[position]];

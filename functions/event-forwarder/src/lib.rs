@@ -8,4 +8,4 @@ mod publisher;
 pub use config::Config;
 pub use entry::{BusEntry, DEFAULT_SOURCE, RecordError, entry_of};
 pub use forward::{MAX_CALL_BYTES, MAX_ENTRIES_PER_CALL, forward};
-pub use publisher::{EventBridge, Publisher, Sent};
+pub use publisher::{EventBridge, Publisher, PutFailed, Sent};

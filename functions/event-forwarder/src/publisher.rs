@@ -12,10 +12,26 @@ use crate::entry::BusEntry;
 /// `Some(error)` refused.
 pub type Sent = Vec<Option<String>>;
 
+/// Why a whole `PutEvents` call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PutFailed {
+    /// The call did not succeed.
+    #[error("PutEvents failed: {0}")]
+    Call(String),
+    /// The answer did not hold one result per entry.
+    #[error("PutEvents answered {answered} results for {sent} entries")]
+    Results {
+        /// Results answered.
+        answered: usize,
+        /// Entries sent.
+        sent: usize,
+    },
+}
+
 /// Puts entries on a bus; one call per batch (at most 10 entries).
 pub trait Publisher: Send + Sync {
     /// Sends `entries`; `Err` when the whole call failed.
-    fn put(&self, entries: &[BusEntry]) -> impl Future<Output = Result<Sent, String>> + Send;
+    fn put(&self, entries: &[BusEntry]) -> impl Future<Output = Result<Sent, PutFailed>> + Send;
 }
 
 /// The [`Publisher`] on `aws-sdk-eventbridge`.
@@ -43,7 +59,7 @@ impl EventBridge {
 }
 
 impl Publisher for EventBridge {
-    async fn put(&self, entries: &[BusEntry]) -> Result<Sent, String> {
+    async fn put(&self, entries: &[BusEntry]) -> Result<Sent, PutFailed> {
         let entries: Vec<PutEventsRequestEntry> = entries
             .iter()
             .map(|e| {
@@ -59,14 +75,11 @@ impl Publisher for EventBridge {
         let count = entries.len();
         let out =
             self.client.put_events().set_entries(Some(entries)).send().await.map_err(|e| {
-                format!("PutEvents failed: {}", aws_sdk_eventbridge::error::DisplayErrorContext(&e))
+                PutFailed::Call(aws_sdk_eventbridge::error::DisplayErrorContext(&e).to_string())
             })?;
         let results = out.entries();
         if results.len() != count {
-            return Err(format!(
-                "PutEvents answered {} results for {count} entries",
-                results.len()
-            ));
+            return Err(PutFailed::Results { answered: results.len(), sent: count });
         }
         Ok(results
             .iter()

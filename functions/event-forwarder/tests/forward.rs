@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use aws_conformance::Model;
 use aws_lambda_events::event::dynamodb::Event as StreamBatch;
 use aws_sdk_eventbridge::config::{Credentials, Region};
-use event_forwarder::{BusEntry, EventBridge, Publisher, Sent, forward};
+use event_forwarder::{BusEntry, EventBridge, Publisher, PutFailed, Sent, forward};
 use registry_core::Kind;
 use registry_e2e::sqs;
 use registry_store::{Action, EventDraft};
@@ -83,7 +83,7 @@ struct Checked<P> {
 }
 
 impl<P: Publisher> Publisher for Checked<P> {
-    async fn put(&self, entries: &[BusEntry]) -> Result<Sent, String> {
+    async fn put(&self, entries: &[BusEntry]) -> Result<Sent, PutFailed> {
         Model::eventbridge().assert("PutEventsRequest", &json!({ "Entries": entries }));
         self.calls.lock().unwrap().push(entries.to_vec());
         match &self.inner {

@@ -18,7 +18,9 @@ pub use registry_access::{
 };
 pub use registry_types::pointer;
 pub use registry_types::{Confirmation, FunctionDefinition, ParameterDefinition, TypeDefinition};
-pub use release::{Release, ReleaseChoice, SkipReason, ToolRef, choose_release, release_order};
+pub use release::{
+    Release, ReleaseChoice, SkipReason, ToolRef, ToolRefError, choose_release, release_order,
+};
 pub use rule_ids::assign_rule_ids;
 pub use secret::Secret;
 pub use version_cache::VersionCache;

@@ -87,6 +87,27 @@ pub enum ToolRef {
     },
 }
 
+/// Why a text is not a tool reference ([`ToolRef::parse`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ToolRefError {
+    /// `name@1.2.0+build`: build metadata names no release.
+    #[error("build metadata (`+...`) is not part of a release id")]
+    BuildMetadata,
+    /// `@^1`: a range without a tool name.
+    #[error("a tool name is needed before `@`")]
+    NoName,
+    /// What follows `@` is neither a version nor a Cargo requirement.
+    #[error(
+        "`{text}` is neither a version (`1.2.0`) nor a range (`^1.2`, `~1.4`, `1`, `>=1.2, <2`): {reason}"
+    )]
+    NotVersionOrRange {
+        /// The text after `@`.
+        text: String,
+        /// semver's reason.
+        reason: semver::Error,
+    },
+}
+
 impl ToolRef {
     /// Whether this reference can name the tool `tool_id`: the same id, or a release of
     /// the range's name whose version is in range.
@@ -102,7 +123,7 @@ impl ToolRef {
     /// Reads a reference: after `@`, a full `MAJOR.MINOR.PATCH[-pre]` is exact (canonical
     /// id), anything else a Cargo requirement (a bare `1` or `1.2` is `^1`, `^1.2`).
     /// An id without `@` is exact. Errors say what is wrong with the requirement.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ToolRefError> {
         let Some((name, rest)) = text.split_once('@') else {
             return Ok(Self::Exact(text.to_owned()));
         };
@@ -111,17 +132,15 @@ impl ToolRef {
         }
         if let Ok(version) = semver::Version::parse(rest) {
             if !version.build.is_empty() {
-                return Err("build metadata (`+...`) is not part of a release id".into());
+                return Err(ToolRefError::BuildMetadata);
             }
             // semver parses only the canonical text, which is what it prints back.
             return Ok(Self::Exact(text.to_owned()));
         }
         match semver::VersionReq::parse(rest) {
             Ok(req) if !name.is_empty() => Ok(Self::Range { name: name.to_owned(), req }),
-            Ok(_) => Err("a tool name is needed before `@`".into()),
-            Err(e) => Err(format!(
-                "`{rest}` is neither a version (`1.2.0`) nor a range (`^1.2`, `~1.4`, `1`, `>=1.2, <2`): {e}"
-            )),
+            Ok(_) => Err(ToolRefError::NoName),
+            Err(e) => Err(ToolRefError::NotVersionOrRange { text: rest.to_owned(), reason: e }),
         }
     }
 }
