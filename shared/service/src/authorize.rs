@@ -19,7 +19,7 @@ use registry_policy::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::service::{CallPolicy, ServiceError};
+use crate::{CallPolicy, ServiceError};
 
 /// The call to decide.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]

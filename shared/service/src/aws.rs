@@ -6,9 +6,9 @@ use registry_core::{ToolDefinition, Violation};
 use registry_core::RequestContext;
 use registry_token::SESSION_ATTRIBUTE;
 
-use crate::service::authorize::{check_ids, prepared};
-use crate::service::publish::from_aws;
-use crate::service::{PrincipalGrant, Publishing, ServiceError};
+use crate::authorize::{check_ids, prepared};
+use crate::publish::from_aws;
+use crate::{PrincipalGrant, Publishing, ServiceError};
 
 /// The agent id and user id of the principal a test-invoke is made for when the
 /// caller names none.

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use registry_core::{Definition, Kind, VersionCache};
 use serde::Serialize;
 
-use crate::service::ServiceError;
+use crate::ServiceError;
 
 /// Entries kept per kind; when full, the entry least worth keeping makes room (hot
 /// definitions return after one encode each).
@@ -59,8 +59,19 @@ fn encode(kind: Kind, redacted: &impl Serialize) -> Result<Vec<u8>, ServiceError
         .map_err(|e| ServiceError::Internal(format!("cannot encode {}: {e}", kind.as_str())))
 }
 
-/// The JSON of a page body (`{"items":[...],"nextCursor":...}`, as
-/// [`crate::http::resource::PageBody`] serializes) from the items' JSON.
+/// One page of a list or a version history.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageBody<T> {
+    /// The items on this page.
+    pub items: Vec<T>,
+    /// Cursor for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The JSON of a page body (`{"items":[...],"nextCursor":...}`, as [`PageBody`]
+/// serializes) from the items' JSON.
 pub(crate) fn page(items: &[Bytes], next_cursor: Option<&str>) -> Result<Bytes, ServiceError> {
     let size = items.iter().map(|i| i.len() + 1).sum::<usize>() + 32;
     let mut out = Vec::with_capacity(size + next_cursor.map_or(0, str::len));
@@ -85,7 +96,6 @@ pub(crate) fn page(items: &[Bytes], next_cursor: Option<&str>) -> Result<Bytes, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::resource::PageBody;
     use registry_core::ToolDefinition;
     use serde_json::json;
 

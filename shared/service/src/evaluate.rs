@@ -4,7 +4,7 @@ use registry_access::{DryRun, RuleOutcome, dry_run};
 use registry_core::{AccessRule, Decision, RequestContext, Violation};
 use serde::{Deserialize, Serialize};
 
-use crate::service::{CallPolicy, ServiceError};
+use crate::{CallPolicy, ServiceError};
 
 /// The rules to try and the context to try them on.
 #[derive(Debug, Clone, PartialEq, Deserialize, utoipa::ToSchema)]

@@ -2,7 +2,7 @@
 
 use registry_store::{EventPage, EventQuery};
 
-use crate::service::{Catalog, ServiceError};
+use crate::{Catalog, ServiceError};
 
 impl Catalog {
     /// One page of events after `query.after`, oldest first (any role).

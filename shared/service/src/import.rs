@@ -7,9 +7,9 @@ use registry_core::{AgentDefinition, ToolDefinition, Violation};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
-use crate::service::publish::from_aws;
-use crate::service::write::require;
-use crate::service::{Publishing, Resource, ServiceError, from_json};
+use crate::publish::from_aws;
+use crate::write::require;
+use crate::{Publishing, Resource, ServiceError, from_json};
 
 /// Which Bedrock agent to import, and whether to write the result.
 #[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]

@@ -3,7 +3,7 @@
 use registry_core::LifecycleStatus;
 
 use crate::auth::{Principal, Role};
-use crate::service::{Resource, ServiceError};
+use crate::{Resource, ServiceError};
 
 /// Checks that `principal` may move a definition from `from` (`None` on create) to the
 /// status of `to`: retired is terminal, and retiring needs the admin role.

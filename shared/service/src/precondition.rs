@@ -7,7 +7,7 @@
 
 use registry_core::Kind;
 
-use crate::service::ServiceError;
+use crate::ServiceError;
 
 /// Attempts of a write that follows the current version, in all.
 pub const WRITE_ATTEMPTS: usize = 8;

@@ -5,7 +5,7 @@
 use registry_access::{DecisionPoint, DecisionRecord};
 use registry_token::{Principal, TokenError, TokenRequest};
 
-use crate::service::Resolver;
+use crate::Resolver;
 
 /// What a principal token is issued for.
 #[derive(Debug, Clone, Copy)]
@@ -52,7 +52,7 @@ impl Resolver {
 
     /// The decision line of a token refused at `point` (`INVALID_SIGNED_CONTEXT` or
     /// `EXPIRED_SIGNED_CONTEXT`, the message naming why).
-    pub(crate) fn log_refused_principal(&self, point: DecisionPoint, e: &TokenError) {
+    pub fn log_refused_principal(&self, point: DecisionPoint, e: &TokenError) {
         if self.decisions.is_on() {
             let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
             let id = uuid::Uuid::now_v7().to_string();
@@ -62,7 +62,7 @@ impl Resolver {
     }
 
     /// Re-reads the keys when they are old (another instance may have rotated them).
-    pub(crate) async fn refresh_keys(&self) {
+    pub async fn refresh_keys(&self) {
         if let Some(keys) = &self.principal_keys {
             keys.refresh().await;
         }
@@ -70,7 +70,7 @@ impl Resolver {
 
     /// Re-reads the keys when they are old, or when `token` names a key they lack
     /// (another instance's rotation: decision 100), before `token` is verified.
-    pub(crate) async fn refresh_keys_for(&self, token: &str) {
+    pub async fn refresh_keys_for(&self, token: &str) {
         if let Some(keys) = &self.principal_keys {
             keys.refresh_for(token).await;
         }

@@ -11,11 +11,11 @@ use registry_store::{
 use serde::Serialize;
 
 use crate::auth::{Principal, same_principal};
-use crate::service::release_check::compare_tools;
-use crate::service::review::can_approve;
-use crate::service::sealed::secret_in;
-use crate::service::write::{Outcome, Written, server_fields_for};
-use crate::service::{Catalog, Comparison, DefinitionRef, Resource, ServiceError, references};
+use crate::release_check::compare_tools;
+use crate::review::can_approve;
+use crate::sealed::secret_in;
+use crate::write::{Outcome, Written, server_fields_for};
+use crate::{Catalog, Comparison, DefinitionRef, Resource, ServiceError, references};
 
 /// The longest note or rejection reason, in characters.
 pub const MAX_NOTE_CHARS: usize = 2000;
@@ -503,5 +503,5 @@ pub(crate) fn selector_tagged(definition: DefinitionRef<'_>) -> bool {
         DefinitionRef::Agent(a) => a.tags.as_ref(),
         DefinitionRef::Tool(t) => t.tags.as_ref(),
     };
-    crate::service::review::tagged(tags)
+    crate::review::tagged(tags)
 }

@@ -13,8 +13,8 @@ use registry_store::{Action, Change, Expected};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
-use crate::service::write::require;
-use crate::service::{Publishing, ResolveFailure, ServiceError};
+use crate::write::require;
+use crate::{Publishing, ResolveFailure, ServiceError};
 
 /// What to publish for whom.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]

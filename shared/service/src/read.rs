@@ -6,7 +6,7 @@ use bytes::Bytes;
 use registry_core::Definition;
 use registry_store::{ListQuery, Page};
 
-use crate::service::{Catalog, Resource, ServiceError, encoded};
+use crate::{Catalog, Resource, ServiceError, encoded};
 
 /// Largest page a list may ask for.
 pub const MAX_LIMIT: u32 = 100;

@@ -7,7 +7,7 @@ use registry_core::{
 };
 use registry_store::Store;
 
-use crate::service::{Resource, ServiceError};
+use crate::{Resource, ServiceError};
 
 /// Every live release of the tool `name` (full definitions; at most
 /// [`registry_policy::MAX_RELEASES`]), read through the store's name index.

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use registry_store::Store;
 
+use crate::discovery::Snapshots;
 use crate::principal_keys::PrincipalKeys;
-use crate::service::discovery::Snapshots;
-use crate::service::{
-    DecisionLog, Discovery, DiscoverySettings, ReviewPolicy, encoded, token, vault,
-};
+#[cfg(feature = "token-broker")]
+use crate::token;
+use crate::{DecisionLog, Discovery, DiscoverySettings, ReviewPolicy, encoded, vault};
 
 /// Definitions and their review: reads, writes, proposals, events, schemas, release
 /// comparisons, and tools' client secrets.
@@ -54,7 +54,9 @@ pub struct CallPolicy {
     pub(super) dry_runs: Arc<tokio::sync::Semaphore>,
 }
 
-/// The token broker: tools' access tokens for the principals a resolution allows.
+/// The token broker: tools' access tokens for the principals a resolution allows
+/// (feature `token-broker`).
+#[cfg(feature = "token-broker")]
 #[derive(Clone)]
 pub struct Tokens {
     pub(super) resolver: Resolver,
@@ -68,8 +70,8 @@ pub struct Tokens {
 }
 
 /// Publishing and the other routes that act on AWS: verify, test-invoke, publish to
-/// Bedrock, import from it (feature `aws`).
-#[cfg(feature = "aws")]
+/// Bedrock, import from it (feature `publishing`).
+#[cfg(feature = "publishing")]
 #[derive(Clone)]
 pub struct Publishing {
     pub(super) catalog: Catalog,
@@ -87,12 +89,13 @@ struct Parts {
     encoded: Arc<encoded::Encoded>,
     dry_runs: Arc<tokio::sync::Semaphore>,
     review: ReviewPolicy,
-    #[cfg(feature = "aws")]
+    #[cfg(feature = "publishing")]
     aws: Option<registry_aws::Aws>,
     principal_keys: Option<Arc<PrincipalKeys>>,
     decisions: DecisionLog,
     known: Arc<registry_store::budget::Known>,
     vault: Arc<dyn vault::SecretVault>,
+    #[cfg(feature = "token-broker")]
     tokens: Arc<token::TokenBroker>,
     discovery: Arc<DiscoverySettings>,
     snapshots: Arc<Snapshots>,
@@ -111,11 +114,12 @@ pub struct Registry {
     /// Call policy.
     pub calls: CallPolicy,
     /// The token broker.
+    #[cfg(feature = "token-broker")]
     pub tokens: Tokens,
     /// Discovery (MCP Registry API, agent cards, search).
     pub discovery: Discovery,
     /// Publishing (AWS).
-    #[cfg(feature = "aws")]
+    #[cfg(feature = "publishing")]
     pub publishing: Publishing,
 }
 
@@ -129,12 +133,13 @@ impl Registry {
             encoded: Arc::default(),
             dry_runs: Arc::new(tokio::sync::Semaphore::new(permits)),
             review: ReviewPolicy::default(),
-            #[cfg(feature = "aws")]
+            #[cfg(feature = "publishing")]
             aws: None,
             principal_keys: None,
             decisions: DecisionLog::off(),
             known: Arc::default(),
             vault: Arc::new(vault::MemoryVault::default()),
+            #[cfg(feature = "token-broker")]
             tokens: Arc::default(),
             discovery: Arc::default(),
             snapshots: Arc::default(),
@@ -163,6 +168,7 @@ impl Registry {
             decisions: p.decisions.clone(),
             dry_runs: Arc::clone(&p.dry_runs),
         };
+        #[cfg(feature = "token-broker")]
         let tokens = Tokens {
             resolver: resolver.clone(),
             store: Arc::clone(&p.store),
@@ -175,7 +181,7 @@ impl Registry {
             snapshots: Arc::clone(&p.snapshots),
             settings: Arc::clone(&p.discovery),
         };
-        #[cfg(feature = "aws")]
+        #[cfg(feature = "publishing")]
         let publishing = Publishing {
             catalog: catalog.clone(),
             resolver: resolver.clone(),
@@ -187,9 +193,10 @@ impl Registry {
             catalog,
             resolver,
             calls,
+            #[cfg(feature = "token-broker")]
             tokens,
             discovery,
-            #[cfg(feature = "aws")]
+            #[cfg(feature = "publishing")]
             publishing,
         }
     }
@@ -222,7 +229,7 @@ impl Registry {
     }
 
     /// This registry acting on AWS through `aws` (verify and test-invoke tool Lambdas).
-    #[cfg(feature = "aws")]
+    #[cfg(feature = "publishing")]
     #[must_use]
     pub fn with_aws(self, aws: registry_aws::Aws) -> Self {
         self.with(|p| p.aws = Some(aws))
@@ -265,6 +272,7 @@ impl Resolver {
     }
 }
 
+#[cfg(feature = "token-broker")]
 impl Tokens {
     /// The vault of tools' client secrets.
     pub(super) fn vault(&self) -> &Arc<dyn vault::SecretVault> {
@@ -282,8 +290,10 @@ macro_rules! store_of {
         }
     )*};
 }
-store_of!(Resolver, CallPolicy, Tokens);
-#[cfg(feature = "aws")]
+store_of!(Resolver, CallPolicy);
+#[cfg(feature = "token-broker")]
+store_of!(Tokens);
+#[cfg(feature = "publishing")]
 store_of!(Publishing);
 
 macro_rules! opaque_debug {
@@ -295,6 +305,8 @@ macro_rules! opaque_debug {
         }
     )*};
 }
-opaque_debug!(Registry, Catalog, Resolver, CallPolicy, Tokens);
-#[cfg(feature = "aws")]
+opaque_debug!(Registry, Catalog, Resolver, CallPolicy);
+#[cfg(feature = "token-broker")]
+opaque_debug!(Tokens);
+#[cfg(feature = "publishing")]
 opaque_debug!(Publishing);

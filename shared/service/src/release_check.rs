@@ -11,7 +11,7 @@ use registry_store::{ListFilter, ListQuery};
 use registry_types::{ChangeKind, Interface, SchemaChange, compare, severity};
 use serde::Serialize;
 
-use crate::service::{Catalog, ServiceError};
+use crate::{Catalog, ServiceError};
 
 /// What separates two releases (`GET /tools/{name}/compare?from=&to=`).
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]

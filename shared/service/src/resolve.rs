@@ -11,7 +11,7 @@ use registry_access::{
 use registry_core::resolve::{AgentTrace, Resolution, ResolveError, Warning, WarningCode};
 use registry_core::{Kind, RequestContext, Violation};
 
-use crate::service::{Lines, PrincipalGrant, Resolver, ServiceError};
+use crate::{Lines, PrincipalGrant, Resolver, ServiceError};
 pub use registry_policy::Fetched;
 
 /// Why a resolution did not produce a configuration.

@@ -6,7 +6,7 @@ use registry_types::{CompatIssue, Format};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::service::{Catalog, Resource, ServiceError};
+use crate::{Catalog, Resource, ServiceError};
 
 /// A live tool's functions compiled for one format (`GET /tools/{id}/schema`).
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]

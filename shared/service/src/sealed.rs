@@ -8,8 +8,8 @@
 use registry_core::{Definition, Kind, McpAuth, ToolDefinition};
 use registry_store::Proposal;
 
-use crate::service::vault::{SecretHandle, VaultError};
-use crate::service::{Catalog, DefinitionRef, Resource, ServiceError};
+use crate::vault::{SecretHandle, VaultError};
+use crate::{Catalog, DefinitionRef, Resource, ServiceError};
 
 /// The vault version an `auth` block names, if any.
 pub(crate) fn handle_of(auth: &McpAuth) -> Option<SecretHandle> {

@@ -25,9 +25,9 @@ use registry_core::{Kind, RequestContext, Secret, ToolDefinition};
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Principal, Role};
-use crate::service::resolve::ResolveFailure;
-use crate::service::sealed::{handle_of, vault_error};
-use crate::service::{Resource, ServiceError, Tokens};
+use crate::resolve::ResolveFailure;
+use crate::sealed::{handle_of, vault_error};
+use crate::{Resource, ServiceError, Tokens};
 
 /// A token is handed out only while it has at least this long to live; a cached one
 /// is renewed once it has less.
@@ -479,7 +479,7 @@ pub fn can_obtain_tokens(principal: &Principal) -> bool {
 }
 
 /// [`can_obtain_tokens`], or the 403 that says why not.
-pub(crate) fn require_token_role(principal: &Principal) -> Result<(), ServiceError> {
+pub fn require_token_role(principal: &Principal) -> Result<(), ServiceError> {
     if can_obtain_tokens(principal) {
         return Ok(());
     }

@@ -18,8 +18,8 @@ use registry_store::{Action, Change, Expected, StoreError, changed_pointers_json
 use serde_json::Value;
 
 use crate::auth::{Principal, Role};
-use crate::service::proposals::{ProposalView, selector_tagged};
-use crate::service::{
+use crate::proposals::{ProposalView, selector_tagged};
+use crate::{
     Catalog, DefinitionRef, Precondition, Resource, ServiceError, from_json, lifecycle, references,
 };
 

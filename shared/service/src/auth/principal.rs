@@ -1,11 +1,11 @@
-//! The authenticated caller and the pluggable authenticator contract.
+//! The authenticated caller: a name and a role.
 
 use serde::{Deserialize, Serialize};
 
 /// What a caller may do; roles are ordered, each includes the ones below it, except
 /// `approver`: it reads, and approves or rejects proposals (as admin does), which
-/// `editor` does not (see `service::can_approve`), and tools' access tokens, which only
-/// `runtime` obtains (see `service::can_obtain_tokens`).
+/// `editor` does not (see `crate::can_approve`), and tools' access tokens, which only
+/// `runtime` obtains (see `can_obtain_tokens`).
 #[derive(
     Debug,
     Clone,
@@ -66,33 +66,4 @@ impl Principal {
     pub fn has(&self, role: Role) -> bool {
         self.role >= role
     }
-}
-
-/// Why a request could not be authenticated (always a 401).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum AuthError {
-    /// No credentials were presented.
-    #[error("missing credentials: send `Authorization: Bearer <token>`")]
-    Missing,
-    /// Credentials were presented but are not valid.
-    #[error("invalid credentials")]
-    Invalid,
-    /// The request carries no identity this authenticator understands; the message says
-    /// how to authenticate.
-    #[error("{0}")]
-    Unidentified(String),
-    /// The caller is authenticated but granted no role.
-    #[error("`{principal}` is authenticated but granted no role")]
-    NoRole {
-        /// Who the caller is.
-        principal: String,
-    },
-}
-
-/// Turns request headers (or any request metadata) into a [`Principal`]. The local
-/// server uses bearer tokens ([`crate::auth::TokenAuth`]); the Lambda plugs in the API
-/// Gateway caller identity found in the request extensions.
-pub trait Authenticator: Send + Sync + 'static {
-    /// Authenticates the request described by `parts`.
-    fn authenticate(&self, parts: &http::request::Parts) -> Result<Principal, AuthError>;
 }

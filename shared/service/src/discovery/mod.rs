@@ -20,7 +20,7 @@ pub use servers::{ServerList, ServerListMetadata, ServersQuery, VersionRef, Vers
 pub(crate) use snapshot::Snapshots;
 pub use visible::Viewer;
 
-use crate::service::{Resolver, ServiceError};
+use crate::{Resolver, ServiceError};
 
 /// The namespace of server names when none is configured.
 pub const DEFAULT_NAMESPACE: &str = "local.agent-registry";
@@ -85,9 +85,9 @@ impl DiscoverySettings {
 /// Discovery: servers, cards, the catalog and search, for one viewer at a time.
 #[derive(Clone)]
 pub struct Discovery {
-    pub(in crate::service) resolver: Resolver,
-    pub(in crate::service) snapshots: Arc<Snapshots>,
-    pub(in crate::service) settings: Arc<DiscoverySettings>,
+    pub(crate) resolver: Resolver,
+    pub(crate) snapshots: Arc<Snapshots>,
+    pub(crate) settings: Arc<DiscoverySettings>,
 }
 
 impl std::fmt::Debug for Discovery {

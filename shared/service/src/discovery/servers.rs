@@ -12,7 +12,7 @@ use registry_discovery::{AgentCard, ServerKey, ServerResponse, cursor, search};
 use serde::{Deserialize, Serialize};
 
 use super::{Discovery, Viewer, servers_of};
-use crate::service::ServiceError;
+use crate::ServiceError;
 
 /// Servers per page when the caller names no limit.
 pub const DEFAULT_SERVERS_LIMIT: u32 = 30;

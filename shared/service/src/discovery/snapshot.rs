@@ -10,7 +10,7 @@ use registry_core::{AgentDefinition, Definition, Kind, LifecycleStatus, Release,
 use registry_discovery::ToolIndex;
 use registry_store::{EventQuery, ListQuery, Store};
 
-use crate::service::ServiceError;
+use crate::ServiceError;
 
 /// Events read per query while catching up with the log.
 const EVENT_PAGE: u32 = 1_000;

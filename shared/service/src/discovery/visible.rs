@@ -12,7 +12,7 @@ use registry_discovery::ToolIndex;
 
 use super::Discovery;
 use super::snapshot::{Snapshot, is_usable, newest_usable};
-use crate::service::{ResolveFailure, ServiceError};
+use crate::{ResolveFailure, ServiceError};
 
 /// Who discovers.
 #[derive(Debug, Clone, PartialEq)]

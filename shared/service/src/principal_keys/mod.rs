@@ -10,7 +10,7 @@
 //! every new key (the later one signs, the others stay published as retired).
 
 mod file;
-#[cfg(feature = "aws")]
+#[cfg(feature = "secrets-manager")]
 mod secrets_manager;
 
 use std::sync::{Arc, RwLock};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 pub use file::{FileKeyStore, KEY_FILE};
 pub use registry_token::{DEFAULT_AUDIENCE, DEFAULT_TTL_SECONDS, KeyRing, TokenError, Verifier};
-#[cfg(feature = "aws")]
+#[cfg(feature = "secrets-manager")]
 pub use secrets_manager::SecretsManagerKeyStore;
 
 /// How old the loaded ring may get before it is read again from its store.

@@ -3,7 +3,7 @@
 //! A definition holds only a marker of its secret (`auth.secretVersion`, and on AWS
 //! `auth.secretArn`); the value sits in a [`SecretVault`]: in `serve` an encrypted file
 //! in the data directory ([`FileVault`]), on AWS Secrets Manager
-//! (`SecretsManagerVault`, feature `aws`). After every write the vault keeps only the
+//! (`SecretsManagerVault`, feature `secrets-manager`). After every write the vault keeps only the
 //! version the stored definition names ([`SecretVault::retain`], and
 //! [`SecretVault::remove`] of the version the write replaced), so a rotated or removed
 //! secret is gone from the vault too. A proposal's version lives while the proposal is
@@ -12,14 +12,14 @@
 
 mod file;
 mod memory;
-#[cfg(feature = "aws")]
+#[cfg(feature = "secrets-manager")]
 mod secrets_manager;
 
 use registry_core::Secret;
 
 pub use file::{DataDirLock, FileVault, LOCK_FILE_NAME};
 pub use memory::MemoryVault;
-#[cfg(feature = "aws")]
+#[cfg(feature = "secrets-manager")]
 pub use secrets_manager::SecretsManagerVault;
 
 /// Where one version of a tool's secret is kept: what the definition records.
