@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use futures::FutureExt;
 use lambda_runtime::LambdaEvent;
-use registry_api::Registry;
-use registry_api::service::{JsonError, parse_strict};
+use registry_service::Registry;
+use registry_service::{JsonError, parse_strict};
 use serde_json::Value;
 use serde_json::value::RawValue;
 

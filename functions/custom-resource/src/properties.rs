@@ -14,8 +14,8 @@
 
 use std::collections::HashSet;
 
-use registry_api::service::{JsonError, Resource, deserialize, parse_strict};
 use registry_core::{Violation, pointer};
+use registry_service::{JsonError, Resource, deserialize, parse_strict};
 use serde_json::{Map, Value};
 
 /// CloudFormation's own properties, not part of the definition.

@@ -13,10 +13,10 @@
 //!   naming them (remove it from those agents, or make the agents depend on the tool in
 //!   the template so CloudFormation deletes them first).
 
-use registry_api::Registry;
-use registry_api::auth::{Principal, Role};
-use registry_api::service::{Resource, ServiceError};
 use registry_core::{AgentDefinition, Kind, ToolDefinition, Violation};
+use registry_service::Registry;
+use registry_service::auth::{Principal, Role};
+use registry_service::{Resource, ServiceError};
 use serde_json::{Map, Value};
 
 use crate::event::{CfnRequest, RequestType};

@@ -1,7 +1,7 @@
 //! The one-line `Reason` of a FAILED response, within CloudFormation's response size.
 
-use registry_api::service::ServiceError;
 use registry_core::Violation;
+use registry_service::ServiceError;
 
 /// CloudFormation refuses responses larger than 4096 bytes; the rest of the body
 /// (ids, ARNs, JSON syntax) gets what `Reason` leaves.

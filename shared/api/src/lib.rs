@@ -3,9 +3,10 @@
 pub mod auth;
 pub mod http;
 pub mod openapi;
-pub mod principal_keys;
-pub mod service;
-pub mod telemetry;
+
+/// The services this router serves (the `registry-service` crate), at their old path.
+pub use registry_service as service;
+pub use registry_service::{principal_keys, telemetry};
 
 pub use auth::{AuthError, Authenticator, Principal, Role, TokenAuth, TokenFile};
 pub use http::{AppState, Problem, ServerLimits, router, serve, serve_with};

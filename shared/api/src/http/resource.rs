@@ -8,7 +8,6 @@ use axum::extract::{FromRef, State};
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use registry_core::Kind;
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::http::AppState;
@@ -19,18 +18,8 @@ use crate::http::params::{Id, IdVersion, ListParams};
 use crate::http::problem::{Code, Problem};
 use crate::http::proposals::{ProposalNote, proposed_response};
 use crate::http::routed::Routed;
+pub use crate::service::PageBody;
 use crate::service::{Catalog, Outcome, Precondition, Resource, ServiceError, Written};
-
-/// One page of a list or a version history.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct PageBody<T> {
-    /// The items on this page.
-    pub items: Vec<T>,
-    /// Cursor for the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
-}
 
 /// Collection path of a kind: `/agents` or `/tools`.
 pub fn collection(kind: Kind) -> &'static str {
