@@ -1,8 +1,8 @@
 //! Why a request failed (the `Reason` of its FAILED response) and why no response was
 //! delivered (the Lambda's error).
 
-use registry_api::service::ServiceError;
 use registry_core::Violation;
+use registry_service::ServiceError;
 
 use crate::provider::{AGENT_TYPE, TOOL_TYPE};
 use crate::reason;
