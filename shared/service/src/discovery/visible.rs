@@ -126,7 +126,11 @@ impl Discovery {
         agent_id: &str,
         context: &RequestContext,
     ) -> Result<Arc<Granted>, ServiceError> {
-        let text = serde_json::to_string(context).unwrap_or_default();
+        // The key must tell contexts apart: a context that cannot be written as text is
+        // an error, never a shared empty key.
+        let text = serde_json::to_string(context).map_err(|e| {
+            ServiceError::Internal(format!("a principal's context could not be written: {e}"))
+        })?;
         let key = (agent_id.to_owned(), text, snapshot.seq);
         let grants = &self.snapshots.grants;
         if let Some(kept) = grants.fresh(&key) {
